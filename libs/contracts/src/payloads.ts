@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { QueueName } from './queues';
+
+/** Bumped on any incompatible payload change; consumers reject other versions to the dead-letter queue. */
+export const SCHEMA_VERSION = 1;
+
+const version = z.literal(SCHEMA_VERSION);
+const url = z.string().min(1).max(8192);
+
+/** How a URL entered the crawl. */
+export const UrlSource = z.enum(['seed', 'link', 'redirect', 'sitemap']);
+export type UrlSource = z.infer<typeof UrlSource>;
+
+export const CrawlUrl = z.object({
+  url,
+  /** Links followed from a seed (seed = 0; a redirect keeps the depth of its source). */
+  depth: z.number().int().min(0),
+  source: UrlSource,
+  /** Redirect hops taken to reach this URL. */
+  hops: z.number().int().min(0).default(0),
+});
+export type CrawlUrl = z.infer<typeof CrawlUrl>;
+
+export const UrlBatch = z.object({ v: version, urls: z.array(CrawlUrl).max(10000) });
+export type UrlBatch = z.infer<typeof UrlBatch>;
+
+export const HostToken = z.object({ v: version, host: z.string().min(1) });
+export type HostToken = z.infer<typeof HostToken>;
+
+export const FetchRequest = CrawlUrl.extend({
+  v: version,
+  /** Stable id of this URL's fetch (a fingerprint of the URL): job ids and staging keys derive from it. */
+  fetchId: z.string().regex(/^[A-Za-z0-9_-]+$/),
+  /** Politeness key: the URL's host[:port]. */
+  host: z.string().min(1),
+  /** The address the resolver vetted; the downloader connects to exactly this one. */
+  ip: z.string().optional(),
+});
+export type FetchRequest = z.infer<typeof FetchRequest>;
+
+export const FetchOutcome = z.object({
+  v: version,
+  fetchId: z.string(),
+  url,
+  host: z.string().min(1),
+  /** What happened, for the frontier's bookkeeping. */
+  kind: z.enum(['fetched', 'robots-fetched', 'disallowed', 'error']),
+  /** Whether a request reached the host this turn (if not, no politeness delay is owed). */
+  requested: z.boolean(),
+  status: z.number().int().optional(),
+  error: z.string().optional(),
+  /** Time the request took (for the adaptive delay). */
+  durationMs: z.number().min(0),
+  /** Crawl-delay announced by the host's robots.txt, if any. */
+  crawlDelayMs: z.number().min(0).optional(),
+  /** The request to put back at the head of the host's queue (when only robots.txt was fetched this turn). */
+  retry: CrawlUrl.optional(),
+});
+export type FetchOutcome = z.infer<typeof FetchOutcome>;
+
+const headers = z.record(z.string(), z.string());
+
+export const FetchedPage = z.object({
+  v: version,
+  fetchId: z.string(),
+  url,
+  depth: z.number().int().min(0),
+  status: z.number().int(),
+  headers,
+  contentType: z.string(),
+  /** Content-store key of the raw body (claim check), under the staging prefix. */
+  bodyKey: z.string(),
+  length: z.number().int().min(0),
+  truncated: z.boolean(),
+  fetchedAt: z.string(),
+});
+export type FetchedPage = z.infer<typeof FetchedPage>;
+
+export const RawLink = z.object({
+  href: z.string().max(8192),
+  tag: z.enum(['a', 'area', 'link', 'iframe', 'frame']),
+  rel: z.string().optional(),
+});
+export type RawLink = z.infer<typeof RawLink>;
+
+export const ParsedPage = FetchedPage.extend({
+  charset: z.string(),
+  /** How the charset was decided: bom, http, meta, detected, default. */
+  charsetSource: z.string(),
+  title: z.string().optional(),
+  lang: z.string().optional(),
+  noindex: z.boolean(),
+  nofollow: z.boolean(),
+  canonical: z.string().optional(),
+  baseHref: z.string().optional(),
+  /** SHA-256 of the normalised text, hex: the exact-duplicate key. */
+  contentHash: z.string().regex(/^[0-9a-f]{64}$/),
+  links: z.array(RawLink).max(100000),
+});
+export type ParsedPage = z.infer<typeof ParsedPage>;
+
+export const PageLinks = z.object({
+  v: version,
+  url,
+  depth: z.number().int().min(0),
+  baseHref: z.string().optional(),
+  nofollow: z.boolean(),
+  links: z.array(RawLink).max(100000),
+});
+export type PageLinks = z.infer<typeof PageLinks>;
+
+export const DeadLetter = z.object({
+  v: version,
+  queue: z.string(),
+  reason: z.string(),
+  payload: z.unknown(),
+  at: z.string(),
+});
+export type DeadLetter = z.infer<typeof DeadLetter>;
+
+/** One payload schema per queue. */
+export const QUEUE_SCHEMAS = {
+  [QueueName.FrontierAdd]: UrlBatch,
+  [QueueName.FrontierDispatch]: HostToken,
+  [QueueName.FrontierDone]: FetchOutcome,
+  [QueueName.DnsResolve]: FetchRequest,
+  [QueueName.Fetch]: FetchRequest,
+  [QueueName.Parse]: FetchedPage,
+  [QueueName.ContentSeen]: ParsedPage,
+  [QueueName.ExtractLinks]: PageLinks,
+  [QueueName.FilterUrls]: UrlBatch,
+  [QueueName.SeenUrls]: UrlBatch,
+  [QueueName.DeadLetter]: DeadLetter,
+} as const;
+
+/** The payload type of a queue: `JobOf<QueueName.Fetch>` is a FetchRequest. */
+export type JobOf<Q extends QueueName> = z.infer<(typeof QUEUE_SCHEMAS)[Q]>;
+
+export class InvalidMessageError extends Error {
+  constructor(
+    readonly queue: string,
+    readonly reason: string,
+  ) {
+    super(`invalid message on ${queue}: ${reason}`);
+    this.name = 'InvalidMessageError';
+  }
+}
+
+/** Validates a message read from a queue; throws InvalidMessageError naming the offending fields. */
+export function decodeJob<Q extends QueueName>(queue: Q, data: unknown): JobOf<Q> {
+  const result = QUEUE_SCHEMAS[queue].safeParse(data);
+  if (!result.success) {
+    const reason = result.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
+    throw new InvalidMessageError(queue, reason);
+  }
+  return result.data as JobOf<Q>;
+}
