@@ -1,0 +1,238 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+const int = (min: number) => z.coerce.number().int().min(min);
+const ms = int(0);
+
+/**
+ * Every setting of every service, validated at boot. Each field is read from the environment variable
+ * named in ENV_NAMES (shared infrastructure: plain names; service knobs: the service's prefix).
+ */
+export const CrawlerConfigSchema = z.object({
+  /** Redis for queues and state; absent = in-memory drivers (embedded mode only). */
+  redisUrl: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** S3 endpoint with credentials, e.g. http://KEY:SECRET@minio:9000; absent = filesystem store. */
+  s3Url: z.url({ protocol: /^https?$/ }).optional(),
+  /** @defaultValue 'crawler' */
+  s3Bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('crawler'),
+  /** Where the filesystem content store and the embedded run's outputs live. @defaultValue './crawl-data' */
+  dataDir: z.string().min(1).default('./crawl-data'),
+  /** Namespace of every Redis key and queue, so several crawls can share one Redis. @defaultValue 'crawler' */
+  prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('crawler'),
+  /** HTTP port for /health and /metrics (control plane: also its API). 0 = any free port. @defaultValue 3000 */
+  port: int(0).max(65535).default(3000),
+  /** @defaultValue 'info' */
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Append every fetch as one JSON line to this file (the embedded run sets it). */
+  fetchLogFile: z.string().optional(),
+
+  frontier: z.object({
+    /** Floor of the delay between two requests to one host. @defaultValue 2000 */
+    minDelayMs: ms.default(2000),
+    /** Delay = at least this multiple of the host's last response time. @defaultValue 2 */
+    delayMultiplier: z.coerce.number().min(0).max(100).default(2),
+    /** Stop dispatching after this many page fetches; 0 = no limit. @defaultValue 0 */
+    maxPages: int(0).default(0),
+  }),
+  dns: z.object({
+    /** Allow hosts that resolve to loopback, private, link-local… addresses. @defaultValue false */
+    allowPrivate: bool.default(false),
+    /** Static answers, NAME=IP pairs separated by commas or whitespace. */
+    hosts: z.record(z.string(), z.ipv4().or(z.ipv6())).default({}),
+    /** A hosts(5)-format file of static answers. */
+    hostsFile: z.string().optional(),
+    /** Cached answers live at least this long whatever their TTL. @defaultValue 60000 */
+    minTtlMs: ms.default(60_000),
+    /** …and at most this long. @defaultValue 3600000 */
+    maxTtlMs: ms.default(3_600_000),
+    /** Failed lookups are cached this long. @defaultValue 30000 */
+    failureTtlMs: ms.default(30_000),
+    /** Jobs resolved at once per process. @defaultValue 64 */
+    concurrency: int(1).default(64),
+  }),
+  downloader: z.object({
+    /** Fetches in flight per downloader process (never more than one per host). @defaultValue 64 */
+    concurrency: int(1).default(64),
+    /** @defaultValue 'crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)' */
+    userAgent: z
+      .string()
+      .min(3)
+      .default('crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)'),
+    /** @defaultValue 10000 */
+    connectTimeoutMs: int(1).default(10_000),
+    /** Time allowed until the response headers arrive. @defaultValue 15000 */
+    headersTimeoutMs: int(1).default(15_000),
+    /** Longest silence allowed while the body streams. @defaultValue 15000 */
+    bodyTimeoutMs: int(1).default(15_000),
+    /** A fetch is abandoned after this long in all, however the bytes trickle in. @defaultValue 60000 */
+    totalTimeoutMs: int(1).default(60_000),
+    /** Bodies are cut (and marked truncated) at this size. @defaultValue 262144 */
+    maxBodyBytes: int(1024).default(256 * 1024),
+    /** robots.txt answers are cached this long. @defaultValue 86400000 */
+    robotsCacheTtlMs: ms.default(86_400_000),
+    /** A robots.txt that could not be fetched (5xx, network) disallows its host this long before a retry. @defaultValue 600000 */
+    robotsErrorTtlMs: ms.default(600_000),
+    /** robots.txt bytes parsed at most (RFC 9309 asks for at least 500 KiB). @defaultValue 512000 */
+    robotsMaxBytes: int(1024).default(512_000),
+    /** Redirect hops followed for a page (each hop goes back through the filter) and for robots.txt. @defaultValue 5 */
+    maxRedirects: int(0).max(20).default(5),
+  }),
+  parser: z.object({
+    /** Links kept per page. @defaultValue 5000 */
+    maxLinks: int(1).default(5000),
+    /** @defaultValue 8 */
+    concurrency: int(1).default(8),
+  }),
+  filter: z.object({
+    /** Which links are followed: the seed's host, its registrable domain, or any. @defaultValue 'domain' */
+    scope: z.enum(['host', 'domain', 'any']).default('domain'),
+    /** Links followed from a seed at most. @defaultValue 10 */
+    maxDepth: int(0).default(10),
+    /** @defaultValue 2048 */
+    maxUrlLength: int(16).default(2048),
+    /** File extensions never fetched (comma-separated); empty = the built-in list. */
+    blockedExtensions: z.array(z.string()).optional(),
+  }),
+  seen: z.object({
+    /** The Bloom filter is sized for this many URLs. @defaultValue 10000000 */
+    expectedUrls: int(1).default(10_000_000),
+    /** …at this false-positive rate. @defaultValue 0.001 */
+    falsePositiveRate: z.coerce.number().gt(0).lt(0.5).default(0.001),
+  }),
+});
+
+export type CrawlerConfig = z.infer<typeof CrawlerConfigSchema>;
+
+/** Environment variable → config path. */
+export const ENV_NAMES: Record<string, string> = {
+  REDIS_URL: 'redisUrl',
+  S3_URL: 's3Url',
+  S3_BUCKET: 's3Bucket',
+  CRAWLER_DATA_DIR: 'dataDir',
+  CRAWLER_PREFIX: 'prefix',
+  PORT: 'port',
+  LOG_LEVEL: 'logLevel',
+  FETCH_LOG_FILE: 'fetchLogFile',
+  FRONTIER_MIN_DELAY_MS: 'frontier.minDelayMs',
+  FRONTIER_DELAY_MULTIPLIER: 'frontier.delayMultiplier',
+  FRONTIER_MAX_PAGES: 'frontier.maxPages',
+  DNS_ALLOW_PRIVATE: 'dns.allowPrivate',
+  DNS_HOSTS: 'dns.hosts',
+  DNS_HOSTS_FILE: 'dns.hostsFile',
+  DNS_MIN_TTL_MS: 'dns.minTtlMs',
+  DNS_MAX_TTL_MS: 'dns.maxTtlMs',
+  DNS_FAILURE_TTL_MS: 'dns.failureTtlMs',
+  DNS_CONCURRENCY: 'dns.concurrency',
+  DOWNLOADER_CONCURRENCY: 'downloader.concurrency',
+  DOWNLOADER_USER_AGENT: 'downloader.userAgent',
+  DOWNLOADER_CONNECT_TIMEOUT_MS: 'downloader.connectTimeoutMs',
+  DOWNLOADER_HEADERS_TIMEOUT_MS: 'downloader.headersTimeoutMs',
+  DOWNLOADER_BODY_TIMEOUT_MS: 'downloader.bodyTimeoutMs',
+  DOWNLOADER_TOTAL_TIMEOUT_MS: 'downloader.totalTimeoutMs',
+  DOWNLOADER_MAX_BODY_BYTES: 'downloader.maxBodyBytes',
+  DOWNLOADER_ROBOTS_CACHE_TTL_MS: 'downloader.robotsCacheTtlMs',
+  DOWNLOADER_ROBOTS_ERROR_TTL_MS: 'downloader.robotsErrorTtlMs',
+  DOWNLOADER_ROBOTS_MAX_BYTES: 'downloader.robotsMaxBytes',
+  DOWNLOADER_MAX_REDIRECTS: 'downloader.maxRedirects',
+  PARSER_MAX_LINKS: 'parser.maxLinks',
+  PARSER_CONCURRENCY: 'parser.concurrency',
+  URL_FILTER_SCOPE: 'filter.scope',
+  URL_FILTER_MAX_DEPTH: 'filter.maxDepth',
+  URL_FILTER_MAX_URL_LENGTH: 'filter.maxUrlLength',
+  URL_FILTER_BLOCKED_EXTENSIONS: 'filter.blockedExtensions',
+  URL_SEEN_EXPECTED_URLS: 'seen.expectedUrls',
+  URL_SEEN_FALSE_POSITIVE_RATE: 'seen.falsePositiveRate',
+};
+
+const LIST_SETTINGS = new Set(['filter.blockedExtensions']);
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses `NAME=IP` pairs (comma or whitespace separated). */
+export function parseHostPairs(text: string): Record<string, string> {
+  const hosts: Record<string, string> = {};
+  for (const pair of text.split(/[\s,]+/).filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new ConfigError([`"${pair}" is not NAME=IP`]);
+    hosts[pair.slice(0, eq).toLowerCase()] = pair.slice(eq + 1);
+  }
+  return hosts;
+}
+
+/** Parses the hosts(5) format: "IP name [aliases…]" lines, '#' comments. */
+export function parseHostsFile(text: string): Record<string, string> {
+  const hosts: Record<string, string> = {};
+  for (const raw of text.split('\n')) {
+    const [ip, ...names] = raw.replace(/#.*/, '').trim().split(/\s+/);
+    for (const name of ip ? names : []) hosts[name.toLowerCase()] = ip;
+  }
+  return hosts;
+}
+
+function setPath(target: Record<string, any>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let node = target;
+  for (const part of parts.slice(0, -1)) node = node[part] ??= {};
+  node[parts[parts.length - 1]] = value;
+}
+
+function envValue(path: string, raw: string): unknown {
+  if (path === 'dns.hosts') return parseHostPairs(raw);
+  if (LIST_SETTINGS.has(path)) return raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  return raw;
+}
+
+/** Dot-path → env name, so an error names the variable the operator set. */
+const PATH_TO_ENV = Object.fromEntries(Object.entries(ENV_NAMES).map(([env, path]) => [path, env]));
+
+/**
+ * Builds the configuration from the environment, then `overrides` (CLI flags) on top. A bad value throws a
+ * ConfigError naming the variable, the value and what is allowed.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Record<string, unknown> = {}): CrawlerConfig {
+  const input: Record<string, any> = { frontier: {}, dns: {}, downloader: {}, parser: {}, filter: {}, seen: {} };
+  const problems: string[] = [];
+  for (const [name, path] of Object.entries(ENV_NAMES)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    try {
+      setPath(input, path, envValue(path, raw));
+    } catch (error) {
+      problems.push(`${name}: ${(error as Error).message}`);
+    }
+  }
+  for (const [path, value] of Object.entries(overrides)) if (value !== undefined) setPath(input, path, value);
+  const result = CrawlerConfigSchema.safeParse(input);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const keys = issue.path.map(String);
+      // The setting is the longest known prefix of the issue's path (dns.hosts.<name> belongs to DNS_HOSTS).
+      let depth = keys.length;
+      while (depth > 1 && !PATH_TO_ENV[keys.slice(0, depth).join('.')]) depth--;
+      const name = PATH_TO_ENV[keys.slice(0, depth).join('.')] ?? keys.join('.');
+      const got = keys.reduce<any>((node, key) => node?.[key], input);
+      const where = depth < keys.length ? ` at ${keys.slice(depth).join('.')}` : '';
+      problems.push(`${name}${where}: ${issue.message} (got ${JSON.stringify(got)})`);
+    }
+  }
+  if (problems.length) throw new ConfigError(problems);
+  const config = result.data!;
+  if (config.dns.hostsFile) {
+    try {
+      config.dns.hosts = { ...parseHostsFile(readFileSync(config.dns.hostsFile, 'utf8')), ...config.dns.hosts };
+    } catch (error) {
+      throw new ConfigError([`DNS_HOSTS_FILE: cannot read ${config.dns.hostsFile}: ${(error as Error).message}`]);
+    }
+  }
+  return config;
+}
+
+export const CRAWLER_CONFIG = Symbol('CRAWLER_CONFIG');

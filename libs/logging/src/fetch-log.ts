@@ -1,0 +1,46 @@
+import { createWriteStream, mkdirSync, WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Logger } from 'pino';
+
+/** One line of the fetch log: what a site owner needs to answer "what did your crawler do on my site". */
+export interface FetchLogEntry {
+  time: string;
+  url: string;
+  status: number | null;
+  contentType: string | null;
+  length: number | null;
+  location: string | null;
+  durationMs: number;
+  error?: string;
+  robots?: boolean;
+}
+
+/** Writes every fetch to the structured log and, when configured, to a JSONL file. */
+export class FetchLog {
+  private readonly file?: WriteStream;
+
+  constructor(
+    private readonly logger: Logger,
+    filePath?: string,
+  ) {
+    if (filePath) {
+      mkdirSync(dirname(filePath), { recursive: true });
+      this.file = createWriteStream(filePath, { flags: 'a' });
+    }
+  }
+
+  record(entry: FetchLogEntry): void {
+    this.logger.info({ event: 'fetch', ...entry });
+    this.file?.write(`${JSON.stringify(entry)}\n`);
+  }
+
+  /** A downloaded robots.txt, with its content, so that the decision can be explained later. */
+  robots(url: string, status: number | null, body: string | null, error?: string): void {
+    this.logger.info({ event: 'robots', url, status, body, error });
+  }
+
+  async close(): Promise<void> {
+    const file = this.file;
+    if (file) await new Promise<void>((resolve) => file.end(resolve));
+  }
+}
