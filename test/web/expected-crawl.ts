@@ -1,0 +1,90 @@
+/**
+ * What a correct crawler must do on the test web: a breadth-first walk from the seeds over the very
+ * resources the server answers with, obeying robots.txt, following redirects, scope "any".
+ */
+import { createHash } from 'node:crypto';
+import { RUSSIAN_TEXT } from './html';
+import { SiteGraph } from './site-graph';
+
+export interface ExpectedCrawl {
+  /**
+   * Every URL a correct crawler (scope "any") starting from the seeds fetches exactly once: pages, 404
+   * and 500 answers, both ends of every redirect. robots.txt is not included.
+   */
+  reachable: Set<string>;
+  /** URLs linked from reachable pages (or redirected to) that robots.txt forbids: never requested. */
+  disallowed: Set<string>;
+  /** Groups of reachable URLs whose bodies are byte-identical (a content store keeps one copy). */
+  duplicates: string[][];
+  /** Host → Crawl-delay in seconds, for hosts whose robots.txt sets one. */
+  crawlDelay: Map<string, number>;
+  /** A windows-1251 page whose decoded body contains `text`. */
+  charsetPage: { url: string; charset: string; text: string };
+}
+
+/** URLs as `new URL(x).href`, fragment dropped. */
+export function normaliseUrl(href: string, base?: string | URL): string {
+  const url = new URL(href, base);
+  url.hash = '';
+  return url.href;
+}
+
+export function expectedCrawl(graph: SiteGraph, seeds: string[]): ExpectedCrawl {
+  const reachable = new Set<string>();
+  const disallowed = new Set<string>();
+  const queue = seeds.map((s) => normaliseUrl(s));
+  const seen = new Set(queue);
+
+  for (let next = 0; next < queue.length; next++) {
+    const href = queue[next];
+    const url = new URL(href);
+    const path = url.pathname + url.search;
+    if (!graph.isAllowed(url.hostname, path)) {
+      disallowed.add(href);
+      continue;
+    }
+    reachable.add(href);
+    const resource = graph.resource(url.hostname, path);
+    let found: string[] = [];
+    if (resource?.kind === 'redirect') {
+      found = [normaliseUrl(resource.location, url)];
+    } else if (resource?.kind === 'page' && resource.status === 200) {
+      const base = resource.base === undefined ? url : new URL(resource.base, url);
+      found = resource.hrefs.map((h) => normaliseUrl(h, base));
+    }
+    for (const link of found) {
+      if (!seen.has(link)) {
+        seen.add(link);
+        queue.push(link);
+      }
+    }
+  }
+
+  const crawlDelay = new Map<string, number>();
+  for (const host of graph.hostNames) {
+    const delay = graph.robots(host)?.crawlDelay;
+    if (delay !== undefined) crawlDelay.set(host, delay);
+  }
+
+  return {
+    reachable,
+    disallowed,
+    duplicates: identicalBodies(graph, reachable),
+    crawlDelay,
+    charsetPage: { url: graph.url(graph.roles.charset, '/cp1251'), charset: 'windows-1251', text: RUSSIAN_TEXT },
+  };
+}
+
+/** Groups the reachable URLs by the exact bytes the server answers with; keeps groups of two or more. */
+function identicalBodies(graph: SiteGraph, reachable: Set<string>): string[][] {
+  const byHash = new Map<string, string[]>();
+  for (const href of reachable) {
+    const url = new URL(href);
+    const body = graph.reply(url.hostname, url.pathname + url.search).body;
+    const hash = createHash('sha256').update(body).digest('hex');
+    const group = byHash.get(hash);
+    if (group) group.push(href);
+    else byHash.set(hash, [href]);
+  }
+  return [...byHash.values()].filter((g) => g.length > 1);
+}
