@@ -1,0 +1,3 @@
+export * from './queue-transport';
+export * from './bullmq-queue.driver';
+export * from './memory-queue.driver';

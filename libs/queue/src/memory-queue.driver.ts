@@ -1,0 +1,182 @@
+import { InvalidMessageError, JobOf, QueueName, SCHEMA_VERSION, decodeJob } from '@crawler/contracts';
+import { assertJobId } from './job-id';
+import type { ConsumeOptions, JobHandler, JobOptions, QueueCounts, QueueTransport } from './queue-transport';
+
+export interface MemoryQueueTransportOptions {
+  /** Tries per job before it is counted failed. @defaultValue 3 */
+  attempts?: number;
+  /** Delay before the first retry, doubled on each further retry. @defaultValue 100 */
+  backoffMs?: number;
+}
+
+interface MemoryJob {
+  payload: unknown;
+  jobId?: string;
+  attemptsMade: number;
+}
+
+interface Consumer {
+  handler: JobHandler<QueueName>;
+  concurrency: number;
+  running: number;
+}
+
+/** One queue's state. Every transition below happens synchronously, so counts are exact at any instant. */
+class MemoryQueue {
+  readonly waiting: MemoryJob[] = [];
+  /** Ids of the jobs that exist (waiting, delayed or active): the dedup set. */
+  readonly ids = new Set<string>();
+  readonly consumers: Consumer[] = [];
+  delayed = 0;
+  active = 0;
+  failed = 0;
+
+  release(job: MemoryJob): void {
+    if (job.jobId !== undefined) this.ids.delete(job.jobId);
+  }
+}
+
+/** The embedded driver: in-process FIFO queues with the same delivery, retry and dead-letter rules as BullMQ. */
+export class MemoryQueueTransport implements QueueTransport {
+  private readonly queues = new Map<QueueName, MemoryQueue>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly attempts: number;
+  private readonly backoffMs: number;
+  /** No new deliveries; handlers still running may add jobs. */
+  private stopping = false;
+  private closed = false;
+  private closing?: Promise<void>;
+
+  constructor(options: MemoryQueueTransportOptions = {}) {
+    this.attempts = options.attempts ?? 3;
+    this.backoffMs = options.backoffMs ?? 100;
+  }
+
+  async add<Q extends QueueName>(queue: Q, payload: JobOf<Q>, options?: JobOptions): Promise<void> {
+    assertJobId(options?.jobId);
+    this.enqueue(queue, payload, options);
+  }
+
+  async addBulk<Q extends QueueName>(queue: Q, jobs: { payload: JobOf<Q>; options?: JobOptions }[]): Promise<void> {
+    // Checked up front so a bad id rejects the whole batch, as BullMQ does.
+    for (const job of jobs) assertJobId(job.options?.jobId);
+    for (const job of jobs) this.enqueue(queue, job.payload, job.options);
+  }
+
+  async consume<Q extends QueueName>(queue: Q, handler: JobHandler<Q>, options: ConsumeOptions = {}): Promise<void> {
+    if (this.stopping) throw new Error('queue transport is closed');
+    const concurrency = options.concurrency ?? 1;
+    if (!(concurrency >= 1)) throw new Error(`concurrency must be >= 1, got ${concurrency}`);
+    const q = this.queue(queue);
+    q.consumers.push({ handler: handler as JobHandler<QueueName>, concurrency, running: 0 });
+    this.pump(queue, q);
+  }
+
+  async counts(queue: QueueName): Promise<QueueCounts> {
+    const q = this.queue(queue);
+    return { waiting: q.waiting.length, active: q.active, delayed: q.delayed, failed: q.failed };
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopping = true;
+    // A settling handler may retry (scheduling a timer), so timers are cleared only once none is running.
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.closed = true;
+  }
+
+  private enqueue(name: QueueName, payload: unknown, options: JobOptions = {}): void {
+    if (this.closed) throw new Error('queue transport is closed');
+    const q = this.queue(name);
+    const { jobId, delayMs = 0 } = options;
+    if (jobId !== undefined) {
+      if (q.ids.has(jobId)) return;
+      q.ids.add(jobId);
+    }
+    const job: MemoryJob = { payload: structuredClone(payload), jobId, attemptsMade: 0 };
+    if (delayMs > 0) this.delay(name, q, job, delayMs);
+    else {
+      q.waiting.push(job);
+      this.pump(name, q);
+    }
+  }
+
+  private delay(name: QueueName, q: MemoryQueue, job: MemoryJob, ms: number): void {
+    q.delayed++;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      q.delayed--;
+      q.waiting.push(job);
+      this.pump(name, q);
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  /** Moves waiting jobs to consumers with a free slot. */
+  private pump(name: QueueName, q: MemoryQueue): void {
+    if (this.stopping) return;
+    for (const consumer of q.consumers) {
+      while (consumer.running < consumer.concurrency && q.waiting.length > 0) {
+        const job = q.waiting.shift()!;
+        consumer.running++;
+        q.active++;
+        const run = this.run(name, q, consumer, job);
+        this.running.add(run);
+        void run.finally(() => this.running.delete(run));
+      }
+    }
+  }
+
+  private async run(name: QueueName, q: MemoryQueue, consumer: Consumer, job: MemoryJob): Promise<void> {
+    // Start the handler on a fresh stack: a handler that adds jobs would otherwise recurse through pump().
+    await undefined;
+    try {
+      let payload;
+      try {
+        payload = decodeJob(name, job.payload);
+      } catch (error) {
+        if (!(error instanceof InvalidMessageError) || name === QueueName.DeadLetter) throw error;
+        const letter = { v: SCHEMA_VERSION, queue: name, reason: error.reason, payload: job.payload };
+        this.enqueue(QueueName.DeadLetter, { ...letter, at: new Date().toISOString() });
+        q.release(job);
+        return;
+      }
+      await consumer.handler(payload);
+      q.release(job);
+    } catch (error) {
+      this.retryOrFail(name, q, job, error);
+    } finally {
+      consumer.running--;
+      q.active--;
+      this.pump(name, q);
+    }
+  }
+
+  private retryOrFail(name: QueueName, q: MemoryQueue, job: MemoryJob, error: unknown): void {
+    job.attemptsMade++;
+    // Invalid messages are permanent failures; so is a malformed dead letter (dead-lettering it would loop).
+    const permanent = error instanceof InvalidMessageError;
+    if (!permanent && job.attemptsMade < this.attempts) {
+      this.delay(name, q, job, this.backoffMs * 2 ** (job.attemptsMade - 1));
+    } else {
+      q.failed++;
+      q.release(job);
+    }
+  }
+
+  private queue(name: QueueName): MemoryQueue {
+    let q = this.queues.get(name);
+    if (!q) {
+      q = new MemoryQueue();
+      this.queues.set(name, q);
+    }
+    return q;
+  }
+}

@@ -1,0 +1,235 @@
+import { DeadLetter, JobOf, QueueName } from '@crawler/contracts';
+import type { QueueTransport } from './queue-transport';
+
+/**
+ * The behaviour every QueueTransport driver must share, registered as jest tests. `make` builds a fresh
+ * transport per test (with a small retry backoff, so retries take milliseconds); `cleanup` runs after it
+ * is closed.
+ */
+export function queueTransportContract(
+  name: string,
+  make: () => Promise<QueueTransport>,
+  cleanup?: () => Promise<void>,
+): void {
+  describe(`QueueTransport contract: ${name}`, () => {
+    let transport: QueueTransport;
+
+    beforeEach(async () => {
+      transport = await make();
+    });
+
+    afterEach(async () => {
+      await transport.close();
+      await cleanup?.();
+    });
+
+    const token = (host: string): JobOf<QueueName.FrontierDispatch> => ({ v: 1, host });
+    const batch = (url: string): JobOf<QueueName.FilterUrls> => ({
+      v: 1,
+      urls: [{ url, depth: 0, source: 'seed', hops: 0 }],
+    });
+
+    /** Collects the hosts delivered on FrontierDispatch. */
+    async function collectHosts(concurrency = 1): Promise<string[]> {
+      const hosts: string[] = [];
+      await transport.consume(QueueName.FrontierDispatch, async (p) => void hosts.push(p.host), { concurrency });
+      return hosts;
+    }
+
+    it('delivers in FIFO order and round-trips payloads', async () => {
+      const sent = [batch('http://a.test/'), batch('http://b.test/'), batch('http://c.test/')];
+      for (const payload of sent) await transport.add(QueueName.FilterUrls, payload);
+      const received: unknown[] = [];
+      await transport.consume(QueueName.FilterUrls, async (p) => void received.push(p));
+      await waitFor(() => received.length === 3);
+      expect(received).toEqual(sent);
+    });
+
+    it('adds in bulk, in order', async () => {
+      await transport.addBulk(QueueName.FrontierDispatch, [
+        { payload: token('a.test') },
+        { payload: token('b.test'), options: { jobId: 'b-test' } },
+        { payload: token('c.test') },
+      ]);
+      const hosts = await collectHosts();
+      await waitFor(() => hosts.length === 3);
+      expect(hosts).toEqual(['a.test', 'b.test', 'c.test']);
+    });
+
+    it('never shares payload objects between producer and consumer', async () => {
+      const payload = token('a.test');
+      await transport.add(QueueName.FrontierDispatch, payload);
+      payload.host = 'mutated.test';
+      const hosts = await collectHosts();
+      await waitFor(() => hosts.length === 1);
+      expect(hosts).toEqual(['a.test']);
+    });
+
+    it('deduplicates by job id while the job exists, and only then', async () => {
+      await transport.add(QueueName.FrontierDispatch, token('a.test'), { jobId: 'host-a' });
+      await transport.add(QueueName.FrontierDispatch, token('a.test'), { jobId: 'host-a' });
+      await transport.addBulk(QueueName.FrontierDispatch, [{ payload: token('a.test'), options: { jobId: 'host-a' } }]);
+      expect((await transport.counts(QueueName.FrontierDispatch)).waiting).toBe(1);
+
+      const hosts = await collectHosts();
+      await waitFor(() => hosts.length === 1);
+      await waitForCounts(transport, QueueName.FrontierDispatch, { waiting: 0, active: 0, delayed: 0 });
+      await transport.add(QueueName.FrontierDispatch, token('a.test'), { jobId: 'host-a' });
+      await waitFor(() => hosts.length === 2);
+    });
+
+    it('rejects job ids BullMQ cannot store', async () => {
+      const add = (jobId: string) => transport.add(QueueName.FrontierDispatch, token('a.test'), { jobId });
+      await expect(add('a:b:c')).rejects.toThrow(/:/);
+      await expect(add('42')).rejects.toThrow(/integer/);
+    });
+
+    it('holds a delayed job until its delay has passed', async () => {
+      const start = Date.now();
+      await transport.add(QueueName.FrontierDispatch, token('a.test'), { delayMs: 400 });
+      const hosts = await collectHosts();
+      await sleep(150);
+      expect(hosts).toEqual([]);
+      expect(await transport.counts(QueueName.FrontierDispatch)).toMatchObject({ waiting: 0, delayed: 1 });
+      await waitFor(() => hosts.length === 1);
+      expect(Date.now() - start).toBeGreaterThanOrEqual(390);
+    });
+
+    it('counts jobs exactly before, during and after processing', async () => {
+      const q = QueueName.FrontierDispatch;
+      expect(await transport.counts(q)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+      await transport.add(q, token('a.test'));
+      await transport.add(q, token('b.test'));
+      await transport.add(q, token('c.test'), { delayMs: 600 });
+      expect(await transport.counts(q)).toEqual({ waiting: 2, active: 0, delayed: 1, failed: 0 });
+
+      const gate = deferred();
+      let handled = 0;
+      await transport.consume(q, async () => {
+        await gate.promise;
+        handled++;
+      });
+      await waitForCounts(transport, q, { active: 1 });
+      expect(await transport.counts(q)).toEqual({ waiting: 1, active: 1, delayed: 1, failed: 0 });
+
+      gate.resolve();
+      await waitFor(() => handled === 3);
+      await waitForCounts(transport, q, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+    });
+
+    it('runs at most `concurrency` handlers at once', async () => {
+      let running = 0;
+      let peak = 0;
+      let done = 0;
+      await transport.addBulk(
+        QueueName.FrontierDispatch,
+        ['a', 'b', 'c', 'd', 'e', 'f'].map((h) => ({ payload: token(`${h}.test`) })),
+      );
+      await transport.consume(
+        QueueName.FrontierDispatch,
+        async () => {
+          peak = Math.max(peak, ++running);
+          await sleep(40);
+          running--;
+          done++;
+        },
+        { concurrency: 2 },
+      );
+      await waitFor(() => done === 6);
+      expect(peak).toBe(2);
+    });
+
+    it('dead-letters malformed messages with the reason and never calls the handler', async () => {
+      const handler = jest.fn(async () => undefined);
+      const letters: DeadLetter[] = [];
+      await transport.add(QueueName.FrontierDispatch, { v: 1, host: 42 } as any);
+      await transport.add(QueueName.FrontierDispatch, { v: 2, host: 'a.test' } as any);
+      await transport.consume(QueueName.FrontierDispatch, handler);
+      await transport.consume(QueueName.DeadLetter, async (letter) => void letters.push(letter));
+      await waitFor(() => letters.length === 2);
+
+      expect(handler).not.toHaveBeenCalled();
+      expect(letters.map((l) => l.queue)).toEqual([QueueName.FrontierDispatch, QueueName.FrontierDispatch]);
+      expect(letters[0].reason).toMatch(/^host: /);
+      expect(letters[0].payload).toEqual({ v: 1, host: 42 });
+      expect(letters[1].reason).toMatch(/^v: /);
+      expect(Date.parse(letters[1].at)).not.toBeNaN();
+      await waitForCounts(transport, QueueName.FrontierDispatch, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+    });
+
+    it('retries a handler that throws, then succeeds', async () => {
+      let calls = 0;
+      await transport.add(QueueName.FrontierDispatch, token('a.test'));
+      await transport.consume(QueueName.FrontierDispatch, async () => {
+        if (++calls === 1) throw new Error('transient');
+      });
+      await waitFor(() => calls === 2);
+      await waitForCounts(transport, QueueName.FrontierDispatch, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+    });
+
+    it('counts a job failed once its attempts are used up', async () => {
+      let calls = 0;
+      await transport.add(QueueName.FrontierDispatch, token('a.test'));
+      await transport.consume(QueueName.FrontierDispatch, async () => {
+        calls++;
+        throw new Error('permanent');
+      });
+      await waitForCounts(transport, QueueName.FrontierDispatch, { waiting: 0, active: 0, delayed: 0, failed: 1 });
+      expect(calls).toBeGreaterThanOrEqual(2);
+    });
+
+    it('close() waits for the in-flight handler', async () => {
+      const gate = deferred();
+      let started = false;
+      let finished = false;
+      await transport.add(QueueName.FrontierDispatch, token('a.test'));
+      await transport.consume(QueueName.FrontierDispatch, async () => {
+        started = true;
+        await gate.promise;
+        finished = true;
+      });
+      await waitFor(() => started);
+
+      let closed = false;
+      const closing = transport.close().then(() => (closed = true));
+      await sleep(100);
+      expect(closed).toBe(false);
+      gate.resolve();
+      await closing;
+      expect(finished).toBe(true);
+    });
+  });
+}
+
+async function waitForCounts(
+  transport: QueueTransport,
+  queue: QueueName,
+  expected: Partial<Record<'waiting' | 'active' | 'delayed' | 'failed', number>>,
+): Promise<void> {
+  let last: unknown;
+  await waitFor(async () => {
+    const counts = await transport.counts(queue);
+    last = counts;
+    return Object.entries(expected).every(([k, v]) => counts[k as keyof typeof counts] === v);
+  }).catch(() => {
+    throw new Error(`counts of ${queue} never matched ${JSON.stringify(expected)}; last ${JSON.stringify(last)}`);
+  });
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

@@ -1,0 +1,3 @@
+export * from './state-store';
+export * from './redis-state.driver';
+export * from './memory-state.driver';

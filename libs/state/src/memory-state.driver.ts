@@ -1,0 +1,217 @@
+import type { StateStore } from './state-store';
+
+export interface MemoryStateStoreOptions {
+  /** Keys are stored as `${prefix}:${key}`, as in Redis. @defaultValue none (keys as given) */
+  prefix?: string;
+}
+
+type Entry =
+  | { type: 'string'; value: string; expiresAt?: number }
+  | { type: 'hash'; value: Map<string, string> }
+  | { type: 'set'; value: Set<string> }
+  | { type: 'list'; value: string[] }
+  | { type: 'bits'; value: Uint8Array };
+type Value<T extends Entry['type']> = Extract<Entry, { type: T }>['value'];
+
+const MAX_BIT_OFFSET = 2 ** 32 - 1;
+const MAX_BITMAP_BYTES = 2 ** 29;
+
+/** One keyspace, like a Redis database: a key holds one type; namespace views share it. */
+class Keyspace {
+  readonly entries = new Map<string, Entry>();
+  /** Queues marked active (see `queuePush`). */
+  readonly active = new Set<string>();
+
+  find<T extends Entry['type']>(key: string, type: T): Extract<Entry, { type: T }> | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    // Expiry is checked on read: an expired key is simply gone.
+    if (entry.type === 'string' && entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    if (entry.type !== type) throw new Error(`WRONGTYPE ${key} holds a ${entry.type}, not a ${type}`);
+    return entry as Extract<Entry, { type: T }>;
+  }
+
+  /** The key's value, created empty when absent. */
+  upsert<T extends 'hash' | 'set' | 'list'>(key: string, type: T, empty: () => Value<T>): Value<T> {
+    const found = this.find(key, type) as { value: Value<T> } | undefined;
+    if (found) return found.value;
+    const value = empty();
+    this.entries.set(key, { type, value } as Entry);
+    return value;
+  }
+}
+
+/** The embedded driver. Every method runs synchronously inside its promise, so compound ops are atomic. */
+export class MemoryStateStore implements StateStore {
+  private keyspace = new Keyspace();
+  private readonly keyPrefix: string;
+
+  constructor(options: MemoryStateStoreOptions = {}) {
+    this.keyPrefix = options.prefix ? `${options.prefix}:` : '';
+  }
+
+  namespace(prefix: string): StateStore {
+    if (!prefix) throw new Error('namespace needs a non-empty prefix');
+    const view = new MemoryStateStore({ prefix: `${this.keyPrefix}${prefix}` });
+    view.keyspace = this.keyspace;
+    return view;
+  }
+
+  async get(key: string): Promise<string | null> {
+    return this.keyspace.find(this.key(key), 'string')?.value ?? null;
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    const expiresAt = ttlMs === undefined ? undefined : Date.now() + ttlMs;
+    this.keyspace.entries.set(this.key(key), { type: 'string', value, expiresAt });
+  }
+
+  async del(key: string): Promise<void> {
+    this.keyspace.entries.delete(this.key(key));
+    this.keyspace.active.delete(this.key(key));
+  }
+
+  async incr(key: string, by = 1): Promise<number> {
+    const entry = this.keyspace.find(this.key(key), 'string');
+    const next = parseInteger(entry?.value ?? '0') + by;
+    // Like INCRBY, the key keeps its expiry.
+    this.keyspace.entries.set(this.key(key), { type: 'string', value: String(next), expiresAt: entry?.expiresAt });
+    return next;
+  }
+
+  async hashIncr(key: string, field: string, by = 1): Promise<number> {
+    const hash = this.keyspace.upsert(this.key(key), 'hash', () => new Map());
+    const next = parseInteger(hash.get(field) ?? '0') + by;
+    hash.set(field, String(next));
+    return next;
+  }
+
+  async hashSet(key: string, field: string, value: string): Promise<void> {
+    this.keyspace.upsert(this.key(key), 'hash', () => new Map()).set(field, value);
+  }
+
+  async hashGet(key: string, field: string): Promise<string | null> {
+    return this.keyspace.find(this.key(key), 'hash')?.value.get(field) ?? null;
+  }
+
+  async hashGetAll(key: string): Promise<Record<string, string>> {
+    return Object.fromEntries(this.keyspace.find(this.key(key), 'hash')?.value ?? []);
+  }
+
+  async setAdd(key: string, members: string[]): Promise<boolean[]> {
+    if (members.length === 0) return [];
+    const set = this.keyspace.upsert(this.key(key), 'set', () => new Set());
+    return members.map((member) => {
+      if (set.has(member)) return false;
+      set.add(member);
+      return true;
+    });
+  }
+
+  async setHas(key: string, member: string): Promise<boolean> {
+    return this.keyspace.find(this.key(key), 'set')?.value.has(member) ?? false;
+  }
+
+  async setMembers(key: string): Promise<string[]> {
+    return [...(this.keyspace.find(this.key(key), 'set')?.value ?? [])];
+  }
+
+  async queuePush(key: string, items: string[], front = false): Promise<boolean> {
+    if (items.length === 0) return false;
+    const k = this.key(key);
+    const list = this.keyspace.upsert(k, 'list', () => []);
+    if (front) list.unshift(...items);
+    else for (const item of items) list.push(item);
+    if (this.keyspace.active.has(k)) return false;
+    this.keyspace.active.add(k);
+    return true;
+  }
+
+  async queueHeadOrIdle(key: string): Promise<string | null> {
+    const k = this.key(key);
+    const head = this.keyspace.find(k, 'list')?.value[0];
+    if (head !== undefined) return head;
+    this.keyspace.active.delete(k);
+    return null;
+  }
+
+  async queueRemoveHead(key: string, item: string): Promise<boolean> {
+    const k = this.key(key);
+    const list = this.keyspace.find(k, 'list')?.value;
+    if (!list || list[0] !== item) return false;
+    list.shift();
+    // Redis drops empty lists; so do we, so `clear` and type checks agree across drivers.
+    if (list.length === 0) this.keyspace.entries.delete(k);
+    return true;
+  }
+
+  async queueLength(key: string): Promise<number> {
+    return this.keyspace.find(this.key(key), 'list')?.value.length ?? 0;
+  }
+
+  async bitsTestAndSet(key: string, groups: number[][]): Promise<boolean[]> {
+    for (const offset of groups.flat()) {
+      if (!Number.isInteger(offset) || offset < 0 || offset > MAX_BIT_OFFSET) {
+        throw new RangeError(`bit offset ${offset} is not an integer in [0, 2^32)`);
+      }
+    }
+    const k = this.key(key);
+    let bytes = this.keyspace.find(k, 'bits')?.value ?? new Uint8Array(0);
+    const answers = groups.map((offsets) => {
+      let all = true;
+      for (const offset of offsets) {
+        const index = Math.floor(offset / 8);
+        if (index >= bytes.length) bytes = grow(bytes, index + 1);
+        const mask = 0x80 >> offset % 8; // Redis order: bit 0 is the most significant bit of byte 0.
+        if ((bytes[index] & mask) === 0) all = false;
+        bytes[index] |= mask;
+      }
+      return all;
+    });
+    if (bytes.length > 0) this.keyspace.entries.set(k, { type: 'bits', value: bytes });
+    return answers;
+  }
+
+  async bitCount(key: string): Promise<number> {
+    let count = 0;
+    for (let byte of this.keyspace.find(this.key(key), 'bits')?.value ?? []) {
+      for (; byte; byte &= byte - 1) count++;
+    }
+    return count;
+  }
+
+  async clear(): Promise<void> {
+    const { entries, active } = this.keyspace;
+    if (!this.keyPrefix) {
+      entries.clear();
+      active.clear();
+      return;
+    }
+    for (const key of entries.keys()) if (key.startsWith(this.keyPrefix)) entries.delete(key);
+    for (const key of active) if (key.startsWith(this.keyPrefix)) active.delete(key);
+  }
+
+  async close(): Promise<void> {}
+
+  private key(key: string): string {
+    return `${this.keyPrefix}${key}`;
+  }
+}
+
+function parseInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || value.trim() !== value || value === '') {
+    throw new Error('ERR value is not an integer or out of range');
+  }
+  return n;
+}
+
+/** Doubles capacity (amortised O(1) growth), as a Bloom filter's bitmap is written all over at first. */
+function grow(bytes: Uint8Array, minLength: number): Uint8Array {
+  const grown = new Uint8Array(Math.min(Math.max(minLength, bytes.length * 2), MAX_BITMAP_BYTES));
+  grown.set(bytes);
+  return grown;
+}

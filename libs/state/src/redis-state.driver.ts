@@ -1,0 +1,205 @@
+import { Redis } from 'ioredis';
+import type { StateStore } from './state-store';
+
+export type RedisStateStoreOptions = {
+  /** Every key is stored as `${prefix}:${key}`. Must not be empty. */
+  prefix: string;
+} & (
+  | { /** Redis URL; the store opens its own connection and closes it in `close()`. */ url: string }
+  | { /** A connection to share; the store never closes it. */ client: Redis }
+);
+
+/** The compound operations, each one Lua script so it is atomic. */
+const SCRIPTS = {
+  // KEYS: list, active flag. ARGV: front ('1' or '0'), items. Front items keep their order at the head.
+  stateQueuePush: {
+    numberOfKeys: 2,
+    lua: `
+      if ARGV[1] == '1' then
+        for i = #ARGV, 2, -1 do redis.call('LPUSH', KEYS[1], ARGV[i]) end
+      else
+        for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+      end
+      if redis.call('SET', KEYS[2], '1', 'NX') then return 1 end
+      return 0`,
+  },
+  // KEYS: list, active flag.
+  stateQueueHeadOrIdle: {
+    numberOfKeys: 2,
+    lua: `
+      local head = redis.call('LINDEX', KEYS[1], 0)
+      if not head then redis.call('DEL', KEYS[2]) end
+      return head`,
+  },
+  // KEYS: list. ARGV: the expected head.
+  stateQueueRemoveHead: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then
+        redis.call('LPOP', KEYS[1])
+        return 1
+      end
+      return 0`,
+  },
+  // KEYS: bitmap. ARGV: per group, its length then its offsets. Answers 1 per group whose bits were all set.
+  stateBitsTestAndSet: {
+    numberOfKeys: 1,
+    lua: `
+      local answers = {}
+      local i = 1
+      while i <= #ARGV do
+        local n = tonumber(ARGV[i])
+        local all = 1
+        for j = i + 1, i + n do
+          if redis.call('SETBIT', KEYS[1], ARGV[j], 1) == 0 then all = 0 end
+        end
+        answers[#answers + 1] = all
+        i = i + n + 1
+      end
+      return answers`,
+  },
+  // KEYS: set. ARGV: members. Answers 1 per member that was new.
+  stateSetAdd: {
+    numberOfKeys: 1,
+    lua: `
+      local answers = {}
+      for i = 1, #ARGV do answers[i] = redis.call('SADD', KEYS[1], ARGV[i]) end
+      return answers`,
+  },
+};
+
+interface ScriptedRedis extends Redis {
+  stateQueuePush(list: string, flag: string, front: string, ...items: string[]): Promise<number>;
+  stateQueueHeadOrIdle(list: string, flag: string): Promise<string | null>;
+  stateQueueRemoveHead(list: string, item: string): Promise<number>;
+  stateBitsTestAndSet(key: string, ...args: (string | number)[]): Promise<number[]>;
+  stateSetAdd(key: string, ...members: string[]): Promise<number[]>;
+}
+
+/** The shared driver: all replicas see the same state, and it outlives restarts. */
+export class RedisStateStore implements StateStore {
+  private readonly redis: ScriptedRedis;
+  private readonly prefix: string;
+  /** Only the store that opened the connection closes it; namespace views share it. */
+  private readonly ownsConnection: boolean;
+
+  constructor(options: RedisStateStoreOptions) {
+    if (!options.prefix) throw new Error('RedisStateStore needs a non-empty prefix');
+    this.prefix = options.prefix;
+    this.ownsConnection = 'url' in options;
+    const redis = 'url' in options ? new Redis(options.url, { enableAutoPipelining: true }) : options.client;
+    for (const [name, { numberOfKeys, lua }] of Object.entries(SCRIPTS)) {
+      // Namespace views share a client that already has them.
+      if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua });
+    }
+    this.redis = redis as ScriptedRedis;
+  }
+
+  namespace(prefix: string): StateStore {
+    if (!prefix) throw new Error('namespace needs a non-empty prefix');
+    return new RedisStateStore({ prefix: `${this.prefix}:${prefix}`, client: this.redis });
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.redis.get(this.key(key));
+  }
+
+  async set(key: string, value: string, ttlMs?: number): Promise<void> {
+    if (ttlMs === undefined) await this.redis.set(this.key(key), value);
+    else await this.redis.set(this.key(key), value, 'PX', ttlMs);
+  }
+
+  async del(key: string): Promise<void> {
+    // A deleted queue must not stay marked active, or its next push would not schedule it.
+    await this.redis.del(this.key(key), this.activeFlag(key));
+  }
+
+  incr(key: string, by = 1): Promise<number> {
+    return this.redis.incrby(this.key(key), by);
+  }
+
+  hashIncr(key: string, field: string, by = 1): Promise<number> {
+    return this.redis.hincrby(this.key(key), field, by);
+  }
+
+  async hashSet(key: string, field: string, value: string): Promise<void> {
+    await this.redis.hset(this.key(key), field, value);
+  }
+
+  hashGet(key: string, field: string): Promise<string | null> {
+    return this.redis.hget(this.key(key), field);
+  }
+
+  hashGetAll(key: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.key(key));
+  }
+
+  async setAdd(key: string, members: string[]): Promise<boolean[]> {
+    if (members.length === 0) return [];
+    const added = await this.redis.stateSetAdd(this.key(key), ...members);
+    return added.map((n) => n === 1);
+  }
+
+  async setHas(key: string, member: string): Promise<boolean> {
+    return (await this.redis.sismember(this.key(key), member)) === 1;
+  }
+
+  setMembers(key: string): Promise<string[]> {
+    return this.redis.smembers(this.key(key));
+  }
+
+  async queuePush(key: string, items: string[], front = false): Promise<boolean> {
+    if (items.length === 0) return false;
+    const activated = await this.redis.stateQueuePush(this.key(key), this.activeFlag(key), front ? '1' : '0', ...items);
+    return activated === 1;
+  }
+
+  queueHeadOrIdle(key: string): Promise<string | null> {
+    return this.redis.stateQueueHeadOrIdle(this.key(key), this.activeFlag(key));
+  }
+
+  async queueRemoveHead(key: string, item: string): Promise<boolean> {
+    return (await this.redis.stateQueueRemoveHead(this.key(key), item)) === 1;
+  }
+
+  queueLength(key: string): Promise<number> {
+    return this.redis.llen(this.key(key));
+  }
+
+  async bitsTestAndSet(key: string, groups: number[][]): Promise<boolean[]> {
+    if (groups.length === 0) return [];
+    const args = groups.flatMap((offsets) => [offsets.length, ...offsets]);
+    const answers = await this.redis.stateBitsTestAndSet(this.key(key), ...args);
+    return answers.map((n) => n === 1);
+  }
+
+  bitCount(key: string): Promise<number> {
+    return this.redis.bitcount(this.key(key));
+  }
+
+  async clear(): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${escapeGlob(this.prefix)}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await this.redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsConnection && this.redis.status !== 'end') await this.redis.quit();
+  }
+
+  private key(key: string): string {
+    return `${this.prefix}:${key}`;
+  }
+
+  private activeFlag(key: string): string {
+    return `${this.prefix}:${key}:~active`;
+  }
+}
+
+/** SCAN MATCH treats these as pattern syntax; a prefix must match literally. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}

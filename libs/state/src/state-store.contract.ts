@@ -1,0 +1,211 @@
+import type { StateStore } from './state-store';
+
+/**
+ * The behaviour every StateStore driver must share, registered as jest tests. `make` builds a fresh, empty
+ * store per test; after each test the store is cleared and closed, then `cleanup` runs.
+ */
+export function stateStoreContract(
+  name: string,
+  make: () => Promise<StateStore>,
+  cleanup?: () => Promise<void>,
+): void {
+  describe(`StateStore contract: ${name}`, () => {
+    let store: StateStore;
+
+    beforeEach(async () => {
+      store = await make();
+    });
+
+    afterEach(async () => {
+      await store.clear();
+      await store.close();
+      await cleanup?.();
+    });
+
+    describe('strings', () => {
+      it('gets, sets, overwrites and deletes', async () => {
+        expect(await store.get('k')).toBeNull();
+        await store.set('k', 'one');
+        expect(await store.get('k')).toBe('one');
+        await store.set('k', 'two');
+        expect(await store.get('k')).toBe('two');
+        await store.del('k');
+        expect(await store.get('k')).toBeNull();
+        await store.del('never-set');
+      });
+
+      it('expires a value after its ttl, and a later set without ttl keeps it', async () => {
+        await store.set('short', 'v', 50);
+        await store.set('kept', 'v', 50);
+        await store.set('kept', 'w');
+        expect(await store.get('short')).toBe('v');
+        await sleep(80);
+        expect(await store.get('short')).toBeNull();
+        expect(await store.get('kept')).toBe('w');
+      });
+
+      it('increments by one or by a given amount', async () => {
+        expect(await store.incr('n')).toBe(1);
+        expect(await store.incr('n', 5)).toBe(6);
+        expect(await store.incr('n', -2)).toBe(4);
+        expect(await store.get('n')).toBe('4');
+        await store.set('text', 'abc');
+        await expect(store.incr('text')).rejects.toThrow(/integer/);
+      });
+    });
+
+    describe('hashes', () => {
+      it('sets, gets, increments and lists fields', async () => {
+        expect(await store.hashGet('h', 'f')).toBeNull();
+        expect(await store.hashGetAll('h')).toEqual({});
+        await store.hashSet('h', 'f', 'x');
+        expect(await store.hashIncr('h', 'n')).toBe(1);
+        expect(await store.hashIncr('h', 'n', 10)).toBe(11);
+        expect(await store.hashGet('h', 'f')).toBe('x');
+        expect(await store.hashGetAll('h')).toEqual({ f: 'x', n: '11' });
+      });
+    });
+
+    describe('sets', () => {
+      it('answers per member whether it was new', async () => {
+        expect(await store.setAdd('s', [])).toEqual([]);
+        expect(await store.setAdd('s', ['a', 'b', 'a'])).toEqual([true, true, false]);
+        expect(await store.setAdd('s', ['b', 'c'])).toEqual([false, true]);
+        expect(await store.setHas('s', 'c')).toBe(true);
+        expect(await store.setHas('s', 'z')).toBe(false);
+        expect((await store.setMembers('s')).sort()).toEqual(['a', 'b', 'c']);
+        expect(await store.setMembers('empty')).toEqual([]);
+      });
+
+      it('admits a member once under concurrent adds', async () => {
+        const answers = await Promise.all(Array.from({ length: 30 }, () => store.setAdd('s', ['m'])));
+        expect(answers.flat().filter(Boolean)).toHaveLength(1);
+      });
+    });
+
+    describe('queues', () => {
+      it('goes active on the first push and idle when found empty', async () => {
+        expect(await store.queuePush('q', ['a'])).toBe(true);
+        expect(await store.queuePush('q', ['b', 'c'])).toBe(false);
+        expect(await store.queueLength('q')).toBe(3);
+
+        expect(await store.queueHeadOrIdle('q')).toBe('a');
+        expect(await store.queueLength('q')).toBe(3); // the head stays in place
+        expect(await store.queueRemoveHead('q', 'b')).toBe(false);
+        expect(await store.queueLength('q')).toBe(3);
+
+        for (const item of ['a', 'b', 'c']) {
+          expect(await store.queueHeadOrIdle('q')).toBe(item);
+          expect(await store.queueRemoveHead('q', item)).toBe(true);
+        }
+        // Emptied but not yet found empty: still active.
+        expect(await store.queuePush('q', ['d'])).toBe(false);
+        expect(await store.queueRemoveHead('q', 'd')).toBe(true);
+
+        expect(await store.queueHeadOrIdle('q')).toBeNull();
+        expect(await store.queueLength('q')).toBe(0);
+        expect(await store.queueRemoveHead('q', 'd')).toBe(false);
+        expect(await store.queuePush('q', ['e'])).toBe(true);
+      });
+
+      it('puts `front` items at the head, in their order', async () => {
+        await store.queuePush('q', ['x', 'y']);
+        expect(await store.queuePush('q', ['f1', 'f2'], true)).toBe(false);
+        expect(await drain(store, 'q')).toEqual(['f1', 'f2', 'x', 'y']);
+      });
+
+      it('makes an empty push a no-op', async () => {
+        expect(await store.queuePush('q', [])).toBe(false);
+        expect(await store.queuePush('q', ['a'])).toBe(true);
+      });
+
+      it('activates an idle queue for exactly one of concurrent pushers', async () => {
+        const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => store.queuePush('q', [`u${i}`])));
+        expect(answers.filter(Boolean)).toHaveLength(1);
+        expect(await store.queueLength('q')).toBe(30);
+      });
+
+      it('forgets the active mark when the queue is deleted', async () => {
+        expect(await store.queuePush('q', ['a'])).toBe(true);
+        await store.del('q');
+        expect(await store.queueLength('q')).toBe(0);
+        expect(await store.queuePush('q', ['a'])).toBe(true);
+      });
+    });
+
+    describe('bits', () => {
+      it('answers per group whether all its bits were already set', async () => {
+        expect(await store.bitsTestAndSet('b', [[1, 5, 9]])).toEqual([false]);
+        expect(await store.bitsTestAndSet('b', [[1, 5, 9]])).toEqual([true]);
+        expect(await store.bitsTestAndSet('b', [[1, 5], [9, 100], [2]])).toEqual([true, false, false]);
+        // Groups are applied in order: the second finds the bits the first just set.
+        expect(await store.bitsTestAndSet('b', [[300, 301], [301, 300]])).toEqual([false, true]);
+        expect(await store.bitsTestAndSet('b', [[2 ** 20 + 3]])).toEqual([false]);
+        expect(await store.bitCount('b')).toBe(8);
+        expect(await store.bitCount('none')).toBe(0);
+      });
+
+      it('answers false to exactly one of 50 concurrent identical calls', async () => {
+        const group = [7, 77, 777, 7777];
+        const answers = await Promise.all(Array.from({ length: 50 }, () => store.bitsTestAndSet('b', [group])));
+        expect(answers.flat().filter((allSet) => !allSet)).toHaveLength(1);
+        expect(await store.bitCount('b')).toBe(4);
+      });
+    });
+
+    describe('namespaces', () => {
+      it('isolates keys under `prefix:`', async () => {
+        const a = store.namespace('a');
+        const b = store.namespace('b');
+        await a.set('k', 'in-a');
+        await a.namespace('x').set('k', 'in-a-x');
+        expect(await b.get('k')).toBeNull();
+        expect(await store.get('k')).toBeNull();
+        expect(await store.get('a:k')).toBe('in-a');
+        expect(await store.get('a:x:k')).toBe('in-a-x');
+        expect(await a.queuePush('q', ['1'])).toBe(true);
+        expect(await b.queuePush('q', ['1'])).toBe(true);
+      });
+
+      it('clears only its own keys', async () => {
+        const a = store.namespace('a');
+        const b = store.namespace('b');
+        await a.set('k', '1');
+        await a.queuePush('q', ['1']);
+        await a.bitsTestAndSet('bits', [[1]]);
+        await b.set('k', '2');
+        await store.set('root', '3');
+        await a.clear();
+        expect(await a.get('k')).toBeNull();
+        expect(await a.bitCount('bits')).toBe(0);
+        expect(await a.queuePush('q', ['1'])).toBe(true);
+        expect(await b.get('k')).toBe('2');
+        expect(await store.get('root')).toBe('3');
+
+        await store.clear();
+        expect(await b.get('k')).toBeNull();
+        expect(await store.get('root')).toBeNull();
+      });
+
+      it('closing a view leaves the shared store open', async () => {
+        const a = store.namespace('a');
+        await a.close();
+        await store.set('k', 'v');
+        expect(await store.get('k')).toBe('v');
+      });
+    });
+  });
+}
+
+async function drain(store: StateStore, key: string): Promise<string[]> {
+  const items: string[] = [];
+  for (let head = await store.queueHeadOrIdle(key); head !== null; head = await store.queueHeadOrIdle(key)) {
+    items.push(head);
+    await store.queueRemoveHead(key, head);
+  }
+  return items;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,50 @@
+/**
+ * Shared crawl state. Drivers: Redis (shared by all replicas, survives restarts) and in-memory (embedded).
+ * Every compound operation below is atomic in both drivers (a Lua script in Redis).
+ */
+export interface StateStore {
+  /** A view whose keys all live under `prefix:` — each service owns its namespace. */
+  namespace(prefix: string): StateStore;
+
+  get(key: string): Promise<string | null>;
+  /** Sets a value, expiring after `ttlMs` when given. */
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  del(key: string): Promise<void>;
+  incr(key: string, by?: number): Promise<number>;
+
+  hashIncr(key: string, field: string, by?: number): Promise<number>;
+  hashSet(key: string, field: string, value: string): Promise<void>;
+  hashGet(key: string, field: string): Promise<string | null>;
+  hashGetAll(key: string): Promise<Record<string, string>>;
+
+  /** Adds members; answers, for each member, whether it was new. */
+  setAdd(key: string, members: string[]): Promise<boolean[]>;
+  setHas(key: string, member: string): Promise<boolean>;
+  setMembers(key: string): Promise<string[]>;
+
+  /**
+   * Appends items to a FIFO queue (at its head when `front`). Answers true when the queue was idle and this
+   * call made it active: the caller must then schedule it. A queue stays active until `queueHeadOrIdle`
+   * finds it empty.
+   */
+  queuePush(key: string, items: string[], front?: boolean): Promise<boolean>;
+  /** The head item, left in place; null when the queue is empty, in which case it is marked idle in the same step. */
+  queueHeadOrIdle(key: string): Promise<string | null>;
+  /** Removes the head item if it equals `item` (so a replayed removal cannot drop a later item). */
+  queueRemoveHead(key: string, item: string): Promise<boolean>;
+  queueLength(key: string): Promise<number>;
+
+  /**
+   * For each group of bit offsets: sets them all and answers whether every one was already set
+   * (a Bloom filter's atomic test-and-set). Offsets are < 2^32.
+   */
+  bitsTestAndSet(key: string, groups: number[][]): Promise<boolean[]>;
+  /** Number of bits set. */
+  bitCount(key: string): Promise<number>;
+
+  /** Deletes every key of this namespace (tests, a fresh crawl). */
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const STATE_STORE = Symbol('STATE_STORE');
