@@ -1,0 +1,3 @@
+export * from './robots-policy';
+export * from './robots-url';
+export * from './product-token';

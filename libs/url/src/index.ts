@@ -1,0 +1,5 @@
+export * from './url-canonicalizer';
+export * from './link-resolver';
+export * from './url-scope';
+export * from './extension-filter';
+export * from './url-fingerprint';

@@ -1,0 +1,57 @@
+import { getDomain } from 'tldts';
+
+/**
+ * How far a crawl may wander from its seeds (DESIGN §3.8):
+ * - `host`: the seed's hostname only (any port);
+ * - `domain`: the seed's registrable domain (eTLD+1 by the Public Suffix List), all its subdomains;
+ * - `any`: the whole web.
+ */
+export type Scope = 'host' | 'domain' | 'any';
+
+/**
+ * The registrable domain ("eTLD+1") of a hostname, using the Public Suffix List including its private
+ * section, so that `alice.github.io` and `bob.github.io` are different sites.
+ *
+ * Falls back to the hostname itself where there is no registrable domain: IP addresses (`127.0.0.1`,
+ * `[::1]`), single labels (`localhost`) and bare suffixes (`co.uk`).
+ *
+ * Unknown TLDs follow the PSL's default rule `*` (the TLD is a one-label public suffix), so the local test
+ * web behaves like the real one: `site-001.test` → `site-001.test` and `a.b.site-001.test` →
+ * `site-001.test`.
+ */
+export function registrableDomain(hostname: string): string {
+  const host = hostname.toLowerCase().replace(/\.+$/, '');
+  return getDomain(host, { allowPrivateDomains: true }) ?? host;
+}
+
+function toUrl(url: URL | string): URL | null {
+  if (typeof url !== 'string') return url;
+  try {
+    return new URL(url);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The key a seed registers for its scope, and that a candidate URL must match: the hostname for `host`,
+ * the registrable domain for `domain`, `null` for `any` (nothing to register).
+ * @throws TypeError if `url` is a string that does not parse: callers pass canonical URLs.
+ */
+export function scopeKey(url: URL | string, scope: Scope): string | null {
+  if (scope === 'any') return null;
+  const parsed = toUrl(url);
+  if (!parsed) throw new TypeError(`scopeKey: not a valid URL: ${String(url)}`);
+  return scope === 'host' ? parsed.hostname : registrableDomain(parsed.hostname);
+}
+
+/**
+ * Whether `url` lies inside the crawl: for `host`/`domain` its key must be one `allowedKeys` accepts
+ * (e.g. `set.has` over the seeds' keys). An unparseable URL is never in scope.
+ */
+export function inScope(url: URL | string, scope: Scope, allowedKeys: (key: string) => boolean): boolean {
+  const parsed = toUrl(url);
+  if (!parsed) return false;
+  const key = scopeKey(parsed, scope);
+  return key === null || allowedKeys(key);
+}
