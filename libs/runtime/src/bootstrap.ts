@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { Module, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ConfigError, loadConfig } from '@crawler/config';
+import { createLogger, NestPinoLogger } from '@crawler/logging';
+import { RuntimeModule } from './runtime.module';
+
+/**
+ * Starts one service as its own process: validated configuration (a bad value stops the process with a
+ * message naming it), the shared runtime, the service's module, /health and /metrics, graceful shutdown.
+ */
+export async function bootstrapService(service: string, serviceModule: Type<unknown>): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${service}: ${error.message}\n`);
+    process.exit(2);
+  }
+  @Module({ imports: [RuntimeModule.forRoot({ service, config }), serviceModule] })
+  class ServiceAppModule {}
+
+  const logger = createLogger({ level: config.logLevel, service });
+  const app = await NestFactory.create(ServiceAppModule, { logger: new NestPinoLogger(logger) });
+  app.enableShutdownHooks();
+  await app.listen(config.port, '0.0.0.0');
+  const address = app.getHttpServer().address();
+  logger.info({ port: typeof address === 'object' ? address?.port : address }, `${service} ready`);
+}

@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PIPELINE_QUEUES } from '@crawler/contracts';
+import { QUEUE_TRANSPORT, QueueCounts, QueueTransport } from '@crawler/queue';
+import { CrawlStats } from './crawl-stats.service';
+
+export interface PipelineSnapshot {
+  queues: Record<string, QueueCounts>;
+  /** Jobs waiting, running or delayed anywhere in the pipeline. */
+  pending: number;
+  /** Jobs processed so far by every process. */
+  processed: number;
+}
+
+/**
+ * Decides that a crawl is complete: nothing queued, running or delayed in any stage. Queue counts are read
+ * one queue at a time, so a job moving between stages could be missed by one reading; a crawl is complete
+ * only when two readings apart in time both see nothing pending and no job was processed in between.
+ */
+@Injectable()
+export class CompletionProbe {
+  constructor(
+    @Inject(QUEUE_TRANSPORT) private readonly queues: QueueTransport,
+    private readonly stats: CrawlStats,
+  ) {}
+
+  async snapshot(): Promise<PipelineSnapshot> {
+    const counts = await Promise.all(PIPELINE_QUEUES.map((q) => this.queues.counts(q)));
+    const queues: Record<string, QueueCounts> = {};
+    let pending = 0;
+    PIPELINE_QUEUES.forEach((q, i) => {
+      queues[q] = counts[i];
+      pending += counts[i].waiting + counts[i].active + counts[i].delayed;
+    });
+    const totals = await this.stats.totals();
+    const processed = Object.entries(totals)
+      .filter(([k]) => k.startsWith('processed.'))
+      .reduce((sum, [, v]) => sum + v, 0);
+    return { queues, pending, processed };
+  }
+
+  async isComplete(settleMs = 250): Promise<boolean> {
+    const first = await this.snapshot();
+    if (first.pending > 0 || first.processed === 0) return false;
+    await new Promise((r) => setTimeout(r, settleMs));
+    const second = await this.snapshot();
+    return second.pending === 0 && second.processed === first.processed;
+  }
+
+  /** Resolves when the crawl is complete; `onTick` sees each snapshot (for progress bars). */
+  async waitForCompletion(options: { pollMs?: number; onTick?: (s: PipelineSnapshot) => void; signal?: AbortSignal } = {}) {
+    const pollMs = options.pollMs ?? 200;
+    for (;;) {
+      if (options.signal?.aborted) return false;
+      options.onTick?.(await this.snapshot());
+      if (await this.isComplete()) return true;
+      await new Promise((r) => setTimeout(r, pollMs));
+    }
+  }
+}

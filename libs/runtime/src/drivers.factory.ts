@@ -1,0 +1,23 @@
+import { join } from 'node:path';
+import type { CrawlerConfig } from '@crawler/config';
+import { ContentStore, FsContentStore, MinioContentStore } from '@crawler/content-store';
+import { BullmqQueueTransport, MemoryQueueTransport, QueueTransport } from '@crawler/queue';
+import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
+
+/** Redis when configured (distributed, durable), otherwise in-process memory (embedded). */
+export function createQueueTransport(config: CrawlerConfig): QueueTransport {
+  return config.redisUrl
+    ? new BullmqQueueTransport({ connection: config.redisUrl, prefix: config.prefix })
+    : new MemoryQueueTransport();
+}
+
+export function createStateStore(config: CrawlerConfig): StateStore {
+  return config.redisUrl ? new RedisStateStore({ url: config.redisUrl, prefix: config.prefix }) : new MemoryStateStore();
+}
+
+/** S3 when configured, otherwise a directory under the data dir. */
+export async function createContentStore(config: CrawlerConfig): Promise<ContentStore> {
+  return config.s3Url
+    ? MinioContentStore.connect({ url: config.s3Url, bucket: config.s3Bucket })
+    : new FsContentStore(join(config.dataDir, 'content'));
+}

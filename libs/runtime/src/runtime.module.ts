@@ -1,0 +1,97 @@
+import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, BeforeApplicationShutdown } from '@nestjs/common';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { CONTENT_STORE } from '@crawler/content-store';
+import { createLogger, FetchLog, LOGGER, Logger } from '@crawler/logging';
+import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
+import { STATE_STORE, StateStore } from '@crawler/state';
+import { CompletionProbe } from './completion-probe.service';
+import { CrawlStats } from './crawl-stats.service';
+import { createContentStore, createQueueTransport, createStateStore } from './drivers.factory';
+import { HealthController } from './health.controller';
+import { MetricsController } from './metrics.controller';
+import { Pipeline } from './pipeline.service';
+import { QueueDepthMetrics } from './queue-depth.metrics';
+import { SERVICE_NAME } from './runtime.tokens';
+
+/** Closes the transport first (workers finish what they hold), then the stores they write to. */
+class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
+  constructor(
+    @Inject(QUEUE_TRANSPORT) private readonly queues: QueueTransport,
+    @Inject(STATE_STORE) private readonly state: StateStore,
+    private readonly fetchLog: FetchLog,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async beforeApplicationShutdown(signal?: string) {
+    this.logger.info({ signal }, 'draining');
+    await this.queues.close();
+  }
+
+  async onApplicationShutdown() {
+    await this.fetchLog.close();
+    await this.state.close();
+    this.logger.info('stopped');
+    this.logger.flush();
+  }
+}
+
+export interface RuntimeOptions {
+  service: string;
+  config: CrawlerConfig;
+  /** The embedded runner logs to a file so the terminal keeps its progress bar. */
+  logFile?: string;
+}
+
+/**
+ * The infrastructure every service shares, chosen by configuration: queue transport, state store, content
+ * store, logger, metrics, crawl stats, health. Services inject the tokens, never a concrete driver.
+ */
+@Global()
+@Module({})
+export class RuntimeModule {
+  static forRoot(options: RuntimeOptions): DynamicModule {
+    const { config, service } = options;
+    const logger = createLogger({ level: config.logLevel, service, file: options.logFile });
+    return {
+      module: RuntimeModule,
+      controllers: [HealthController, MetricsController],
+      providers: [
+        { provide: SERVICE_NAME, useValue: service },
+        { provide: CRAWLER_CONFIG, useValue: config },
+        { provide: LOGGER, useValue: logger },
+        { provide: FetchLog, useFactory: () => new FetchLog(logger, config.fetchLogFile) },
+        {
+          provide: Registry,
+          useFactory: () => {
+            const registry = new Registry();
+            registry.setDefaultLabels({ service });
+            collectDefaultMetrics({ register: registry });
+            return registry;
+          },
+        },
+        { provide: QUEUE_TRANSPORT, useFactory: () => createQueueTransport(config) },
+        { provide: STATE_STORE, useFactory: () => createStateStore(config) },
+        { provide: CONTENT_STORE, useFactory: () => createContentStore(config) },
+        CrawlStats,
+        Pipeline,
+        CompletionProbe,
+        QueueDepthMetrics,
+        InfrastructureLifecycle,
+      ],
+      exports: [
+        SERVICE_NAME,
+        CRAWLER_CONFIG,
+        LOGGER,
+        FetchLog,
+        Registry,
+        QUEUE_TRANSPORT,
+        STATE_STORE,
+        CONTENT_STORE,
+        CrawlStats,
+        Pipeline,
+        CompletionProbe,
+      ],
+    };
+  }
+}
