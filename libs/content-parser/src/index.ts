@@ -1,0 +1,2 @@
+export * from './content-parser.module';
+export * from './content-parser.service';

@@ -1,0 +1,2 @@
+export * from './content-seen.module';
+export * from './content-seen.service';

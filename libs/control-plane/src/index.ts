@@ -1,0 +1,3 @@
+export * from './control-plane.module';
+export * from './crawl-control.service';
+export * from './seed-list';

@@ -1,0 +1,45 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { LOGGER, Logger } from '@crawler/logging';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { DnsResolverService } from './dns-resolver.service';
+
+/** URLs leaving the frontier get a vetted address, or go back to the frontier as a failed turn. */
+@Injectable()
+export class DnsResolverProcessor implements OnApplicationBootstrap {
+  constructor(
+    private readonly pipeline: Pipeline,
+    private readonly resolver: DnsResolverService,
+    private readonly stats: CrawlStats,
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap() {
+    await this.pipeline.consume(QueueName.DnsResolve, (request) => this.handle(request), {
+      concurrency: this.config.dns.concurrency,
+    });
+  }
+
+  private async handle(request: FetchRequest): Promise<void> {
+    const resolution = await this.resolver.resolve(new URL(request.url).hostname);
+    if (resolution.ok) {
+      await this.stats.count(`dns.${resolution.source}`);
+      await this.pipeline.send(QueueName.Fetch, { ...request, ip: resolution.address });
+      return;
+    }
+    this.logger.warn({ event: 'dns-refused', url: request.url, error: resolution.error });
+    await this.stats.count('error.dns');
+    await this.pipeline.send(QueueName.FrontierDone, {
+      v: SCHEMA_VERSION,
+      fetchId: request.fetchId,
+      url: request.url,
+      host: request.host,
+      kind: 'error',
+      requested: false,
+      error: resolution.error,
+      durationMs: 0,
+    });
+  }
+}

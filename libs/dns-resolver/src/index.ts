@@ -1,0 +1,3 @@
+export * from './dns-resolver.module';
+export * from './dns-resolver.service';
+export * from './address-policy';

@@ -1,0 +1,125 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { FetchOutcome, FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { FetchLog } from '@crawler/logging';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { HttpFetcher } from './http-fetcher';
+import { RobotsService } from './robots.service';
+
+const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
+
+/**
+ * One turn of one host: robots.txt first if the site's policy is not cached (that request is the whole
+ * turn, and the page goes back to the frontier), otherwise the page itself. HTML bodies are staged in the
+ * content store and handed to the parser by key; redirect targets go back through the URL filter.
+ */
+@Injectable()
+export class DownloaderService implements OnApplicationShutdown {
+  private readonly fetcher: HttpFetcher;
+
+  constructor(
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
+    @Inject(CONTENT_STORE) private readonly content: ContentStore,
+    private readonly robots: RobotsService,
+    private readonly pipeline: Pipeline,
+    private readonly stats: CrawlStats,
+    private readonly fetchLog: FetchLog,
+  ) {
+    this.fetcher = new HttpFetcher(config.downloader);
+  }
+
+  async download(request: FetchRequest): Promise<FetchOutcome> {
+    const base = { v: SCHEMA_VERSION, fetchId: request.fetchId, url: request.url, host: request.host } as const;
+    const address = request.ip;
+    if (!address) return { ...base, kind: 'error', requested: false, error: 'no vetted address', durationMs: 0 };
+
+    const policy = await this.robots.cached(request.url);
+    if (!policy) {
+      const robots = await this.robots.fetch(request.url, address, this.fetcher);
+      await this.stats.count('robots.fetched');
+      const { v, fetchId, host, ip, ...retry } = request;
+      return { ...base, kind: 'robots-fetched', requested: true, status: robots.status ?? undefined, durationMs: robots.durationMs, crawlDelayMs: robots.policy.crawlDelayMs(), retry };
+    }
+    const crawlDelayMs = policy.crawlDelayMs();
+    if (!policy.isAllowed(request.url)) {
+      await this.stats.count('disallowed');
+      return { ...base, kind: 'disallowed', requested: false, durationMs: 0, crawlDelayMs };
+    }
+    return { ...(await this.fetchPage(request, address)), crawlDelayMs };
+  }
+
+  private async fetchPage(request: FetchRequest, address: string): Promise<FetchOutcome> {
+    const base = { v: SCHEMA_VERSION, fetchId: request.fetchId, url: request.url, host: request.host } as const;
+    const time = new Date().toISOString();
+    let response;
+    try {
+      response = await this.fetcher.get(request.url, {
+        address,
+        maxBytes: this.config.downloader.maxBodyBytes,
+        wantBody: (status, type) => status >= 200 && status < 300 && HTML_TYPES.test(type),
+      });
+    } catch (error) {
+      const message = describeError(error);
+      this.fetchLog.record({ time, url: request.url, status: null, contentType: null, length: null, location: null, durationMs: 0, error: message });
+      await this.stats.count(`error.fetch`);
+      return { ...base, kind: 'error', requested: true, error: message, durationMs: 0 };
+    }
+    const location = response.headers.location ?? null;
+    this.fetchLog.record({
+      time,
+      url: request.url,
+      status: response.status,
+      contentType: response.contentType || null,
+      length: response.body?.length ?? (Number(response.headers['content-length']) || null),
+      location,
+      durationMs: response.durationMs,
+    });
+    await this.stats.count('fetched');
+    await this.stats.count(`status.${Math.floor(response.status / 100)}xx`);
+
+    if (response.status >= 300 && response.status < 400 && location) await this.followLater(request, location);
+    if (response.body) {
+      const bodyKey = `staging/${request.fetchId}-${Date.now().toString(36)}`;
+      await this.content.put(bodyKey, response.body);
+      await this.pipeline.send(QueueName.Parse, {
+        v: SCHEMA_VERSION,
+        fetchId: request.fetchId,
+        url: request.url,
+        depth: request.depth,
+        status: response.status,
+        headers: response.headers,
+        contentType: response.contentType,
+        bodyKey,
+        length: response.body.length,
+        truncated: response.truncated,
+        fetchedAt: time,
+      });
+    }
+    return { ...base, kind: 'fetched', requested: true, status: response.status, durationMs: response.durationMs };
+  }
+
+  /** A redirect target is a new URL like any other: filter, seen, frontier (the filter enforces the hop limit). */
+  private async followLater(request: FetchRequest, location: string) {
+    let target: string;
+    try {
+      target = new URL(location, request.url).href;
+    } catch {
+      await this.stats.count('error.bad-redirect');
+      return;
+    }
+    await this.pipeline.send(QueueName.FilterUrls, {
+      v: SCHEMA_VERSION,
+      urls: [{ url: target, depth: request.depth, source: 'redirect', hops: request.hops + 1 }],
+    });
+  }
+
+  onApplicationShutdown() {
+    return this.fetcher.close();
+  }
+}
+
+function describeError(error: unknown): string {
+  const e = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+  return [e.code ?? e.cause?.code ?? e.name, e.message].filter(Boolean).join(': ');
+}

@@ -1,0 +1,3 @@
+export * from './downloader.module';
+export * from './downloader.service';
+export * from './http-fetcher';

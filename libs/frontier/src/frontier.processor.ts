@@ -1,0 +1,21 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { QueueName } from '@crawler/contracts';
+import { Pipeline } from '@crawler/runtime';
+import { FrontierService } from './frontier.service';
+
+/** Thin consumers: new URLs in, host turns, fetch outcomes. */
+@Injectable()
+export class FrontierProcessor implements OnApplicationBootstrap {
+  constructor(
+    private readonly pipeline: Pipeline,
+    private readonly frontier: FrontierService,
+  ) {}
+
+  async onApplicationBootstrap() {
+    await this.pipeline.consume(QueueName.FrontierAdd, (batch) => this.frontier.add(batch.urls), { concurrency: 4 });
+    await this.pipeline.consume(QueueName.FrontierDispatch, (token) => this.frontier.dispatch(token.host), {
+      concurrency: 16,
+    });
+    await this.pipeline.consume(QueueName.FrontierDone, (outcome) => this.frontier.done(outcome), { concurrency: 16 });
+  }
+}

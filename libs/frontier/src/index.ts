@@ -1,0 +1,3 @@
+export * from './frontier.module';
+export * from './frontier.service';
+export * from './politeness';

@@ -1,0 +1,2 @@
+export * from './url-extractor.module';
+export * from './url-extractor.service';

@@ -1,0 +1,38 @@
+import { PageLinks } from '@crawler/contracts';
+import { UrlExtractorService } from './url-extractor.service';
+
+const page = (over: Partial<PageLinks>): PageLinks => ({ v: 1, url: 'http://a.test/dir/page', depth: 2, nofollow: false, links: [], ...over });
+
+describe('UrlExtractorService', () => {
+  const extractor = new UrlExtractorService();
+
+  it('resolves against the page and its <base>, one level deeper', () => {
+    const links = [{ href: 'x', tag: 'a' as const }, { href: '/y', tag: 'a' as const }];
+    expect(extractor.extract(page({ links })).map((u) => [u.url, u.depth])).toEqual([
+      ['http://a.test/dir/x', 3],
+      ['http://a.test/y', 3],
+    ]);
+    expect(extractor.extract(page({ links, baseHref: 'http://b.test/base/' })).map((u) => u.url)).toEqual([
+      'http://b.test/base/x',
+      'http://b.test/y',
+    ]);
+  });
+
+  it('drops non-web schemes, nofollow links, non-page <link>s and repeats', () => {
+    const links = [
+      { href: 'javascript:void(0)', tag: 'a' as const },
+      { href: 'mailto:x@a.test', tag: 'a' as const },
+      { href: 'data:text/html,hi', tag: 'a' as const },
+      { href: '/ad', tag: 'a' as const, rel: 'sponsored nofollow' },
+      { href: '/style.css', tag: 'link' as const, rel: 'stylesheet' },
+      { href: '/page/2', tag: 'link' as const, rel: 'next' },
+      { href: '/frame', tag: 'iframe' as const },
+      { href: '/frame', tag: 'a' as const },
+    ];
+    expect(extractor.extract(page({ links })).map((u) => u.url)).toEqual(['http://a.test/page/2', 'http://a.test/frame']);
+  });
+
+  it('follows nothing from a nofollow page', () => {
+    expect(extractor.extract(page({ nofollow: true, links: [{ href: '/a', tag: 'a' }] }))).toEqual([]);
+  });
+});

@@ -1,0 +1,2 @@
+export * from './url-filter.module';
+export * from './url-filter.service';

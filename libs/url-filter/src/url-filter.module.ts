@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { UrlFilterProcessor } from './url-filter.processor';
+import { UrlFilterService } from './url-filter.service';
+
+@Module({ providers: [UrlFilterService, UrlFilterProcessor], exports: [UrlFilterService] })
+export class UrlFilterModule {}

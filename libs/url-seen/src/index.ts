@@ -1,0 +1,2 @@
+export * from './url-seen.module';
+export * from './url-seen.service';
