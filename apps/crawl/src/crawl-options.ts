@@ -1,0 +1,62 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { parseHostPairs } from '@crawler/config';
+
+export interface CrawlOptions {
+  seeds: string[];
+  seedsFile?: string;
+  maxPages?: number;
+  maxDepth?: number;
+  scope?: string;
+  delay?: number;
+  out: string;
+  allowPrivate?: boolean;
+  resolve: string[];
+  hostsFile?: string;
+  json?: boolean;
+  redis?: string;
+  s3?: string;
+  prefix?: string;
+}
+
+const nonNegative = (name: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${name} must be a number ≥ 0`);
+  return n;
+};
+
+export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Command {
+  return new Command('crawl')
+    .description('Crawl from seed URLs (or bare domains) in one process, politely, and write what it finds to --out.')
+    .argument('[seeds...]', 'seed URLs or domain names')
+    .option('--seeds-file <file>', 'more seeds, one URL or domain a line (# comments)')
+    .option('--max-pages <n>', 'stop after fetching this many pages', nonNegative('--max-pages'))
+    .option('--max-depth <n>', 'follow links this many levels from a seed (default 10)', nonNegative('--max-depth'))
+    .option('--scope <scope>', "which links to follow: 'host' (the seed's host), 'domain' (its registrable domain, default) or 'any'")
+    .option('--delay <seconds>', 'minimum delay between two requests to one host (default 2)', nonNegative('--delay'))
+    .option('--out <dir>', 'where pages, the fetch log and the summary go', './crawl-data')
+    .option('--allow-private', 'allow hosts that resolve to loopback or private addresses')
+    .option('--resolve <name=ip>', 'answer NAME with IP instead of asking DNS (repeatable)', (v, all: string[]) => [...all, v], [])
+    .option('--hosts-file <file>', 'static answers in hosts(5) format')
+    .option('--json', 'print the summary as one JSON object on stdout')
+    .option('--redis <url>', 'queues and state in Redis (persistent, resumable) instead of memory')
+    .option('--s3 <url>', 'page bodies in S3/MinIO, e.g. http://KEY:SECRET@127.0.0.1:9000, instead of --out')
+    .option('--prefix <name>', 'namespace of the Redis keys and queues (default crawler)')
+    .action(async (seeds: string[], options: Omit<CrawlOptions, 'seeds'>) => run({ ...options, seeds }));
+}
+
+/** CLI flags → configuration paths (the same validation as the environment). */
+export function configOverrides(options: CrawlOptions): Record<string, unknown> {
+  return {
+    redisUrl: options.redis,
+    s3Url: options.s3,
+    prefix: options.prefix,
+    dataDir: options.out,
+    'frontier.maxPages': options.maxPages,
+    'frontier.minDelayMs': options.delay === undefined ? undefined : Math.round(options.delay * 1000),
+    'filter.maxDepth': options.maxDepth,
+    'filter.scope': options.scope,
+    'dns.allowPrivate': options.allowPrivate,
+    'dns.hosts': options.resolve.length ? parseHostPairs(options.resolve.join(',')) : undefined,
+    'dns.hostsFile': options.hostsFile,
+  };
+}

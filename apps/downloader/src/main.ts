@@ -1,0 +1,4 @@
+import { DownloaderModule } from '@crawler/downloader';
+import { bootstrapService } from '@crawler/runtime';
+
+void bootstrapService('downloader', DownloaderModule);

@@ -1,0 +1,4 @@
+import { UrlSeenModule } from '@crawler/url-seen';
+import { bootstrapService } from '@crawler/runtime';
+
+void bootstrapService('url-seen', UrlSeenModule);

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+// Starts every built service as its own OS process (the distributed shape on one machine), prefixing
+// each line of output with the service's name. The control plane listens on PORT (default 3000); the
+// others on any free port. Ctrl-C stops them all gracefully.
+const { spawn } = require('node:child_process');
+const { join } = require('node:path');
+
+const services = ['frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'url-filter', 'url-seen', 'control-plane'];
+const children = services.map((name) => {
+  const port = name === 'control-plane' ? process.env.PORT || '3000' : '0';
+  const child = spawn(process.execPath, [join(__dirname, `../dist/apps/${name}/src/main.js`)], {
+    env: { ...process.env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = '';
+    stream.on('data', (chunk) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop();
+      for (const line of lines) process.stdout.write(`${name.padEnd(15)}| ${line}\n`);
+    });
+  }
+  child.on('exit', (code, signal) => process.stdout.write(`${name.padEnd(15)}| exited (${signal ?? code})\n`));
+  return child;
+});
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children) child.kill('SIGTERM');
+  });
+}
+Promise.all(children.map((c) => new Promise((r) => c.on('exit', r)))).then(() => process.exit(0));
