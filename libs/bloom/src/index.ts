@@ -1,0 +1,3 @@
+export * from './bloom-estimates';
+export * from './bloom-hasher';
+export * from './bloom-params';

@@ -1,0 +1,202 @@
+import { randomBytes } from 'node:crypto';
+import * as iconv from 'iconv-lite';
+import { charsetFromContentType, decodeHtml } from './charset-decoder';
+
+const RUSSIAN =
+  'Лев Николаевич Толстой — один из наиболее известных русских писателей и мыслителей, один из ' +
+  'величайших в мире писателей-романистов. Участник обороны Севастополя. Просветитель, публицист, ' +
+  'религиозный мыслитель, его авторитетное мнение послужило причиной возникновения нового ' +
+  'религиозно-нравственного течения — толстовства.';
+const JAPANESE =
+  '日本語の文章です。これはシフトJISでエンコードされたテキストの例であり、文字コードの自動判定を' +
+  '確認するためのものです。東京は日本の首都です。';
+const FRENCH = 'Le café est délicieux. Voilà une phrase en français : très cher à Noël, ça coûte.';
+
+/** A page with real-world markup around the text (markup dilutes byte statistics). */
+function page(body: string, head = ''): string {
+  return (
+    `<!DOCTYPE html>\n<html><head>${head}<title>Page</title>` +
+    '<link rel="stylesheet" href="/static/site.css"><script src="/static/app.js"></script></head>\n' +
+    '<body><nav class="menu"><a href="/">Home</a> <a href="/about">About</a></nav>\n' +
+    `<main><p>${body}</p></main></body></html>`
+  );
+}
+
+const bytesOf = (text: string, charset: string): Uint8Array => iconv.encode(text, charset);
+
+describe('decodeHtml', () => {
+  describe('byte order mark', () => {
+    it('decodes UTF-8 with a BOM and strips the BOM', () => {
+      const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(page('Grüße, мир'))]);
+      const r = decodeHtml(bytes, 'text/html; charset=windows-1252');
+      expect(r).toMatchObject({ charset: 'UTF-8', source: 'bom' });
+      expect(r.text.startsWith('<!DOCTYPE html>')).toBe(true);
+      expect(r.text).toContain('Grüße, мир');
+    });
+
+    it.each(['utf-16le', 'utf-16be'])('decodes %s with a BOM, over any declaration', (charset) => {
+      const bom = charset === 'utf-16le' ? [0xff, 0xfe] : [0xfe, 0xff];
+      const bytes = Buffer.concat([Buffer.from(bom), bytesOf(page('Grüße, мир, 日本'), charset)]);
+      const r = decodeHtml(bytes, 'text/html; charset=utf-8');
+      expect(r).toEqual({
+        text: page('Grüße, мир, 日本'),
+        charset: charset === 'utf-16le' ? 'UTF-16LE' : 'UTF-16BE',
+        source: 'bom',
+      });
+    });
+  });
+
+  describe('UTF-8 without a BOM', () => {
+    it('honours a meta declaration', () => {
+      const html = page('Grüße, мир', '<meta charset="utf-8">');
+      expect(decodeHtml(Buffer.from(html))).toEqual({ text: html, charset: 'UTF-8', source: 'meta' });
+    });
+
+    it('detects undeclared UTF-8', () => {
+      const html = page('Grüße, мир');
+      expect(decodeHtml(Buffer.from(html))).toEqual({ text: html, charset: 'UTF-8', source: 'detected' });
+    });
+
+    it('keeps a declared UTF-8 whose last sequence was cut off by the body size limit', () => {
+      const full = Buffer.from(page('мир'.repeat(50)));
+      const truncated = full.subarray(0, full.indexOf(Buffer.from('мир')) + 3); // "м" plus half of "и"
+      const r = decodeHtml(truncated, 'text/html; charset=utf-8');
+      expect(r).toMatchObject({ charset: 'UTF-8', source: 'http' });
+      expect(r.text.endsWith('м\uFFFD')).toBe(true);
+    });
+  });
+
+  describe('HTTP Content-Type', () => {
+    it('decodes windows-1251 declared in the header', () => {
+      const html = page(RUSSIAN);
+      expect(decodeHtml(bytesOf(html, 'windows-1251'), 'text/html; charset=windows-1251')).toEqual({
+        text: html,
+        charset: 'windows-1251',
+        source: 'http',
+      });
+    });
+
+    it('takes precedence over a meta declaration', () => {
+      const html = page(RUSSIAN, '<meta charset="koi8-r">');
+      expect(decodeHtml(bytesOf(html, 'windows-1251'), 'text/html;charset="CP1251"')).toMatchObject({
+        text: html,
+        charset: 'windows-1251',
+        source: 'http',
+      });
+    });
+
+    it('resolves labels the WHATWG way and ignores unknown ones', () => {
+      expect(charsetFromContentType('text/html; charset=ISO-8859-1')).toBe('windows-1252');
+      expect(charsetFromContentType('text/html; charset=us-ascii')).toBe('windows-1252');
+      expect(charsetFromContentType('text/html; Charset = "Shift-JIS"')).toBe('Shift_JIS');
+      expect(charsetFromContentType('text/html; charset=utf-8, text/html; charset=koi8-r')).toBe('KOI8-R');
+      expect(charsetFromContentType('text/html; charset=klingon')).toBeNull();
+      expect(charsetFromContentType('text/html')).toBeNull();
+      expect(charsetFromContentType(undefined)).toBeNull();
+      // An unknown label counts as no label: the meta decides.
+      const html = page(RUSSIAN, '<meta charset="windows-1251">');
+      expect(decodeHtml(bytesOf(html, 'windows-1251'), 'text/html; charset=klingon').source).toBe('meta');
+    });
+
+    it('decodes a header-declared UTF-16 without a BOM', () => {
+      const html = page('Grüße');
+      expect(decodeHtml(bytesOf(html, 'utf-16le'), 'text/html; charset=utf-16')).toEqual({
+        text: html,
+        charset: 'UTF-16LE',
+        source: 'http',
+      });
+    });
+
+    it('decodes x-user-defined (which iconv-lite lacks) without throwing', () => {
+      const r = decodeHtml(Uint8Array.from([0x41, 0x80, 0xff]), 'text/html; charset=x-user-defined');
+      expect(r).toEqual({ text: 'A\uF780\uF7FF', charset: 'x-user-defined', source: 'http' });
+    });
+  });
+
+  describe('meta prescan', () => {
+    it('finds <meta charset>', () => {
+      const html = page(RUSSIAN, '<meta charset="windows-1251">');
+      const expected = { text: html, charset: 'windows-1251', source: 'meta' };
+      expect(decodeHtml(bytesOf(html, 'windows-1251'))).toEqual(expected);
+    });
+
+    it('finds <meta http-equiv=Content-Type content="…charset=…">', () => {
+      const html = page(RUSSIAN, '<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=windows-1251">');
+      const expected = { text: html, charset: 'windows-1251', source: 'meta' };
+      expect(decodeHtml(bytesOf(html, 'windows-1251'))).toEqual(expected);
+    });
+
+    it('turns a declared utf-16 into UTF-8 (the bytes are evidently ASCII-compatible)', () => {
+      const html = page('Grüße', '<meta charset="utf-16">');
+      expect(decodeHtml(Buffer.from(html))).toEqual({ text: html, charset: 'UTF-8', source: 'meta' });
+    });
+
+    it('survives the html-encoding-sniffer crash on a content value ending in "charset"', () => {
+      const html = page(RUSSIAN, '<meta http-equiv="content-type" content="text/html; charset">');
+      expect(decodeHtml(bytesOf(html, 'windows-1251'))).toMatchObject({ text: html, source: 'detected' });
+    });
+  });
+
+  describe('detection', () => {
+    it('decodes an undeclared windows-1251 Russian paragraph', () => {
+      const r = decodeHtml(bytesOf(page(RUSSIAN), 'windows-1251'));
+      expect(r).toMatchObject({ charset: 'windows-1251', source: 'detected' });
+      expect(r.text).toBe(page(RUSSIAN));
+      expect(r.text).toContain('Лев Николаевич Толстой — один из наиболее известных русских писателей');
+    });
+
+    it('decodes undeclared KOI8-R', () => {
+      const html = page(RUSSIAN.replace(/—/g, '-')); // KOI8-R has no em dash
+      expect(decodeHtml(bytesOf(html, 'koi8-r'))).toEqual({ text: html, charset: 'KOI8-R', source: 'detected' });
+    });
+
+    it('decodes undeclared Shift_JIS', () => {
+      const r = decodeHtml(bytesOf(page(JAPANESE), 'shift_jis'));
+      expect(r).toEqual({ text: page(JAPANESE), charset: 'Shift_JIS', source: 'detected' });
+    });
+
+    it('detects windows-1252 when a declared UTF-8 is not valid UTF-8', () => {
+      const html = page(FRENCH, '<meta charset="utf-8">');
+      const r = decodeHtml(bytesOf(html, 'windows-1252'), 'text/html; charset=utf-8');
+      expect(r).toEqual({ text: html, charset: 'windows-1252', source: 'detected' });
+      expect(r.text).toContain('Le café est délicieux');
+    });
+
+    it('falls back to the meta declaration when the header wrongly says UTF-8', () => {
+      const html = page(RUSSIAN, '<meta charset="windows-1251">');
+      expect(decodeHtml(bytesOf(html, 'windows-1251'), 'text/html; charset=UTF-8')).toEqual({
+        text: html,
+        charset: 'windows-1251',
+        source: 'meta',
+      });
+    });
+
+    it('decodes as UTF-8 a page declared in a legacy charset whose bytes are valid UTF-8', () => {
+      const html = page(FRENCH, '<meta charset="iso-8859-1">');
+      expect(decodeHtml(Buffer.from(html), 'text/html; charset=ISO-8859-1')).toEqual({
+        text: html,
+        charset: 'UTF-8',
+        source: 'detected',
+      });
+    });
+  });
+
+  describe('default', () => {
+    it('uses windows-1252 for undeclared ASCII', () => {
+      const html = page('Hello, world');
+      expect(decodeHtml(Buffer.from(html))).toEqual({ text: html, charset: 'windows-1252', source: 'default' });
+    });
+
+    it('handles an empty body', () => {
+      expect(decodeHtml(new Uint8Array(0))).toEqual({ text: '', charset: 'windows-1252', source: 'default' });
+    });
+
+    it('never throws on arbitrary bytes, whatever the declaration', () => {
+      const labels = [undefined, 'text/html; charset=utf-8', 'text/html; charset=sjis', 'text/html; charset=utf-16be'];
+      for (let i = 0; i < 200; i++) {
+        const bytes = randomBytes(1 + (i % 97) * 13);
+        expect(typeof decodeHtml(bytes, labels[i % labels.length]).text).toBe('string');
+      }
+    });
+  });
+});

@@ -1,0 +1,153 @@
+import type { RawLink } from '@crawler/contracts';
+import { Parser } from 'htmlparser2';
+import { parseRobotsDirectives, type RobotsDirectives } from './robots-header';
+
+export interface ParsedHtml {
+  /** First `<title>` outside svg/math, whitespace-collapsed, at most 1000 characters. */
+  title?: string;
+  /** The `lang` attribute of `<html>`. */
+  lang?: string;
+  /** `href` of the first `<base>` that has one. */
+  baseHref?: string;
+  /** `href` of the first `<link rel=canonical>`. */
+  canonical?: string;
+  /** From every `<meta name=robots>` (a `none` token sets both). */
+  metaRobots: RobotsDirectives;
+  /** a/area/link[href] and iframe/frame[src], raw (unresolved), in document order, at most `maxLinks`. */
+  links: RawLink[];
+  /** True when links were dropped because of `maxLinks`. */
+  linksTruncated: boolean;
+  /** Visible text (not script/style/noscript/template/title), whitespace-collapsed: input to content hashing. */
+  text: string;
+}
+
+export interface ParseHtmlOptions {
+  /** Links kept per page; the rest are dropped. @defaultValue 5000 */
+  maxLinks?: number;
+}
+
+const DEFAULT_MAX_LINKS = 5000;
+const MAX_TITLE_CHARS = 1000;
+/** The contracts' RawLink.href limit: a longer href would make the whole page message invalid. */
+const MAX_HREF_CHARS = 8192;
+
+/** Link-bearing elements and the attribute holding the URL. */
+const URL_ATTRIBUTE: Record<string, 'href' | 'src'> = {
+  a: 'href',
+  area: 'href',
+  link: 'href',
+  iframe: 'src',
+  frame: 'src',
+};
+/**
+ * Elements whose text is never rendered (title is shown as a caption or, in svg, a tooltip). Links inside
+ * them are still collected: noscript and template links are real URLs of the site.
+ */
+const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'title']);
+/** Foreign content: an svg `<title>` is a tooltip, not the document title. */
+const FOREIGN = new Set(['svg', 'math']);
+/** Elements that separate words, so `<p>a</p><p>b</p>` yields "a b", not "ab"; inline ones do not. */
+const BLOCK = new Set(
+  ('address article aside blockquote body br dd details div dl dt fieldset figcaption figure footer form ' +
+    'h1 h2 h3 h4 h5 h6 head header hr li main nav ol option p pre section summary table tbody td tfoot th ' +
+    'thead tr ul').split(' '),
+);
+
+/**
+ * One streaming pass of htmlparser2's SAX parser (no DOM). htmlparser2 recovers from any input — unclosed
+ * tags, stray bytes, an attribute cut off at EOF — so malformed HTML yields partial results, never an error.
+ */
+export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): ParsedHtml {
+  const maxLinks = options.maxLinks ?? DEFAULT_MAX_LINKS;
+  if (!Number.isInteger(maxLinks) || maxLinks < 0) {
+    throw new RangeError(`maxLinks must be a non-negative integer, got ${maxLinks}`);
+  }
+
+  const result: ParsedHtml = {
+    metaRobots: { noindex: false, nofollow: false },
+    links: [],
+    linksTruncated: false,
+    text: '',
+  };
+  const text: string[] = [];
+  const title: string[] = [];
+  let hiddenDepth = 0;
+  let foreignDepth = 0;
+  let titleState: 'before' | 'in' | 'done' = 'before';
+  let seenHtml = false;
+  let seenBase = false;
+
+  const parser = new Parser(
+    {
+      onopentag(name, attrs) {
+        if (HIDDEN.has(name)) hiddenDepth++;
+        if (FOREIGN.has(name)) foreignDepth++;
+        if (BLOCK.has(name)) text.push(' ');
+
+        if (name === 'title') {
+          // The document title: the first one not nested in another hidden element (depth 1 is itself).
+          if (titleState === 'before' && hiddenDepth === 1 && foreignDepth === 0) titleState = 'in';
+        } else if (name === 'html' && !seenHtml) {
+          seenHtml = true;
+          result.lang = nonEmpty(attrs.lang);
+        } else if (name === 'base' && !seenBase && attrs.href !== undefined) {
+          seenBase = true; // only the first base with an href counts, even an empty one
+          result.baseHref = nonEmpty(attrs.href);
+        } else if (name === 'meta' && attrs.name?.trim().toLowerCase() === 'robots') {
+          const found = parseRobotsDirectives(attrs.content ?? '');
+          result.metaRobots.noindex ||= found.noindex;
+          result.metaRobots.nofollow ||= found.nofollow;
+        }
+
+        const attribute = URL_ATTRIBUTE[name];
+        if (attribute) addLink(name as RawLink['tag'], attrs[attribute], attrs.rel);
+      },
+      onclosetag(name) {
+        if (HIDDEN.has(name) && hiddenDepth > 0) hiddenDepth--;
+        if (FOREIGN.has(name) && foreignDepth > 0) foreignDepth--;
+        if (BLOCK.has(name)) text.push(' ');
+        if (name === 'title' && titleState === 'in') titleState = 'done';
+      },
+      ontext(data) {
+        if (titleState === 'in') title.push(data);
+        else if (hiddenDepth === 0) text.push(data);
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(html);
+
+  const collapsedTitle = collapse(title.join(''));
+  if (collapsedTitle) result.title = collapsedTitle.slice(0, MAX_TITLE_CHARS).trimEnd();
+  result.text = collapse(text.join(''));
+  return result;
+
+  function addLink(tag: RawLink['tag'], url: string | undefined, rel: string | undefined): void {
+    const href = url?.trim();
+    // An empty href points at the page itself; an overlong one would fail the RawLink schema.
+    if (!href || href.length > MAX_HREF_CHARS) return;
+    const relTokens = tag === 'iframe' || tag === 'frame' ? undefined : normaliseRel(rel);
+    if (tag === 'link' && result.canonical === undefined && relTokens?.split(' ').includes('canonical')) {
+      result.canonical = href;
+    }
+    if (result.links.length >= maxLinks) {
+      result.linksTruncated = true;
+      return;
+    }
+    result.links.push(relTokens ? { href, tag, rel: relTokens } : { href, tag });
+  }
+}
+
+/** rel is a set of ASCII case-insensitive tokens: lower-cased and single-spaced so consumers can split on ' '. */
+function normaliseRel(rel: string | undefined): string | undefined {
+  return nonEmpty(rel?.toLowerCase().replace(/\s+/g, ' '));
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function collapse(value: string): string {
+  return value.replace(/\s+/g, ' ').trim();
+}

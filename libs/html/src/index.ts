@@ -1,0 +1,4 @@
+export * from './charset-decoder';
+export * from './content-hash';
+export * from './html-page-parser';
+export * from './robots-header';
