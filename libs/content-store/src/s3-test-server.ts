@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -8,38 +9,54 @@ export interface S3TestServer {
   close(): Promise<void>;
 }
 
-/** The slice of s3rver (untyped, a devDependency) used here. */
-interface S3rverInstance {
-  run(): Promise<{ port: number }>;
-  close(): Promise<void>;
-}
-type S3rverCtor = new (options: Record<string, unknown>) => S3rverInstance;
+const SERVER_SCRIPT = path.join(__dirname, '../../../scripts/s3-server.js');
 
 /**
- * An S3-compatible server for tests: s3rver on 127.0.0.1, a free port, a fresh temp directory, removed on
- * close. When S3_URL is set (CI runs one standalone server, see scripts/s3-server.js), that URL is
- * returned instead and close() leaves the server alone.
+ * An S3-compatible server for tests: scripts/s3-server.js (s3rver) as its own process on 127.0.0.1, a free
+ * port and a fresh temp directory, removed on close. Its own process, as in CI and production, so that a
+ * server-side fault can never surface inside the test process. When S3_URL is set (CI starts one server
+ * for the whole run) that URL is returned instead and close() leaves the server alone.
  */
 export async function startS3TestServer(): Promise<S3TestServer> {
   const external = process.env.S3_URL;
   if (external) return { url: external, close: async () => undefined };
 
-  // Required here, not at the top, so production code importing this library never loads a devDependency.
-  const S3rver = require('s3rver') as S3rverCtor;
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 's3rver-'));
-  // Port 0: the OS picks a free port, so parallel jest workers never collide.
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true });
-  let port: number;
-  try {
-    ({ port } = await server.run());
-  } catch (err) {
+  const child = spawn(process.execPath, [SERVER_SCRIPT], {
+    env: { ...process.env, S3_PORT: '0', S3_DIR: directory },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`S3 test server did not start:\n${output}`)), 15_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`S3 test server exited with ${code}:\n${output}`));
+    });
+  }).catch(async (error) => {
+    child.kill('SIGKILL');
     await fs.rm(directory, { recursive: true, force: true });
-    throw err;
-  }
+    throw error;
+  });
   return {
-    url: `http://S3RVER:S3RVER@127.0.0.1:${port}`,
+    url,
     close: async () => {
-      await server.close();
+      if (child.exitCode === null && child.signalCode === null) {
+        await new Promise<void>((resolve) => {
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        });
+      }
       await fs.rm(directory, { recursive: true, force: true });
     },
   };

@@ -23,7 +23,20 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
 
   const logger = createLogger({ level: config.logLevel, service });
   const app = await NestFactory.create(ServiceAppModule, { logger: new NestPinoLogger(logger) });
-  app.enableShutdownHooks();
+  // app.close() runs every shutdown hook (workers finish their jobs, then the stores close); unlike
+  // enableShutdownHooks(), which re-raises the signal afterwards, a drained service then exits 0.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, `${service} stopping`);
+      app.close().then(
+        () => process.exit(0),
+        (error) => {
+          logger.error({ err: error }, `${service} did not stop cleanly`);
+          process.exit(1);
+        },
+      );
+    });
+  }
   await app.listen(config.port, '0.0.0.0');
   const address = app.getHttpServer().address();
   logger.info({ port: typeof address === 'object' ? address?.port : address }, `${service} ready`);

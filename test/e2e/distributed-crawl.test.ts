@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { collectKeys, MinioContentStore, S3TestServer, startS3TestServer } from '@crawler/content-store';
+import { TestWeb } from '../web/test-web';
+import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
+import { RunningService, SERVICES, startService, stopService } from './service-processes';
+
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const DELAY_MS = 200;
+
+/**
+ * The distributed shape: every service its own OS process, BullMQ on the real Redis, page bodies in a real
+ * S3-compatible server, seeds submitted through the control plane's HTTP API.
+ */
+describe('distributed crawl (every service a process)', () => {
+  const prefix = `e2e-${randomBytes(4).toString('hex')}`;
+  const bucket = `crawl-${prefix}`;
+  let web: TestWeb;
+  let s3: S3TestServer;
+  let services: RunningService[] = [];
+  let status: any;
+  let exitCodes: (number | null)[];
+
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 200 });
+    s3 = await startS3TestServer();
+    const hostsFile = join(mkdtempSync(join(tmpdir(), 'dist-e2e-')), 'testweb.hosts');
+    writeFileSync(hostsFile, web.hostsFile());
+    const env = {
+      REDIS_URL,
+      S3_URL: s3.url,
+      S3_BUCKET: bucket,
+      CRAWLER_PREFIX: prefix,
+      DNS_HOSTS_FILE: hostsFile,
+      DNS_ALLOW_PRIVATE: 'true',
+      URL_FILTER_SCOPE: 'any',
+      URL_FILTER_MAX_DEPTH: '1000',
+      FRONTIER_MIN_DELAY_MS: String(DELAY_MS),
+      LOG_LEVEL: 'info',
+    };
+    services = await Promise.all(SERVICES.map((name) => startService(name, env)));
+    const control = `http://127.0.0.1:${services.find((s) => s.name === 'control-plane')!.port}`;
+
+    const response = await fetch(`${control}/seeds`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ urls: web.seeds() }),
+    });
+    expect(response.status).toBe(201);
+    const deadline = Date.now() + 150_000;
+    do {
+      await new Promise((r) => setTimeout(r, 500));
+      status = await (await fetch(`${control}/status`)).json();
+    } while (!status.complete && Date.now() < deadline);
+    exitCodes = await Promise.all(services.map((s) => stopService(s)));
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all(services.map((s) => stopService(s, 2000)));
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+    await s3?.close();
+    await web?.close();
+  });
+
+  it('terminates on its own, as the control plane reports', () => {
+    expect(status.complete).toBe(true);
+    expect(status.totals.fetched).toBe(web.expected.reachable.size);
+  });
+
+  it('fetches every reachable allowed page once, nothing disallowed, robots.txt first, politely', () => {
+    expectPoliteCompleteCrawl(web, { delayMs: DELAY_MS });
+  });
+
+  it('stores pages in S3, exact duplicates once', async () => {
+    const copies = web.expected.duplicates.reduce((n, g) => n + g.length - 1, 0);
+    expect(status.totals.duplicate).toBe(copies);
+    const store = await MinioContentStore.connect({ url: s3.url, bucket });
+    expect((await collectKeys(store.list('pages/'))).length).toBe(expectedStoredPages(web));
+    expect(await collectKeys(store.list('staging/'))).toEqual([]);
+  });
+
+  it('every service drains and exits 0 on SIGTERM', () => {
+    expect(exitCodes).toEqual(SERVICES.map(() => 0));
+  });
+});

@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { decode } from 'iconv-lite';
+import { collectKeys, FsContentStore } from '@crawler/content-store';
+import { TestWeb } from '../web/test-web';
+import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
+
+const run = promisify(execFile);
+const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+const DELAY_S = 0.2;
+
+/** The README's first command, as a newcomer runs it, against the local test web: no Redis, no S3. */
+describe('embedded crawl (npm run crawl)', () => {
+  let web: TestWeb;
+  let out: string;
+  let summary: Record<string, any>;
+
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 200 });
+    out = mkdtempSync(join(tmpdir(), 'crawl-e2e-'));
+    const hostsFile = join(out, 'testweb.hosts');
+    writeFileSync(hostsFile, web.hostsFile());
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', String(DELAY_S), '--hosts-file', hostsFile, '--allow-private', '--out', out, '--json'],
+      { env: { ...process.env, REDIS_URL: '', S3_URL: '' }, timeout: 120_000 },
+    );
+    summary = JSON.parse(stdout);
+  }, 150_000);
+
+  afterAll(() => web?.close());
+  const store = () => new FsContentStore(join(out, 'content'));
+
+  it('terminates on its own and says so', () => {
+    expect(summary.complete).toBe(true);
+    expect(summary.pagesFetched).toBe(web.expected.reachable.size);
+    expect(summary.robotsFetched).toBe(web.hostNames.length);
+  });
+
+  it('fetches every reachable allowed page once, nothing disallowed, robots.txt first, politely', () => {
+    expectPoliteCompleteCrawl(web, { delayMs: DELAY_S * 1000 });
+  });
+
+  it('stores exact duplicates once', async () => {
+    const copies = web.expected.duplicates.reduce((n, g) => n + g.length - 1, 0);
+    expect(summary.duplicates).toBe(copies);
+    expect(summary.pagesStored).toBe(expectedStoredPages(web));
+    expect((await collectKeys(store().list('pages/'))).length).toBe(summary.pagesStored);
+  });
+
+  it('keeps the windows-1251 page as fetched, with the charset it was decoded by', async () => {
+    const { url, charset, text } = web.expected.charsetPage;
+    const content = store();
+    const keys = await collectKeys(content.list('pages/'));
+    const pages = await Promise.all(keys.map((key) => content.get(key)));
+    const page = pages.find((p) => p?.meta.url === url)!;
+    expect(page.meta.charset).toBe(charset);
+    expect(decode(gunzipSync(page.body), charset)).toContain(text);
+  });
+
+  it('writes a JSONL fetch log of every request', () => {
+    const lines = readFileSync(join(out, 'fetch-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.length).toBe(web.requests.length);
+    const redirect = lines.find((l) => l.status === 301);
+    expect(redirect).toMatchObject({ url: expect.any(String), location: expect.any(String), durationMs: expect.any(Number) });
+    expect(lines.every((l) => typeof l.time === 'string' && 'contentType' in l && 'length' in l)).toBe(true);
+  });
+});

@@ -1,0 +1,65 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+export const SERVICES = [
+  'frontier',
+  'dns-resolver',
+  'downloader',
+  'content-parser',
+  'content-seen',
+  'url-extractor',
+  'url-filter',
+  'url-seen',
+  'control-plane',
+] as const;
+
+export interface RunningService {
+  name: string;
+  port: number;
+  process: ChildProcess;
+  output: string[];
+}
+
+/** Starts one built service as its own OS process and resolves once it logs that it is ready. */
+export function startService(name: string, env: NodeJS.ProcessEnv): Promise<RunningService> {
+  const child = spawn(process.execPath, [join(__dirname, `../../dist/apps/${name}/src/main.js`)], {
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output.join('')}`)), 30_000);
+    const onLine = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        output.push(`${line}\n`);
+        if (output.length > 2000) output.splice(0, 1000);
+        const ready = /"msg":"[a-z-]+ ready"/.test(line) ? JSON.parse(line) : null;
+        if (ready) {
+          clearTimeout(timer);
+          resolve({ name, port: ready.port, process: child, output });
+        }
+      }
+    };
+    child.stdout!.on('data', onLine);
+    child.stderr!.on('data', onLine);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}:\n${output.join('')}`));
+    });
+  });
+}
+
+/** SIGTERM, then the exit code (graceful shutdown must end in 0). */
+export function stopService(service: RunningService, timeoutMs = 15_000): Promise<number | null> {
+  const child = service.process;
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode ?? -1);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.removeAllListeners('exit');
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(code ?? (signal ? -1 : null));
+    });
+    child.kill('SIGTERM');
+  });
+}
