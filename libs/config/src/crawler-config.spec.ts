@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig, parseHostsFile } from './crawler-config';
+import { ConfigError, ENV_NAMES, loadConfig, parseHostsFile } from './crawler-config';
 
 describe('loadConfig', () => {
   it('gives polite defaults', () => {
@@ -52,5 +52,12 @@ describe('loadConfig', () => {
 
   it('parses hosts files leniently', () => {
     expect(parseHostsFile('\n  \n::1 localhost6\n')).toEqual({ localhost6: '::1' });
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('documents every variable', () => {
+    const doc = readFileSync(join(__dirname, '../../../docs/configuration.md'), 'utf8');
+    expect(Object.keys(ENV_NAMES).filter((name) => !doc.includes(`| \`${name}\` |`))).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ export const CrawlerConfigSchema = z.object({
   redisUrl: z.url({ protocol: /^rediss?$/ }).optional(),
   /** S3 endpoint with credentials, e.g. http://KEY:SECRET@minio:9000; absent = filesystem store. */
   s3Url: z.url({ protocol: /^https?$/ }).optional(),
-  /** @defaultValue 'crawler' */
+  /** Bucket for page bodies, created at boot when missing. @defaultValue 'crawler' */
   s3Bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('crawler'),
   /** Where the filesystem content store and the embedded run's outputs live. @defaultValue './crawl-data' */
   dataDir: z.string().min(1).default('./crawl-data'),
@@ -24,7 +24,7 @@ export const CrawlerConfigSchema = z.object({
   prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('crawler'),
   /** HTTP port for /health and /metrics (control plane: also its API). 0 = any free port. @defaultValue 3000 */
   port: int(0).max(65535).default(3000),
-  /** @defaultValue 'info' */
+  /** Least severe level logged. @defaultValue 'info' */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Append every fetch as one JSON line to this file (the embedded run sets it). */
   fetchLogFile: z.string().optional(),
@@ -56,12 +56,12 @@ export const CrawlerConfigSchema = z.object({
   downloader: z.object({
     /** Fetches in flight per downloader process (never more than one per host). @defaultValue 64 */
     concurrency: int(1).default(64),
-    /** @defaultValue 'crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)' */
+    /** Sent with every request; keep a URL explaining the crawler in it. @defaultValue 'crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)' */
     userAgent: z
       .string()
       .min(3)
       .default('crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)'),
-    /** @defaultValue 10000 */
+    /** Time allowed to open a connection. @defaultValue 10000 */
     connectTimeoutMs: int(1).default(10_000),
     /** Time allowed until the response headers arrive. @defaultValue 15000 */
     headersTimeoutMs: int(1).default(15_000),
@@ -83,7 +83,7 @@ export const CrawlerConfigSchema = z.object({
   parser: z.object({
     /** Links kept per page. @defaultValue 5000 */
     maxLinks: int(1).default(5000),
-    /** @defaultValue 8 */
+    /** Pages parsed at once per process. @defaultValue 8 */
     concurrency: int(1).default(8),
   }),
   filter: z.object({
@@ -91,7 +91,7 @@ export const CrawlerConfigSchema = z.object({
     scope: z.enum(['host', 'domain', 'any']).default('domain'),
     /** Links followed from a seed at most. @defaultValue 10 */
     maxDepth: int(0).default(10),
-    /** @defaultValue 2048 */
+    /** Longer URLs are dropped (they are mostly traps). @defaultValue 2048 */
     maxUrlLength: int(16).default(2048),
     /** File extensions never fetched (comma-separated); empty = the built-in list. */
     blockedExtensions: z.array(z.string()).optional(),
