@@ -23,6 +23,8 @@ describe('distributed crawl (every service a process)', () => {
   let services: RunningService[] = [];
   let status: any;
   let exitCodes: (number | null)[];
+  let health: number[];
+  let metrics: string;
 
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 200 });
@@ -55,6 +57,9 @@ describe('distributed crawl (every service a process)', () => {
       await new Promise((r) => setTimeout(r, 500));
       status = await (await fetch(`${control}/status`)).json();
     } while (!status.complete && Date.now() < deadline);
+    health = await Promise.all(services.map(async (s) => (await fetch(`http://127.0.0.1:${s.port}/health`)).status));
+    if (health.some((h) => h !== 200)) console.log(await (await fetch(`http://127.0.0.1:${services[0].port}/health`)).text());
+    metrics = await (await fetch(`http://127.0.0.1:${services.find((s) => s.name === 'downloader')!.port}/metrics`)).text();
     exitCodes = await Promise.all(services.map((s) => stopService(s)));
   }, 240_000);
 
@@ -83,6 +88,12 @@ describe('distributed crawl (every service a process)', () => {
     const store = await MinioContentStore.connect({ url: s3.url, bucket });
     expect((await collectKeys(store.list('pages/'))).length).toBe(expectedStoredPages(web));
     expect(await collectKeys(store.list('staging/'))).toEqual([]);
+  });
+
+  it('every service answers /health and serves Prometheus /metrics', () => {
+    expect(health).toEqual(SERVICES.map(() => 200));
+    expect(metrics).toMatch(/crawler_events_total\{[^}]*event="fetched"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/crawler_queue_jobs\{/);
   });
 
   it('every service drains and exits 0 on SIGTERM', () => {

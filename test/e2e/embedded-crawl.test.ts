@@ -70,3 +70,23 @@ describe('embedded crawl (npm run crawl)', () => {
     expect(lines.every((l) => typeof l.time === 'string' && 'contentType' in l && 'length' in l)).toBe(true);
   });
 });
+
+describe('embedded crawl without --allow-private', () => {
+  it('refuses the loopback test web: no request reaches it', async () => {
+    const web = await TestWeb.start({ hosts: 12 });
+    try {
+      const out = mkdtempSync(join(tmpdir(), 'crawl-private-'));
+      const [seed] = web.seeds();
+      const { stdout } = await run(
+        process.execPath,
+        [CLI, seed, '--resolve', `${new URL(seed).hostname}=127.0.0.1`, '--delay', '0', '--out', out, '--json'],
+        { env: { ...process.env, REDIS_URL: '', S3_URL: '' }, timeout: 60_000 },
+      );
+      const summary = JSON.parse(stdout);
+      expect(summary).toMatchObject({ complete: true, pagesFetched: 0, errors: 1 });
+      expect(web.requests).toHaveLength(0);
+    } finally {
+      await web.close();
+    }
+  }, 60_000);
+});

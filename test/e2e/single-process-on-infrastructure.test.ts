@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Redis from 'ioredis';
+import { collectKeys, MinioContentStore, S3TestServer, startS3TestServer } from '@crawler/content-store';
+import { TestWeb } from '../web/test-web';
+import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
+
+const run = promisify(execFile);
+const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+
+/** `npm run crawl -- … --redis … --s3 …`: the embedded command, with BullMQ on Redis and bodies in S3. */
+describe('single process on Redis and S3 (npm run crawl -- --redis --s3)', () => {
+  const prefix = `cli-${randomBytes(4).toString('hex')}`;
+  let web: TestWeb;
+  let s3: S3TestServer;
+  let summary: Record<string, any>;
+
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 40, seed: 7 });
+    s3 = await startS3TestServer();
+    const dir = mkdtempSync(join(tmpdir(), 'cli-infra-'));
+    writeFileSync(join(dir, 'hosts'), web.hostsFile());
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0.1', '--hosts-file', join(dir, 'hosts'), '--allow-private',
+        '--redis', REDIS_URL, '--s3', s3.url, '--prefix', prefix, '--out', dir, '--json'],
+      { env: { ...process.env, S3_BUCKET: prefix }, timeout: 120_000 },
+    );
+    summary = JSON.parse(stdout);
+  }, 150_000);
+
+  afterAll(async () => {
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+    await s3?.close();
+    await web?.close();
+  });
+
+  it('crawls the test web completely and politely', () => {
+    expect(summary.complete).toBe(true);
+    expectPoliteCompleteCrawl(web, { delayMs: 100 });
+  });
+
+  it('keeps its state in Redis under its prefix and its pages in S3', async () => {
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}:*`);
+    await redis.quit();
+    expect(keys.some((k) => k.startsWith(`${prefix}:url-seen:`))).toBe(true);
+    expect(keys.some((k) => k.startsWith(`${prefix}:frontier-add:`) || k.startsWith(`${prefix}:stats:`))).toBe(true);
+    const store = await MinioContentStore.connect({ url: s3.url, bucket: prefix });
+    expect((await collectKeys(store.list('pages/'))).length).toBe(expectedStoredPages(web));
+  });
+});
