@@ -97,6 +97,14 @@ export class MemoryStateStore implements StateStore {
     return this.keyspace.find(this.key(key), 'hash')?.value.get(field) ?? null;
   }
 
+  async hashSetIfAbsent(key: string, field: string, value: string): Promise<string | null> {
+    const hash = this.keyspace.upsert(this.key(key), 'hash', () => new Map());
+    const existing = hash.get(field);
+    if (existing !== undefined) return existing;
+    hash.set(field, value);
+    return null;
+  }
+
   async hashGetAll(key: string): Promise<Record<string, string>> {
     return Object.fromEntries(this.keyspace.find(this.key(key), 'hash')?.value ?? []);
   }

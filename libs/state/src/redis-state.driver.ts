@@ -58,6 +58,13 @@ const SCRIPTS = {
       end
       return answers`,
   },
+  // KEYS: hash. ARGV: field, value. Answers nil when set now, else the value already there.
+  stateHashSetIfAbsent: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then return false end
+      return redis.call('HGET', KEYS[1], ARGV[1])`,
+  },
   // KEYS: set. ARGV: members. Answers 1 per member that was new.
   stateSetAdd: {
     numberOfKeys: 1,
@@ -74,6 +81,7 @@ interface ScriptedRedis extends Redis {
   stateQueueRemoveHead(list: string, item: string): Promise<number>;
   stateBitsTestAndSet(key: string, ...args: (string | number)[]): Promise<number[]>;
   stateSetAdd(key: string, ...members: string[]): Promise<number[]>;
+  stateHashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
 }
 
 /** The shared driver: all replicas see the same state, and it outlives restarts. */
@@ -128,6 +136,10 @@ export class RedisStateStore implements StateStore {
 
   hashGet(key: string, field: string): Promise<string | null> {
     return this.redis.hget(this.key(key), field);
+  }
+
+  hashSetIfAbsent(key: string, field: string, value: string): Promise<string | null> {
+    return this.redis.stateHashSetIfAbsent(this.key(key), field, value);
   }
 
   hashGetAll(key: string): Promise<Record<string, string>> {

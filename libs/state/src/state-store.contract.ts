@@ -64,6 +64,15 @@ export function stateStoreContract(
         expect(await store.hashGet('h', 'f')).toBe('x');
         expect(await store.hashGetAll('h')).toEqual({ f: 'x', n: '11' });
       });
+
+      it('sets a field only if absent, telling the loser who won, atomically', async () => {
+        expect(await store.hashSetIfAbsent('owners', 'k', 'first')).toBeNull();
+        expect(await store.hashSetIfAbsent('owners', 'k', 'second')).toBe('first');
+        const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => store.hashSetIfAbsent('owners', 'race', `r${i}`)));
+        expect(answers.filter((a) => a === null)).toHaveLength(1);
+        const winner = await store.hashGet('owners', 'race');
+        expect(answers.filter((a) => a !== null).every((a) => a === winner)).toBe(true);
+      });
     });
 
     describe('sets', () => {

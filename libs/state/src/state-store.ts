@@ -15,6 +15,8 @@ export interface StateStore {
   hashIncr(key: string, field: string, by?: number): Promise<number>;
   hashSet(key: string, field: string, value: string): Promise<void>;
   hashGet(key: string, field: string): Promise<string | null>;
+  /** Sets the field only if it has no value; answers null when this call set it, else the value it already had. */
+  hashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
   hashGetAll(key: string): Promise<Record<string, string>>;
 
   /** Adds members; answers, for each member, whether it was new. */
