@@ -2,20 +2,25 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FetchedPage, ParsedPage } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { contentHash, decodeHtml, parseHtmlPage, parseXRobotsTag } from '@crawler/html';
+import { productToken } from '@crawler/robots';
 
 export type ParseResult = { ok: true; page: ParsedPage } | { ok: false; reason: string };
 
 /** Bytes → text in the right charset → title, robots directives, canonical, base and raw links. */
 @Injectable()
 export class ContentParserService {
-  constructor(@Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig) {}
+  private readonly botName: string;
+
+  constructor(@Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig) {
+    this.botName = productToken(config.downloader.userAgent);
+  }
 
   parse(fetched: FetchedPage, body: Buffer): ParseResult {
     if (body.length === 0) return { ok: false, reason: 'empty' };
     if (looksBinary(body)) return { ok: false, reason: 'binary' };
     const decoded = decodeHtml(body, fetched.headers['content-type']);
     const html = parseHtmlPage(decoded.text, { maxLinks: this.config.parser.maxLinks });
-    const header = parseXRobotsTag(fetched.headers['x-robots-tag']);
+    const header = parseXRobotsTag(fetched.headers['x-robots-tag'], this.botName);
     return {
       ok: true,
       page: {

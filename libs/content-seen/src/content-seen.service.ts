@@ -5,7 +5,7 @@ import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { CrawlStats } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 
-export type SeenVerdict = { duplicate: false; contentKey: string } | { duplicate: true; originalUrl: string | null };
+export type SeenVerdict = { duplicate: false; contentKey: string } | { duplicate: true; originalUrl: string };
 
 /**
  * Exact duplicates by the SHA-256 of the normalised text: the first page with a hash is stored (gzip,
@@ -25,15 +25,14 @@ export class ContentSeenService {
   }
 
   async check(page: ParsedPage, body: Buffer): Promise<SeenVerdict> {
-    const [isNew] = await this.store.setAdd('hashes', [page.contentHash]);
-    const originalUrl = isNew ? null : await this.store.hashGet('original', page.contentHash);
-    // A redelivered job finds its own hash: it is the original, and storing again is idempotent.
-    if (!isNew && originalUrl !== page.url) {
-      await this.store.hashSet('duplicates', page.url, originalUrl ?? page.contentHash);
+    // One atomic claim: the first URL with this hash owns it. A redelivered job finds itself the owner,
+    // and storing again is idempotent.
+    const originalUrl = await this.store.hashSetIfAbsent('original', page.contentHash, page.url);
+    if (originalUrl !== null && originalUrl !== page.url) {
+      await this.store.hashSet('duplicates', page.url, originalUrl);
       await this.stats.count('duplicate');
       return { duplicate: true, originalUrl };
     }
-    await this.store.hashSet('original', page.contentHash, page.url);
     const contentKey = `pages/${page.contentHash.slice(0, 2)}/${page.contentHash}.html.gz`;
     await this.content.put(contentKey, gzipSync(body), {
       url: page.url,

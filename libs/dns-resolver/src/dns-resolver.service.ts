@@ -33,7 +33,7 @@ export class DnsResolverService {
   async resolve(hostname: string): Promise<Resolution> {
     const name = hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (isIP(name)) return this.vet(name, 'literal');
-    const pinned = this.config.dns.hosts[name];
+    const pinned = Object.hasOwn(this.config.dns.hosts, name) ? this.config.dns.hosts[name] : undefined;
     if (pinned) return this.vet(pinned, 'hosts');
     const cached = await this.cache.get(name);
     const answer: CachedAnswer = cached ? JSON.parse(cached) : await this.lookupOnce(name);

@@ -33,12 +33,13 @@ export interface FetchOptions {
  * rebinding). Redirects are never followed here.
  */
 export class HttpFetcher {
-  private readonly pins = new Map<string, string>();
+  /** hostname → vetted address and the number of requests in progress that rely on it. */
+  private readonly pins = new Map<string, { address: string; users: number }>();
   private readonly agent: Agent;
 
   constructor(private readonly settings: FetcherSettings) {
     const lookup: LookupFunction = (hostname, options, callback) => {
-      const address = this.pins.get(hostname.toLowerCase());
+      const address = this.pins.get(hostname.toLowerCase())?.address;
       if (!address) return callback(new Error(`no vetted address for ${hostname}`), '', 0);
       const family = address.includes(':') ? 6 : 4;
       if (options.all) return (callback as any)(null, [{ address, family }]);
@@ -55,7 +56,7 @@ export class HttpFetcher {
 
   async get(url: string, options: FetchOptions): Promise<FetchResponse> {
     const hostname = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    this.pins.set(hostname, options.address);
+    this.pin(hostname, options.address);
     const started = performance.now();
     try {
       const response = await request(url, {
@@ -86,8 +87,22 @@ export class HttpFetcher {
       }
       return { status: response.statusCode, headers, contentType, body: Buffer.concat(chunks, length), truncated, durationMs: since(started) };
     } finally {
-      this.pins.delete(hostname);
+      this.unpin(hostname);
     }
+  }
+
+  /**
+   * Requests to one name overlap (two ports of one host are two politeness keys; undici may queue or
+   * reconnect): the pin lives while any of them does. The newest vetted address wins.
+   */
+  private pin(hostname: string, address: string) {
+    const pin = this.pins.get(hostname);
+    this.pins.set(hostname, { address, users: (pin?.users ?? 0) + 1 });
+  }
+
+  private unpin(hostname: string) {
+    const pin = this.pins.get(hostname);
+    if (pin && --pin.users === 0) this.pins.delete(hostname);
   }
 
   close(): Promise<void> {

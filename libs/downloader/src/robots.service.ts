@@ -38,8 +38,16 @@ export class RobotsService {
     if (hit && hit.expires > Date.now()) return hit.policy;
     const stored = await this.store.get(key);
     if (!stored) return null;
-    const { policy, expires } = JSON.parse(stored);
-    const parsed = RobotsPolicy.fromJSON(policy);
+    let parsed: RobotsPolicy;
+    let expires: number;
+    try {
+      const entry = JSON.parse(stored);
+      parsed = RobotsPolicy.fromJSON(entry.policy);
+      expires = entry.expires;
+    } catch {
+      // A corrupt or foreign cache entry: fetch robots.txt again rather than fail every turn of the host.
+      return null;
+    }
     this.remember(key, parsed, expires);
     return parsed;
   }
@@ -85,7 +93,9 @@ export class RobotsService {
         break;
       }
     } catch (error) {
-      this.fetchLog.robots(url, null, null, (error as Error).message);
+      const message = (error as Error).message;
+      this.fetchLog.robots(url, null, null, message);
+      this.fetchLog.record({ time: new Date().toISOString(), url, status: null, contentType: null, length: null, location: null, durationMs, error: message, robots: true });
       policy = RobotsPolicy.unreachable(url, userAgent);
     }
     const ttl = policy.kind === 'disallow-all' ? robotsErrorTtlMs : robotsCacheTtlMs;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CrawlUrl } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { STATE_STORE, StateStore } from '@crawler/state';
-import { canonicalize, DEFAULT_BLOCKED_EXTENSIONS, isBlockedExtension, scopeKey } from '@crawler/url';
+import { canonicalize, DEFAULT_BLOCKED_EXTENSIONS, isBlockedExtension, scopeKey, toExtensionSet } from '@crawler/url';
 
 export interface FilterResult {
   accepted: CrawlUrl[];
@@ -27,7 +27,7 @@ export class UrlFilterService {
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {
     this.store = state.namespace('url-filter');
-    this.blocked = new Set(config.filter.blockedExtensions ?? DEFAULT_BLOCKED_EXTENSIONS);
+    this.blocked = config.filter.blockedExtensions ? toExtensionSet(config.filter.blockedExtensions) : DEFAULT_BLOCKED_EXTENSIONS;
   }
 
   async filter(urls: CrawlUrl[]): Promise<FilterResult> {
