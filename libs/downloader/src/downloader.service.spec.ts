@@ -1,0 +1,347 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http, { IncomingMessage, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { loadConfig } from '@crawler/config';
+import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { FsContentStore } from '@crawler/content-store';
+import { FetchLog, FetchLogEntry } from '@crawler/logging';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { MemoryStateStore } from '@crawler/state';
+import { DownloaderService } from './downloader.service';
+import { RobotsService } from './robots.service';
+
+const ROBOTS = 'User-agent: *\nDisallow: /private\nCrawl-delay: 2\n';
+const PAGE = '<html><head><title>Home</title></head><body><a href="/a">a</a></body></html>';
+
+type Route = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The fixture site: robots.txt as the test says, a few pages, and a log of every path requested. */
+function site(robots: Route) {
+  const routes: Record<string, Route> = {
+    '/robots.txt': robots,
+    '/': (req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
+    '/page': (req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag: '"e1"' }).end(PAGE),
+    '/private': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
+    '/private/deep': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
+    '/moved': (req, res) => res.writeHead(301, { location: '/new-home?x=1' }).end(),
+    '/offsite': (req, res) => res.writeHead(302, { location: 'https://other.test/landing' }).end(),
+    '/image.png': (req, res) => res.writeHead(200, { 'content-type': 'image/png', 'content-length': '8' }).end(Buffer.alloc(8)),
+    '/missing': (req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>not here</h1>'),
+    '/big': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${'x'.repeat(5000)}</body></html>`),
+    '/boom': (req) => req.socket.destroy(),
+  };
+  return routes;
+}
+
+const robotsOk: Route = (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(ROBOTS);
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(options: { robots?: Route; overrides?: Record<string, unknown> } = {}) {
+  const routes = site(options.robots ?? robotsOk);
+  const requested: string[] = [];
+  const server = http.createServer((req, res) => {
+    requested.push(req.url!);
+    const route = routes[req.url!];
+    if (route) route(req, res);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+  const port = (server.address() as AddressInfo).port;
+
+  const dir = mkdtempSync(join(tmpdir(), 'downloader-spec-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const logFile = join(dir, 'fetch-log.jsonl');
+
+  const sent: { queue: QueueName; payload: any }[] = [];
+  const pipeline = { send: async (queue: QueueName, payload: unknown) => void sent.push({ queue, payload }) } as unknown as Pipeline;
+  const state = new MemoryStateStore();
+  const stats = new CrawlStats(state, new Registry());
+  const content = new FsContentStore(join(dir, 'content'));
+  const config = loadConfig({}, { 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)', ...options.overrides });
+  const fetchLog = new FetchLog(pino({ enabled: false }), logFile);
+  const robots = new RobotsService(state, config, fetchLog);
+  const service = new DownloaderService(config, content, robots, pipeline, stats, fetchLog);
+  cleanups.push(() => service.onApplicationShutdown());
+  cleanups.push(() => fetchLog.close());
+
+  const host = `made-up.test:${port}`;
+  let n = 0;
+  const request = (path: string, extra: Partial<FetchRequest> = {}): FetchRequest => ({
+    v: SCHEMA_VERSION,
+    fetchId: `f${++n}`,
+    url: `http://${host}${path}`,
+    host,
+    depth: 2,
+    source: 'link',
+    hops: 0,
+    ip: '127.0.0.1',
+    ...extra,
+  });
+  const logLines = async (): Promise<FetchLogEntry[]> => {
+    await fetchLog.close();
+    return readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  };
+  return { service, request, requested, sent, content, stats, state, config, fetchLog, logLines, host, port };
+}
+
+describe('DownloaderService', () => {
+  it('spends the first turn of a site on robots.txt and hands the page back to the frontier', async () => {
+    const { service, request, requested, sent } = await setup();
+    const req = request('/page', { depth: 3, source: 'redirect', hops: 1 });
+    const outcome = await service.download(req);
+    expect(outcome).toEqual({
+      v: SCHEMA_VERSION,
+      fetchId: req.fetchId,
+      url: req.url,
+      host: req.host,
+      kind: 'robots-fetched',
+      requested: true,
+      status: 200,
+      durationMs: expect.any(Number),
+      crawlDelayMs: 2000,
+      retry: { url: req.url, depth: 3, source: 'redirect', hops: 1 },
+    });
+    expect(requested).toEqual(['/robots.txt']);
+    expect(sent).toEqual([]);
+  });
+
+  it('fetches the page on the next turn and stages the HTML body for the parser', async () => {
+    const { service, request, requested, sent, content } = await setup();
+    await service.download(request('/page'));
+    const req = request('/page');
+    const outcome = await service.download(req);
+    expect(outcome).toEqual({
+      v: SCHEMA_VERSION,
+      fetchId: req.fetchId,
+      url: req.url,
+      host: req.host,
+      kind: 'fetched',
+      requested: true,
+      status: 200,
+      durationMs: expect.any(Number),
+      crawlDelayMs: 2000,
+    });
+    expect(requested).toEqual(['/robots.txt', '/page']);
+    expect(sent).toHaveLength(1);
+    const [{ queue, payload }] = sent;
+    expect(queue).toBe(QueueName.Parse);
+    expect(payload).toEqual({
+      v: SCHEMA_VERSION,
+      fetchId: req.fetchId,
+      url: req.url,
+      depth: req.depth,
+      status: 200,
+      headers: expect.objectContaining({ 'content-type': 'text/html; charset=utf-8', etag: '"e1"' }),
+      contentType: 'text/html; charset=utf-8',
+      bodyKey: expect.stringMatching(new RegExp(`^staging/${req.fetchId}-`)),
+      length: Buffer.byteLength(PAGE),
+      truncated: false,
+      fetchedAt: expect.any(String),
+    });
+    expect(new Date(payload.fetchedAt).toISOString()).toBe(payload.fetchedAt);
+    expect(await content.exists(payload.bodyKey)).toBe(true);
+    expect((await content.get(payload.bodyKey))!.body.toString()).toBe(PAGE);
+  });
+
+  it('marks a body cut at maxBodyBytes as truncated', async () => {
+    const { service, request, sent, content } = await setup({ overrides: { 'downloader.maxBodyBytes': 1024 } });
+    await service.download(request('/'));
+    await service.download(request('/big'));
+    expect(sent).toHaveLength(1);
+    expect(sent[0].payload).toMatchObject({ length: 1024, truncated: true });
+    expect((await content.get(sent[0].payload.bodyKey))!.body).toHaveLength(1024);
+  });
+
+  it('does not fetch a URL robots.txt disallows', async () => {
+    const { service, request, requested, sent, logLines } = await setup();
+    await service.download(request('/'));
+    for (const path of ['/private', '/private/deep']) {
+      const req = request(path);
+      expect(await service.download(req)).toEqual({
+        v: SCHEMA_VERSION,
+        fetchId: req.fetchId,
+        url: req.url,
+        host: req.host,
+        kind: 'disallowed',
+        requested: false,
+        durationMs: 0,
+        crawlDelayMs: 2000,
+      });
+    }
+    expect(requested).toEqual(['/robots.txt']);
+    expect(sent).toEqual([]);
+    expect((await logLines()).map((l) => l.url)).toEqual([expect.stringMatching(/\/robots\.txt$/)]);
+  });
+
+  it('sends a redirect target back through the URL filter, one hop further, without parsing', async () => {
+    const { service, request, sent, host } = await setup();
+    await service.download(request('/'));
+    const outcome = await service.download(request('/moved', { depth: 4, hops: 2 }));
+    expect(outcome).toMatchObject({ kind: 'fetched', requested: true, status: 301 });
+    expect(sent).toEqual([
+      {
+        queue: QueueName.FilterUrls,
+        payload: { v: SCHEMA_VERSION, urls: [{ url: `http://${host}/new-home?x=1`, depth: 4, source: 'redirect', hops: 3 }] },
+      },
+    ]);
+  });
+
+  it('sends an off-site redirect target to the filter too (the filter decides scope)', async () => {
+    const { service, request, sent } = await setup();
+    await service.download(request('/'));
+    await service.download(request('/offsite'));
+    expect(sent.map((s) => [s.queue, s.payload.urls?.[0]?.url])).toEqual([[QueueName.FilterUrls, 'https://other.test/landing']]);
+  });
+
+  it('does not hand a non-HTML body to the parser', async () => {
+    const { service, request, sent, content } = await setup();
+    await service.download(request('/'));
+    const outcome = await service.download(request('/image.png'));
+    expect(outcome).toMatchObject({ kind: 'fetched', status: 200 });
+    expect(sent).toEqual([]);
+    const staged: string[] = [];
+    for await (const key of content.list('staging/')) staged.push(key);
+    expect(staged).toEqual([]);
+  });
+
+  it('does not hand an error page to the parser', async () => {
+    const { service, request, sent } = await setup();
+    await service.download(request('/'));
+    expect(await service.download(request('/missing'))).toMatchObject({ kind: 'fetched', status: 404 });
+    expect(sent).toEqual([]);
+  });
+
+  it('reports a failed fetch as an error turn that did reach the host', async () => {
+    const { service, request, sent, logLines } = await setup();
+    await service.download(request('/'));
+    const outcome = await service.download(request('/boom'));
+    expect(outcome).toMatchObject({ kind: 'error', requested: true, error: expect.any(String), crawlDelayMs: 2000 });
+    expect(sent).toEqual([]);
+    const lines = await logLines();
+    expect(lines[1]).toMatchObject({ url: expect.stringMatching(/\/boom$/), status: null, error: expect.any(String) });
+  });
+
+  it('disallows every page of a host whose robots.txt answers 5xx', async () => {
+    const { service, request, requested, sent } = await setup({ robots: (req, res) => res.writeHead(500).end('oops') });
+    const first = await service.download(request('/'));
+    expect(first).toMatchObject({ kind: 'robots-fetched', requested: true, status: 500 });
+    for (const path of ['/', '/page', '/image.png']) {
+      expect(await service.download(request(path))).toMatchObject({ kind: 'disallowed', requested: false });
+    }
+    expect(requested).toEqual(['/robots.txt']);
+    expect(sent).toEqual([]);
+  });
+
+  it('disallows every page of a host whose robots.txt cannot be fetched', async () => {
+    const { service, request, requested } = await setup({ robots: (req) => req.socket.destroy() });
+    const first = await service.download(request('/'));
+    expect(first).toMatchObject({ kind: 'robots-fetched', requested: true });
+    expect(first.status).toBeUndefined();
+    expect(await service.download(request('/page'))).toMatchObject({ kind: 'disallowed', requested: false });
+    expect(requested).toEqual(['/robots.txt']);
+  });
+
+  it('allows every page of a host whose robots.txt is missing (404)', async () => {
+    const { service, request, requested, sent } = await setup({ robots: (req, res) => res.writeHead(404).end() });
+    const first = await service.download(request('/page'));
+    expect(first).toMatchObject({ kind: 'robots-fetched', requested: true, status: 404 });
+    expect(first.crawlDelayMs).toBeUndefined();
+    expect(await service.download(request('/private'))).toMatchObject({ kind: 'fetched', status: 200 });
+    expect(requested).toEqual(['/robots.txt', '/private']);
+    expect(sent.map((s) => s.queue)).toEqual([QueueName.Parse]);
+  });
+
+  it('shares robots.txt between downloader replicas through the state store', async () => {
+    const { service, request, requested, state, config, fetchLog } = await setup();
+    await service.download(request('/'));
+    const sent: unknown[] = [];
+    const pipeline = { send: async (_q: QueueName, payload: unknown) => void sent.push(payload) } as unknown as Pipeline;
+    const stats = new CrawlStats(state, new Registry());
+    const dir = mkdtempSync(join(tmpdir(), 'downloader-spec-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const replica = new DownloaderService(config, new FsContentStore(dir), new RobotsService(state, config, fetchLog), pipeline, stats, fetchLog);
+    cleanups.push(() => replica.onApplicationShutdown());
+    expect(await replica.download(request('/private'))).toMatchObject({ kind: 'disallowed' });
+    expect(await replica.download(request('/page'))).toMatchObject({ kind: 'fetched', status: 200 });
+    expect(requested).toEqual(['/robots.txt', '/page']);
+  });
+
+  it('keeps one robots.txt per scheme, host and port', async () => {
+    const { service, request, requested, port } = await setup();
+    await service.download(request('/'));
+    // The same server under another name is another site: its robots.txt is fetched again.
+    const other = request('/', { url: `http://other-name.test:${port}/`, host: `other-name.test:${port}` });
+    expect(await service.download(other)).toMatchObject({ kind: 'robots-fetched' });
+    expect(requested).toEqual(['/robots.txt', '/robots.txt']);
+  });
+
+  it('refuses a request without a vetted address', async () => {
+    const { service, request, requested } = await setup();
+    const outcome = await service.download(request('/', { ip: undefined }));
+    expect(outcome).toMatchObject({ kind: 'error', requested: false, error: 'no vetted address', durationMs: 0 });
+    expect(requested).toEqual([]);
+  });
+
+  it('writes one fetch-log line per request', async () => {
+    const { service, request, logLines, host } = await setup();
+    await service.download(request('/page'));
+    await service.download(request('/page'));
+    await service.download(request('/private'));
+    await service.download(request('/moved'));
+    await service.download(request('/image.png'));
+    const lines = await logLines();
+    expect(lines.map((l) => [l.url, l.status, l.robots ?? false])).toEqual([
+      [`http://${host}/robots.txt`, 200, true],
+      [`http://${host}/page`, 200, false],
+      [`http://${host}/moved`, 301, false],
+      [`http://${host}/image.png`, 200, false],
+    ]);
+    expect(lines[0]).toMatchObject({ contentType: 'text/plain', length: Buffer.byteLength(ROBOTS), location: null });
+    expect(lines[1]).toMatchObject({ contentType: 'text/html; charset=utf-8', length: Buffer.byteLength(PAGE) });
+    expect(lines[2]).toMatchObject({ location: '/new-home?x=1' });
+    expect(lines[3]).toMatchObject({ contentType: 'image/png', length: 8 });
+    for (const line of lines) expect(new Date(line.time).toISOString()).toBe(line.time);
+  });
+
+  it('counts what happened', async () => {
+    const { service, request, stats } = await setup();
+    await service.download(request('/'));
+    await service.download(request('/page'));
+    await service.download(request('/private'));
+    await service.download(request('/moved'));
+    expect(await stats.totals()).toEqual({
+      'robots.fetched': 1,
+      fetched: 2,
+      'status.2xx': 1,
+      'status.3xx': 1,
+      disallowed: 1,
+    });
+  });
+
+  describe('regressions', () => {
+    it('refetches robots.txt when the cached policy is corrupt', async () => {
+      const { service, request, state, port } = await setup();
+      await state.namespace('robots').set(`http_made-up.test_${port}`, 'not json');
+      await expect(service.download(request('/page'))).resolves.toMatchObject({ kind: 'robots-fetched', status: 200 });
+    });
+
+    it('writes a fetch-log line for a robots.txt request that failed', async () => {
+      const { service, request, requested, logLines } = await setup({ robots: (req) => req.socket.destroy() });
+      await service.download(request('/'));
+      expect(requested).toEqual(['/robots.txt']);
+      expect(await logLines()).toEqual([expect.objectContaining({ url: expect.stringMatching(/\/robots\.txt$/), robots: true })]);
+    });
+  });
+});
