@@ -6,7 +6,7 @@ import Redis from 'ioredis';
 import { collectKeys, MinioContentStore, S3TestServer, startS3TestServer } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
-import { RunningService, SERVICES, startService, stopService } from './service-processes';
+import { RunningService, SERVICES, startService, stopService } from '../support/service-processes';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const DELAY_MS = 200;

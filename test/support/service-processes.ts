@@ -1,5 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** The checkout's root, from source (test/support) or from the build (dist/test/support). */
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+}
 
 export const SERVICES = [
   'frontier',
@@ -22,7 +30,7 @@ export interface RunningService {
 
 /** Starts one built service as its own OS process and resolves once it logs that it is ready. */
 export function startService(name: string, env: NodeJS.ProcessEnv): Promise<RunningService> {
-  const child = spawn(process.execPath, [join(__dirname, `../../dist/apps/${name}/src/main.js`)], {
+  const child = spawn(process.execPath, [join(repoRoot(), `dist/apps/${name}/src/main.js`)], {
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

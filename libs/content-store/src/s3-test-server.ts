@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -9,7 +9,12 @@ export interface S3TestServer {
   close(): Promise<void>;
 }
 
-const SERVER_SCRIPT = path.join(__dirname, '../../../scripts/s3-server.js');
+/** scripts/s3-server.js, found from source (libs/…) or from the build (dist/libs/…). */
+function serverScript(): string {
+  let dir = __dirname;
+  while (!existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  return path.join(dir, 'scripts/s3-server.js');
+}
 
 /**
  * An S3-compatible server for tests: scripts/s3-server.js (s3rver) as its own process on 127.0.0.1, a free
@@ -22,7 +27,7 @@ export async function startS3TestServer(): Promise<S3TestServer> {
   if (external) return { url: external, close: async () => undefined };
 
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 's3rver-'));
-  const child = spawn(process.execPath, [SERVER_SCRIPT], {
+  const child = spawn(process.execPath, [serverScript()], {
     env: { ...process.env, S3_PORT: '0', S3_DIR: directory },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+
+export interface ProcessSample {
+  /** User + system CPU time, ms. */
+  cpuMs: number;
+  /** Peak resident set size, bytes (VmHWM). */
+  peakRssBytes: number;
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** CPU time and peak RSS of a live process, from /proc (Linux). */
+export function sampleProcess(pid: number): ProcessSample | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpuMs = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return { cpuMs, peakRssBytes: hwm ? Number(hwm[1]) * 1024 : 0 };
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps the last sample of each process until stopped (the last one before exit is the total). */
+export class ProcessSampler {
+  private readonly last = new Map<number, ProcessSample>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pids: () => number[], intervalMs = 100) {
+    this.timer = setInterval(() => this.sample(), intervalMs);
+  }
+
+  sample() {
+    for (const pid of this.pids()) {
+      const s = sampleProcess(pid);
+      if (s) this.last.set(pid, s);
+    }
+  }
+
+  stop(): { cpuMs: number; peakRssBytes: number; perProcess: Map<number, ProcessSample> } {
+    clearInterval(this.timer);
+    const all = [...this.last.values()];
+    return {
+      cpuMs: all.reduce((n, s) => n + s.cpuMs, 0),
+      peakRssBytes: all.reduce((n, s) => n + s.peakRssBytes, 0),
+      perProcess: this.last,
+    };
+  }
+}
