@@ -76,6 +76,7 @@ describe('distributed crawl (every service a process)', () => {
   it('terminates on its own, as the control plane reports', () => {
     expect(status.complete).toBe(true);
     expect(status.totals.fetched).toBe(web.expected.reachable.size);
+    expect(Object.keys(status.totals).filter((k) => k.startsWith('failed.'))).toEqual([]);
   });
 
   it('fetches every reachable allowed page once, nothing disallowed, robots.txt first, politely', () => {

@@ -39,6 +39,7 @@ describe('embedded crawl (npm run crawl)', () => {
     expect(summary.complete).toBe(true);
     expect(summary.pagesFetched).toBe(web.expected.reachable.size);
     expect(summary.robotsFetched).toBe(web.hostNames.length);
+    expect(Object.keys(summary.totals).filter((k) => k.startsWith('failed.'))).toEqual([]);
   });
 
   it('fetches every reachable allowed page once, nothing disallowed, robots.txt first, politely', () => {

@@ -45,6 +45,7 @@ describe('single process on Redis and S3 (npm run crawl -- --redis --s3)', () =>
 
   it('crawls the test web completely and politely', () => {
     expect(summary.complete).toBe(true);
+    expect(Object.keys(summary.totals).filter((k) => k.startsWith('failed.'))).toEqual([]);
     expectPoliteCompleteCrawl(web, { delayMs: 100 });
   });
 

@@ -120,3 +120,23 @@ describe('FsContentStore specifics', () => {
     await expect(new FsContentStore(path.join(parent, 'file')).ping()).rejects.toThrow(/not writable/);
   });
 });
+
+describe('FsContentStore under concurrent puts and deletes in one directory', () => {
+  it('never fails a put because a delete pruned the directory it was writing into', async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'fs-race-'));
+    const store = new FsContentStore(root);
+    try {
+      for (let round = 0; round < 20; round++) {
+        await Promise.all(
+          Array.from({ length: 20 }, async (_, i) => {
+            const key = `staging/r${round}-${i}`;
+            await store.put(key, Buffer.from('x'));
+            await store.delete(key);
+          }),
+        );
+      }
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+});

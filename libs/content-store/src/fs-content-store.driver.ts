@@ -4,6 +4,9 @@ import * as path from 'node:path';
 import { assertValidKey, assertValidMeta, assertValidPrefix } from './content-key';
 import type { ContentStore, StoredObject } from './content-store';
 
+/** Times a write retries after losing a race with the pruning of an emptied directory. */
+const MAX_PRUNE_RACES = 20;
+
 /**
  * A local directory (embedded mode). Layout under `root`:
  *   objects/<key>   the body, byte for byte
@@ -121,14 +124,15 @@ export class FsContentStore implements ContentStore {
     const temp = path.join(this.tmp, randomUUID());
     await fs.writeFile(temp, data);
     try {
-      // A concurrent delete may prune the freshly made parent directory before the rename: retry once.
+      // A concurrent delete may prune the parent directory between our mkdir and rename (or during a
+      // recursive mkdir, which then fails with ENOENT): both steps are retried until they stick.
       for (let attempt = 0; ; attempt++) {
-        await fs.mkdir(path.dirname(target), { recursive: true });
         try {
+          await fs.mkdir(path.dirname(target), { recursive: true });
           await fs.rename(temp, target);
           return;
         } catch (err) {
-          if (codeOf(err) !== 'ENOENT' || attempt >= 1) throw err;
+          if (codeOf(err) !== 'ENOENT' || attempt >= MAX_PRUNE_RACES) throw err;
         }
       }
     } catch (err) {
