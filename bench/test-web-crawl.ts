@@ -10,13 +10,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
 import { startS3TestServer } from '@crawler/content-store';
 import { SERVICES, startService, stopService } from '../test/support/service-processes';
 import { TestWeb } from '../test/web/test-web';
 import { ProcessSampler } from './process-sampler';
+import { clearPrefix, REDIS_URL } from '../test/support/redis-prefix';
 
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const HOSTS = Number(process.env.BENCH_HOSTS || 200);
 const PAGES = Number(process.env.BENCH_PAGES_PER_HOST || 5);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS || 0);
@@ -67,10 +66,7 @@ async function distributed(web: TestWeb, hostsFile: string): Promise<Result> {
   sampler.sample();
   const usage = sampler.stop();
   await Promise.all(services.map((s) => stopService(s)));
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  await redis.quit();
+  await clearPrefix(prefix);
   await s3.close();
   return { shape: `distributed (${services.length} processes)`, pages: status.totals.fetched ?? 0, seconds, cpuMs: usage.cpuMs, peakRssBytes: usage.peakRssBytes, complete: status.complete };
 }
@@ -100,3 +96,4 @@ main().catch((error) => {
   console.error(error);
   process.exit(1);
 });
+

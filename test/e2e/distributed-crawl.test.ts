@@ -2,13 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
 import { collectKeys, MinioContentStore, S3TestServer, startS3TestServer } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { RunningService, SERVICES, startService, stopService } from '../support/service-processes';
+import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
 
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const DELAY_MS = 200;
 
 /**
@@ -58,17 +57,13 @@ describe('distributed crawl (every service a process)', () => {
       status = await (await fetch(`${control}/status`)).json();
     } while (!status.complete && Date.now() < deadline);
     health = await Promise.all(services.map(async (s) => (await fetch(`http://127.0.0.1:${s.port}/health`)).status));
-    if (health.some((h) => h !== 200)) console.log(await (await fetch(`http://127.0.0.1:${services[0].port}/health`)).text());
     metrics = await (await fetch(`http://127.0.0.1:${services.find((s) => s.name === 'downloader')!.port}/metrics`)).text();
     exitCodes = await Promise.all(services.map((s) => stopService(s)));
   }, 240_000);
 
   afterAll(async () => {
     await Promise.all(services.map((s) => stopService(s, 2000)));
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
+    await clearPrefix(prefix);
     await s3?.close();
     await web?.close();
   });
@@ -101,3 +96,4 @@ describe('distributed crawl (every service a process)', () => {
     expect(exitCodes).toEqual(SERVICES.map(() => 0));
   });
 });
+

@@ -8,10 +8,10 @@ import Redis from 'ioredis';
 import { collectKeys, MinioContentStore, S3TestServer, startS3TestServer } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
+import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
-const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 /** `npm run crawl -- … --redis … --s3 …`: the embedded command, with BullMQ on Redis and bodies in S3. */
 describe('single process on Redis and S3 (npm run crawl -- --redis --s3)', () => {
@@ -35,10 +35,7 @@ describe('single process on Redis and S3 (npm run crawl -- --redis --s3)', () =>
   }, 150_000);
 
   afterAll(async () => {
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
+    await clearPrefix(prefix);
     await s3?.close();
     await web?.close();
   });
@@ -59,3 +56,4 @@ describe('single process on Redis and S3 (npm run crawl -- --redis --s3)', () =>
     expect((await collectKeys(store.list('pages/'))).length).toBe(expectedStoredPages(web));
   });
 });
+
