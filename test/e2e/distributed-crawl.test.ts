@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectKeys, MinioContentStore, S3TestServer, startS3TestServer } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { RunningService, SERVICES, startService, stopService } from '../support/service-processes';
 import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
+import { removeTempDirs, tempDir } from '../support/temp-dirs';
 
 const DELAY_MS = 200;
+
+afterAll(removeTempDirs);
 
 /**
  * The distributed shape: every service its own OS process, BullMQ on the real Redis, page bodies in a real
@@ -28,7 +30,7 @@ describe('distributed crawl (every service a process)', () => {
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 200 });
     s3 = await startS3TestServer();
-    const hostsFile = join(mkdtempSync(join(tmpdir(), 'dist-e2e-')), 'testweb.hosts');
+    const hostsFile = join(tempDir('dist-e2e-'), 'testweb.hosts');
     writeFileSync(hostsFile, web.hostsFile());
     const env = {
       REDIS_URL,

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
@@ -8,10 +7,13 @@ import { decode } from 'iconv-lite';
 import { collectKeys, FsContentStore } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
+import { removeTempDirs, tempDir } from '../support/temp-dirs';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
 const DELAY_S = 0.2;
+
+afterAll(removeTempDirs);
 
 /** The README's first command, as a newcomer runs it, against the local test web: no Redis, no S3. */
 describe('embedded crawl (npm run crawl)', () => {
@@ -21,7 +23,7 @@ describe('embedded crawl (npm run crawl)', () => {
 
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 200 });
-    out = mkdtempSync(join(tmpdir(), 'crawl-e2e-'));
+    out = tempDir('crawl-e2e-');
     const hostsFile = join(out, 'testweb.hosts');
     writeFileSync(hostsFile, web.hostsFile());
     const { stdout } = await run(
@@ -76,7 +78,7 @@ describe('embedded crawl without --allow-private', () => {
   it('refuses the loopback test web: no request reaches it', async () => {
     const web = await TestWeb.start({ hosts: 12 });
     try {
-      const out = mkdtempSync(join(tmpdir(), 'crawl-private-'));
+      const out = tempDir('crawl-private-');
       const [seed] = web.seeds();
       const { stdout } = await run(
         process.execPath,

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
@@ -9,9 +8,12 @@ import { collectKeys, MinioContentStore, S3TestServer, startS3TestServer } from 
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
+import { removeTempDirs, tempDir } from '../support/temp-dirs';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+
+afterAll(removeTempDirs);
 
 /** `npm run crawl -- … --redis … --s3 …`: the embedded command, with BullMQ on Redis and bodies in S3. */
 describe('single process on Redis and S3 (npm run crawl -- --redis --s3)', () => {
@@ -23,7 +25,7 @@ describe('single process on Redis and S3 (npm run crawl -- --redis --s3)', () =>
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 40, seed: 7 });
     s3 = await startS3TestServer();
-    const dir = mkdtempSync(join(tmpdir(), 'cli-infra-'));
+    const dir = tempDir('cli-infra-');
     writeFileSync(join(dir, 'hosts'), web.hostsFile());
     const { stdout } = await run(
       process.execPath,

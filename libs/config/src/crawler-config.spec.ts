@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, ENV_NAMES, loadConfig, parseHostsFile } from './crawler-config';
@@ -48,6 +48,7 @@ describe('loadConfig', () => {
     const config = loadConfig({ DNS_HOSTS_FILE: file, DNS_HOSTS: 'c.test=127.0.0.9' });
     expect(config.dns.hosts).toEqual({ 'a.test': '127.0.0.1', 'b.test': '127.0.0.1', 'c.test': '127.0.0.9' });
     expect(() => loadConfig({ DNS_HOSTS_FILE: join(dir, 'missing') })).toThrow(/DNS_HOSTS_FILE/);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('parses hosts files leniently', () => {
