@@ -1,0 +1,165 @@
+/// <reference types="jest" />
+import type { FrontierStore, FrontierStoreOptions } from './frontier-store';
+
+export const CONTRACT_OPTIONS: FrontierStoreOptions = {
+  frontQueues: 4,
+  backQueues: 8,
+  priorityBias: 2,
+  auditLength: 5,
+  perHostLimit: 1,
+  perIpLimit: 4,
+  perIpIntervalMs: 0,
+};
+
+export type MakeFrontierStore = (options?: Partial<FrontierStoreOptions>) => Promise<FrontierStore>;
+
+const T = 1_000_000; // a fixed "now": the store takes time as an argument, so tests need no clock
+const item = (host: string, n: number, priority = 0) => ({ host, priority, item: `${host}/${n}` });
+const claimAll = (store: FrontierStore, now = T, max = 100) => store.claim({ now, max, leaseMs: 10_000 });
+
+/** The behaviour every frontier driver must have. */
+export function frontierStoreContract(name: string, make: MakeFrontierStore) {
+  describe(`FrontierStore contract: ${name}`, () => {
+    let stores: FrontierStore[] = [];
+    const store = async (options?: Partial<FrontierStoreOptions>) => {
+      const s = await make(options);
+      stores.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      await Promise.all(stores.map((s) => s.close()));
+      stores = [];
+    });
+
+    it('hands out a due host’s URLs in order, one at a time per host', async () => {
+      const s = await store();
+      await s.enqueue([item('a', 1), item('a', 2), item('b', 1)], T);
+      const first = await claimAll(s);
+      expect(first.map((c) => c.item).sort()).toEqual(['a/1', 'b/1']);
+      expect(await claimAll(s)).toEqual([]);
+      const a = first.find((c) => c.host === 'a')!;
+      expect(await s.complete(a.leaseId, { nextAt: T + 500 }, T)).toBe(true);
+      expect(await claimAll(s, T + 499)).toEqual([]);
+      expect((await claimAll(s, T + 500)).map((c) => c.item)).toEqual(['a/2']);
+    });
+
+    it('answers false to a replayed completion and counts the frontier’s size', async () => {
+      const s = await store();
+      await s.enqueue([item('a', 1), item('a', 2)], T);
+      expect((await s.stats()).size).toBe(2);
+      const [c] = await claimAll(s);
+      expect((await s.stats()).leased).toBe(1);
+      expect(await s.complete(c.leaseId, { nextAt: T }, T)).toBe(true);
+      expect(await s.complete(c.leaseId, { nextAt: T }, T)).toBe(false);
+      expect((await s.stats()).size).toBe(1);
+    });
+
+    it('puts a requeued item back at the head of its host', async () => {
+      const s = await store();
+      await s.enqueue([item('a', 1), item('a', 2)], T);
+      const [c] = await claimAll(s);
+      await s.complete(c.leaseId, { nextAt: T + 10, requeue: c.item }, T);
+      expect((await s.stats()).size).toBe(2);
+      expect((await claimAll(s, T + 10)).map((x) => x.item)).toEqual(['a/1']);
+    });
+
+    it('serves no more hosts at once than it has back queues, and refills a freed one', async () => {
+      const s = await store({ backQueues: 2 });
+      await s.enqueue([item('a', 1), item('b', 1), item('c', 1)], T);
+      const first = await claimAll(s);
+      expect(first).toHaveLength(2);
+      expect((await s.stats()).backQueuesFree).toBe(0);
+      await s.complete(first[0].leaseId, { nextAt: T }, T);
+      const second = await claimAll(s);
+      expect(second.map((c) => c.host)).toEqual(['c']);
+    });
+
+    it('routes higher-priority URLs first when back queues are scarce', async () => {
+      const s = await store({ backQueues: 1, priorityBias: 1e9 });
+      await s.enqueue([item('low', 1, 3), item('high', 1, 0), item('mid', 1, 1)], T);
+      const order: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const [c] = await claimAll(s);
+        order.push(c.host);
+        await s.complete(c.leaseId, { nextAt: T }, T);
+      }
+      expect(order).toEqual(['high', 'mid', 'low']);
+    });
+
+    it('appends URLs of a host that already has a back queue to it', async () => {
+      const s = await store({ backQueues: 1 });
+      await s.enqueue([item('a', 1)], T);
+      const [c] = await claimAll(s);
+      await s.enqueue([item('b', 1), item('a', 2)], T);
+      await s.complete(c.leaseId, { nextAt: T }, T);
+      // b waits in a front queue; a/2 reached a's back queue as the router passed it, or after a released it.
+      const next = await claimAll(s);
+      expect(next).toHaveLength(1);
+    });
+
+    it('returns expired leases to their hosts, and reclaims by predicate', async () => {
+      const s = await store();
+      await s.enqueue([item('a', 1), item('b', 1)], T);
+      await s.claim({ now: T, max: 10, leaseMs: 100 });
+      expect(await s.reclaimExpired(T + 50, T + 50)).toBe(0);
+      expect(await s.reclaimExpired(T + 100, T + 200)).toBe(2);
+      expect(await claimAll(s, T + 199)).toEqual([]);
+      const again = await claimAll(s, T + 200);
+      expect(again.map((c) => c.item).sort()).toEqual(['a/1', 'b/1']);
+      expect(await s.reclaimWhere((c) => c.host === 'a', T + 200, T + 300)).toBe(1);
+      expect((await s.stats()).leased).toBe(1);
+      expect((await claimAll(s, T + 300)).map((c) => c.item)).toEqual(['a/1']);
+    });
+
+    it('paces hosts sharing an address and caps their requests in flight', async () => {
+      const s = await store({ perIpIntervalMs: 1000, perIpLimit: 1 });
+      await s.enqueue([item('a', 1), item('a', 2), item('b', 1), item('b', 2)], T);
+      const first = await claimAll(s);
+      for (const c of first) await s.complete(c.leaseId, { nextAt: T, ip: '10.0.0.9' }, T);
+      // Both hosts are due, but they share 10.0.0.9: one now, the other a full interval later.
+      const now = await claimAll(s, T + 1000);
+      expect(now).toHaveLength(1);
+      expect(now[0].ip).toBe('10.0.0.9');
+      expect(await claimAll(s, T + 1999)).toEqual([]);
+      await s.complete(now[0].leaseId, { nextAt: T + 1000 }, T + 1000);
+      expect(await claimAll(s, T + 2000)).toHaveLength(1);
+    });
+
+    it('obeys host controls: block until, budget, purge', async () => {
+      const s = await store();
+      await s.enqueue([item('a', 1), item('a', 2), item('a', 3), item('b', 1), item('b', 2)], T);
+      await s.setHostControls('a', { blockedUntil: T + 5000 }, T);
+      expect((await claimAll(s)).map((c) => c.host)).toEqual(['b']);
+      expect((await s.hostInfo('a')).blockedUntil).toBe(T + 5000);
+      await s.setHostControls('a', { blockedUntil: null, budget: 1 }, T);
+      const [a] = (await claimAll(s)).filter((c) => c.host === 'a');
+      await s.complete(a.leaseId, { nextAt: T, fetched: true }, T);
+      expect(await claimAll(s, T + 1)).toEqual([]); // budget spent: a's other URLs are dropped
+      expect((await s.hostInfo('a')).queued).toBe(0);
+      expect(await s.purgeHost('b', T)).toBe(1);
+      expect((await s.stats()).size).toBe(1); // b/1 still leased
+    });
+
+    it('reports a host’s state and keeps a bounded audit log', async () => {
+      const s = await store();
+      await s.enqueue([item('a', 1), item('a', 2)], T);
+      const [c] = await claimAll(s);
+      const politeness = { recentMs: [12], backoff: 0, delayMs: 700, cause: 'floor' };
+      await s.complete(c.leaseId, { nextAt: T + 700, ip: '127.0.0.1', fetched: true, politeness }, T);
+      await s.setHostControls('a', { delayMs: 900 }, T);
+      expect(await s.hostInfo('a')).toMatchObject({ host: 'a', queued: 1, inFlight: 0, nextAt: T + 700, fetched: 1, ip: '127.0.0.1', delayMs: 900, politeness });
+      expect(await s.nextDueAt()).toBe(T + 700);
+      await s.audit('a', ['1', '2', '3', '4', '5', '6', '7']);
+      expect(await s.auditLog('a')).toEqual(['3', '4', '5', '6', '7']);
+    });
+
+    it('never hands one host to two concurrent claimers', async () => {
+      const s = await store({ backQueues: 64 });
+      await s.enqueue(Array.from({ length: 50 }, (_, i) => [item(`h${i}`, 1), item(`h${i}`, 2)]).flat(), T);
+      const claims = (await Promise.all(Array.from({ length: 20 }, () => s.claim({ now: T, max: 10, leaseMs: 1000 })))).flat();
+      const hosts = claims.map((c) => c.host);
+      expect(new Set(hosts).size).toBe(hosts.length);
+      expect(hosts).toHaveLength(50);
+    });
+  });
+}

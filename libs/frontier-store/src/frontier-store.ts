@@ -1,0 +1,142 @@
+/**
+ * The URL frontier's state, after Mercator (Heydon & Najork) and the classic system-design diagram:
+ *
+ *   enqueue ─► front queues f0..fn-1 (priority) ─► router ─► back queues b0..bm-1 (one host each) ─► heap ─► claim
+ *
+ * - A URL waits in the front queue of its priority (0 = highest).
+ * - The router fills an idle back queue: it pops front queues (picked at random, biased to high priority)
+ *   until it finds a URL of a host that has no back queue, and gives that host the queue. URLs of hosts that
+ *   already own a back queue are appended to it on the way.
+ * - The heap orders back queues by the time their host may next be fetched. `claim` takes due hosts' next
+ *   URLs under a lease; `complete` ends the lease and sets the host's next time (the politeness delay).
+ * - A lease that is neither completed nor renewed expires and its URL goes back to its host (a downloader
+ *   died): no URL is lost, and a host is never claimed while at its in-flight limit.
+ *
+ * Every operation is atomic (one Lua script in Redis), so any number of frontier replicas may share it.
+ */
+export interface FrontierItem {
+  /** Politeness key: URL.host (hostname[:port]). */
+  host: string;
+  /** Front queue, 0 (highest priority) … frontQueues − 1. */
+  priority: number;
+  /** Opaque payload (the encoded URL entry); the store never parses it. */
+  item: string;
+}
+
+export interface Claim {
+  leaseId: string;
+  host: string;
+  item: string;
+  /** The host's last known address (reported by an earlier completion), if any. */
+  ip?: string;
+  /** Requests to this host in flight, this one included. */
+  inFlight: number;
+}
+
+export interface Completion {
+  /** Earliest time (ms since epoch) the host may be fetched again. */
+  nextAt: number;
+  /** Put this item back at the head of the host's queue (robots-first turn, a 429/503 to retry). */
+  requeue?: string;
+  /** The address the request went to: hosts sharing it are paced together. */
+  ip?: string;
+  /** Count one page against the host's budget. */
+  fetched?: boolean;
+  /** Politeness memory of the host, replaced as a whole (recent response times, backoff level, cause). */
+  politeness?: HostPoliteness;
+}
+
+export interface HostPoliteness {
+  /** Most recent response times, ms, newest last. */
+  recentMs: number[];
+  /** Consecutive 429/503 answers (exponential backoff level). */
+  backoff: number;
+  /** The delay decided at the last completion, and why. */
+  delayMs: number;
+  cause: string;
+}
+
+export interface HostControls {
+  /** Overrides the computed delay between two requests (ms). */
+  delayMs?: number | null;
+  /** No request before this time (ms since epoch). */
+  blockedUntil?: number | null;
+  /** Pages this host may still be fetched in all; further URLs are dropped. */
+  budget?: number | null;
+}
+
+export interface HostInfo extends HostControls {
+  host: string;
+  /** URLs waiting in the host's back queue (URLs still in front queues are not counted). */
+  queued: number;
+  inFlight: number;
+  /** When the host may next be fetched (ms), null when it has no back queue. */
+  nextAt: number | null;
+  fetched: number;
+  ip?: string;
+  politeness?: HostPoliteness;
+}
+
+export interface FrontierStats {
+  /** URLs in the frontier: queued (front and back) plus leased. */
+  size: number;
+  front: number[];
+  backQueuesInUse: number;
+  backQueuesFree: number;
+  hostsDue: number;
+  leased: number;
+}
+
+export interface ClaimOptions {
+  now: number;
+  max: number;
+  /** A claim not completed within this long is returned to its host's queue. */
+  leaseMs: number;
+}
+
+export interface FrontierStore {
+  /** Adds URLs to their front queues and fills idle back queues. */
+  enqueue(items: FrontierItem[], now: number): Promise<void>;
+  /** Leases up to `max` URLs of due hosts (each host's next URL), honouring the per-host and per-IP limits. */
+  claim(options: ClaimOptions): Promise<Claim[]>;
+  /** Ends a lease. Answers false when the lease was already ended (a replayed completion is harmless). */
+  complete(leaseId: string, completion: Completion, now: number): Promise<boolean>;
+  /** Returns expired leases' URLs to the head of their hosts' queues; answers how many. */
+  reclaimExpired(now: number, retryAt: number): Promise<number>;
+  /** Ends, as reclaimed, every lease matching `predicate` (e.g. held for a downloader that left). */
+  reclaimWhere(predicate: (claim: Claim) => boolean, now: number, retryAt: number): Promise<number>;
+  /** Earliest due time of any host with work, or null. */
+  nextDueAt(): Promise<number | null>;
+
+  hostInfo(host: string): Promise<HostInfo>;
+  setHostControls(host: string, controls: HostControls, now: number): Promise<void>;
+  /** Drops every URL of the host (queued now or arriving from the front queues later, until re-enabled). */
+  purgeHost(host: string, now: number): Promise<number>;
+  stats(): Promise<FrontierStats>;
+
+  /** Appends to the host's politeness audit log (bounded, newest last). */
+  audit(host: string, entries: string[]): Promise<void>;
+  auditLog(host: string): Promise<string[]>;
+
+  clear(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface FrontierStoreOptions {
+  /** Front queues (priorities). @defaultValue 8 */
+  frontQueues: number;
+  /** Back queues: hosts served at once. Mercator advises ~3× the fetch concurrency. @defaultValue 1024 */
+  backQueues: number;
+  /** Each front queue is this many times likelier to be picked than the next lower one. @defaultValue 2 */
+  priorityBias: number;
+  /** Audit entries kept per host. @defaultValue 200 */
+  auditLength: number;
+  /** Requests in flight per host at most. @defaultValue 1 */
+  perHostLimit: number;
+  /** Requests in flight per IP address at most, over all hosts on it. @defaultValue 4 */
+  perIpLimit: number;
+  /** Minimum gap between the starts of two requests to one IP address, over all hosts on it (ms). @defaultValue 250 */
+  perIpIntervalMs: number;
+}
+
+export const FRONTIER_STORE = Symbol('FRONTIER_STORE');

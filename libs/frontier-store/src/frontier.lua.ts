@@ -1,0 +1,237 @@
+/**
+ * The Redis frontier's scripts. Every key lives under the prefix ARGV[1]; ARGV[2] is the JSON
+ * configuration, ARGV[3] a JSON array of random numbers for the front selector. Scripts build key names
+ * themselves, so the frontier needs one Redis node (not Redis Cluster). The logic mirrors
+ * MemoryFrontierStore line for line; the contract suite holds them to the same behaviour.
+ *
+ * Keys: f:<i> front lists ("host\titem"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
+ * heap (zset j → due ms), free (list of idle j), lease (hash id → "j\thost\tip\titem"), leases (zset id →
+ * expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
+ * inflight), size, seq, init.
+ */
+const PRELUDE = `
+local P = ARGV[1]
+local CFG = cjson.decode(ARGV[2])
+local R = cjson.decode(ARGV[3])
+local ri = 0
+local function rand() ri = ri + 1; if ri > #R then ri = 1 end; return R[ri] end
+local function num(x, d) if x == false or x == nil then return d end return tonumber(x) end
+
+local function init()
+  if redis.call('EXISTS', P..'init') == 0 then
+    for j = 0, CFG.m - 1 do redis.call('RPUSH', P..'free', j) end
+    redis.call('SET', P..'init', CFG.m)
+  end
+end
+
+local function dueOf(host, now)
+  local h = redis.call('HMGET', P..'h:'..host, 'next', 'blocked')
+  return math.max(now, num(h[1], 0), num(h[2], 0))
+end
+
+local function route(now)
+  local lengths = {}
+  for i = 0, CFG.n - 1 do lengths[i] = redis.call('LLEN', P..'f:'..i) end
+  local moved = 0
+  while moved < 20000 and redis.call('LLEN', P..'free') > 0 do
+    local total = 0
+    for i = 0, CFG.n - 1 do if lengths[i] > 0 then total = total + CFG.bias ^ (-i) end end
+    if total == 0 then return end
+    local r = rand() * total
+    local pick
+    for i = 0, CFG.n - 1 do
+      if lengths[i] > 0 then
+        pick = i
+        r = r - CFG.bias ^ (-i)
+        if r <= 0 then break end
+      end
+    end
+    local entry = redis.call('LPOP', P..'f:'..pick)
+    lengths[pick] = lengths[pick] - 1
+    moved = moved + 1
+    local tab = string.find(entry, '\\t', 1, true)
+    local host = string.sub(entry, 1, tab - 1)
+    local item = string.sub(entry, tab + 1)
+    local j = redis.call('HGET', P..'hostb', host)
+    if not j then
+      j = redis.call('LPOP', P..'free')
+      redis.call('HSET', P..'hostb', host, j)
+      redis.call('HSET', P..'bhost', j, host)
+      redis.call('RPUSH', P..'b:'..j, item)
+      redis.call('ZADD', P..'heap', dueOf(host, now), j)
+    elseif redis.call('RPUSH', P..'b:'..j, item) == 1 and not redis.call('ZSCORE', P..'heap', j)
+      and num(redis.call('HGET', P..'h:'..host, 'inflight'), 0) < CFG.k then
+      redis.call('ZADD', P..'heap', dueOf(host, now), j)
+    end
+  end
+end
+
+local function release(j, host, now)
+  redis.call('HDEL', P..'hostb', host)
+  redis.call('HDEL', P..'bhost', j)
+  redis.call('DEL', P..'b:'..j)
+  redis.call('ZREM', P..'heap', j)
+  redis.call('RPUSH', P..'free', j)
+  route(now)
+end
+
+-- Ends a lease; requeue = the item to put back ('' for none, '\\1' for the lease's own item).
+local function finish(id, nextAt, requeue, ip, fetched, pol, now)
+  local rec = redis.call('HGET', P..'lease', id)
+  if not rec then return 0 end
+  redis.call('HDEL', P..'lease', id)
+  redis.call('ZREM', P..'leases', id)
+  local t1 = string.find(rec, '\\t', 1, true)
+  local t2 = string.find(rec, '\\t', t1 + 1, true)
+  local t3 = string.find(rec, '\\t', t2 + 1, true)
+  local j = string.sub(rec, 1, t1 - 1)
+  local host = string.sub(rec, t1 + 1, t2 - 1)
+  local leaseIp = string.sub(rec, t2 + 1, t3 - 1)
+  local item = string.sub(rec, t3 + 1)
+  if requeue == '\\1' then requeue = item end
+  local hk = P..'h:'..host
+  local inflight = redis.call('HINCRBY', hk, 'inflight', -1)
+  if leaseIp ~= '' then redis.call('HINCRBY', P..'ip:'..leaseIp, 'inflight', -1) end
+  if ip ~= '' then
+    redis.call('HSET', hk, 'ip', ip)
+    if leaseIp == '' then
+      local ipk = P..'ip:'..ip
+      if now + CFG.ipiv > num(redis.call('HGET', ipk, 'next'), 0) then redis.call('HSET', ipk, 'next', now + CFG.ipiv) end
+    end
+  end
+  local h = redis.call('HMGET', hk, 'next', 'blocked')
+  local nx = num(h[1], 0)
+  if nextAt > nx then nx = nextAt; redis.call('HSET', hk, 'next', nx) end
+  if fetched == '1' then redis.call('HINCRBY', hk, 'fetched', 1) end
+  if pol ~= '' then redis.call('HSET', hk, 'pol', pol) end
+  if requeue ~= '' then redis.call('LPUSH', P..'b:'..j, requeue) else redis.call('DECR', P..'size') end
+  if redis.call('LLEN', P..'b:'..j) > 0 then
+    if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[2], 0)), j) end
+  elseif inflight <= 0 then
+    release(j, host, now)
+  end
+  return 1
+end
+`;
+
+/** ARGV[4] now, then (priority, host, item) triples. */
+export const ENQUEUE = `${PRELUDE}
+init()
+local now = tonumber(ARGV[4])
+local n = 0
+for i = 5, #ARGV, 3 do
+  redis.call('RPUSH', P..'f:'..ARGV[i], ARGV[i + 1]..'\\t'..ARGV[i + 2])
+  n = n + 1
+end
+redis.call('INCRBY', P..'size', n)
+route(now)
+return n`;
+
+/** ARGV[4] now, ARGV[5] max, ARGV[6] lease ms. Answers {id, host, item, ip, inflight} per claim. */
+export const CLAIM = `${PRELUDE}
+init()
+local now = tonumber(ARGV[4])
+local max = tonumber(ARGV[5])
+local leaseMs = tonumber(ARGV[6])
+local out = {}
+local guard = 0
+while #out < max and guard < max * 4 + 100 do
+  guard = guard + 1
+  local top = redis.call('ZRANGE', P..'heap', 0, 0, 'WITHSCORES')
+  if #top == 0 or tonumber(top[2]) > now then break end
+  local j = top[1]
+  redis.call('ZREM', P..'heap', j)
+  local host = redis.call('HGET', P..'bhost', j)
+  local hk = P..'h:'..host
+  local h = redis.call('HMGET', hk, 'inflight', 'ip', 'blocked', 'budget', 'fetched')
+  local inflight = num(h[1], 0)
+  local blocked = num(h[3], 0)
+  if blocked > now then
+    redis.call('ZADD', P..'heap', blocked, j)
+  elseif inflight >= CFG.k then
+    -- at its limit: a completion puts it back
+  elseif h[4] and num(h[5], 0) + inflight >= tonumber(h[4]) then
+    redis.call('DECRBY', P..'size', redis.call('LLEN', P..'b:'..j))
+    redis.call('DEL', P..'b:'..j)
+    if inflight == 0 then release(j, host, now) end
+  else
+    local ip = h[2]
+    local ipk
+    local wait = nil
+    if ip then
+      ipk = P..'ip:'..ip
+      local iv = redis.call('HMGET', ipk, 'next', 'inflight')
+      if num(iv[2], 0) >= CFG.ipk then wait = now + math.max(CFG.ipiv, 50)
+      elseif num(iv[1], 0) > now then wait = num(iv[1], 0) end
+    end
+    if wait then
+      redis.call('ZADD', P..'heap', wait, j)
+    else
+      local item = redis.call('LPOP', P..'b:'..j)
+      if not item then
+        if inflight == 0 then release(j, host, now) end
+      else
+        inflight = inflight + 1
+        redis.call('HSET', hk, 'inflight', inflight)
+        if ip then
+          redis.call('HINCRBY', ipk, 'inflight', 1)
+          redis.call('HSET', ipk, 'next', now + CFG.ipiv)
+        end
+        local id = tostring(redis.call('INCR', P..'seq'))
+        redis.call('HSET', P..'lease', id, j..'\\t'..host..'\\t'..(ip or '')..'\\t'..item)
+        redis.call('ZADD', P..'leases', now + leaseMs, id)
+        if inflight < CFG.k and redis.call('LLEN', P..'b:'..j) > 0 then redis.call('ZADD', P..'heap', now, j) end
+        out[#out + 1] = { id, host, item, ip or '', inflight }
+      end
+    end
+  end
+end
+return out`;
+
+/** ARGV[4] now, ARGV[5] lease id, ARGV[6] nextAt, ARGV[7] requeue item or '', ARGV[8] ip or '', ARGV[9] '1' if fetched, ARGV[10] politeness JSON or ''. */
+export const COMPLETE = `${PRELUDE}
+return finish(ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], ARGV[9], ARGV[10], tonumber(ARGV[4]))`;
+
+/** ARGV[4] now, ARGV[5] retryAt, ARGV[6…] lease ids to reclaim ('*' = every expired one). */
+export const RECLAIM = `${PRELUDE}
+local now = tonumber(ARGV[4])
+local retryAt = tonumber(ARGV[5])
+local ids = {}
+if ARGV[6] == '*' then ids = redis.call('ZRANGEBYSCORE', P..'leases', '-inf', now)
+else for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] end end
+local n = 0
+for _, id in ipairs(ids) do n = n + finish(id, retryAt, '\\1', '', '0', '', now) end
+return n`;
+
+/** ARGV[4] now, ARGV[5] host, ARGV[6] JSON {delayMs?, blockedUntil?, budget?} (null clears). */
+export const SET_CONTROLS = `${PRELUDE}
+local now = tonumber(ARGV[4])
+local host = ARGV[5]
+local c = cjson.decode(ARGV[6])
+local hk = P..'h:'..host
+local fields = { delayMs = 'delay', blockedUntil = 'blocked', budget = 'budget' }
+for key, field in pairs(fields) do
+  local v = c[key]
+  if v == cjson.null then redis.call('HDEL', hk, field)
+  elseif v ~= nil then redis.call('HSET', hk, field, v) end
+end
+local j = redis.call('HGET', P..'hostb', host)
+if j and redis.call('ZSCORE', P..'heap', j) then redis.call('ZADD', P..'heap', dueOf(host, now), j) end
+return 1`;
+
+/** ARGV[4] now, ARGV[5] host. Answers the number of URLs dropped. */
+export const PURGE = `${PRELUDE}
+local now = tonumber(ARGV[4])
+local host = ARGV[5]
+local hk = P..'h:'..host
+local h = redis.call('HMGET', hk, 'fetched', 'inflight')
+local inflight = num(h[2], 0)
+redis.call('HSET', hk, 'budget', num(h[1], 0) + inflight)
+local j = redis.call('HGET', P..'hostb', host)
+if not j then return 0 end
+local dropped = redis.call('LLEN', P..'b:'..j)
+redis.call('DECRBY', P..'size', dropped)
+redis.call('DEL', P..'b:'..j)
+redis.call('ZREM', P..'heap', j)
+if inflight == 0 then release(j, host, now) end
+return dropped`;

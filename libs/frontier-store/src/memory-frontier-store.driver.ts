@@ -1,0 +1,308 @@
+import { Deque } from './deque';
+import { DueHeap } from './due-heap';
+import type {
+  Claim,
+  ClaimOptions,
+  Completion,
+  FrontierItem,
+  FrontierStats,
+  FrontierStore,
+  FrontierStoreOptions,
+  HostControls,
+  HostInfo,
+  HostPoliteness,
+} from './frontier-store';
+
+interface HostRecord {
+  next: number;
+  inFlight: number;
+  fetched: number;
+  ip?: string;
+  delayMs?: number;
+  blockedUntil?: number;
+  budget?: number;
+  politeness?: HostPoliteness;
+}
+
+interface Lease {
+  backQueue: number;
+  host: string;
+  /** The address counted at claim time ('' when the host's address was not known yet). */
+  ip: string;
+  item: string;
+  expires: number;
+}
+
+/** Front-queue items carry their host; back-queue items do not (the queue's host is known). */
+interface Routed {
+  host: string;
+  item: string;
+}
+
+/** Items routed per call at most, so that one call cannot stall the frontier. */
+const ROUTE_BATCH = 20_000;
+
+/**
+ * The embedded frontier: the same algorithm as the Redis driver's Lua scripts, in process memory. The
+ * contract suite runs against both, so the two cannot drift apart.
+ */
+export class MemoryFrontierStore implements FrontierStore {
+  private readonly front: Deque<Routed>[];
+  private readonly back = new Map<number, Deque<string>>();
+  private readonly hostOf = new Map<number, string>();
+  private readonly queueOf = new Map<string, number>();
+  private readonly heap = new DueHeap();
+  private readonly free = new Deque<number>();
+  private readonly leases = new Map<string, Lease>();
+  private readonly hosts = new Map<string, HostRecord>();
+  private readonly ips = new Map<string, { next: number; inFlight: number }>();
+  private readonly audits = new Map<string, string[]>();
+  private size = 0;
+  private leaseSeq = 0;
+
+  constructor(private readonly options: FrontierStoreOptions) {
+    this.front = Array.from({ length: options.frontQueues }, () => new Deque<Routed>());
+    for (let j = 0; j < options.backQueues; j++) this.free.push(j);
+  }
+
+  async enqueue(items: FrontierItem[], now: number): Promise<void> {
+    for (const { host, priority, item } of items) {
+      this.front[Math.min(Math.max(priority, 0), this.front.length - 1)].push({ host, item });
+    }
+    this.size += items.length;
+    this.route(now);
+  }
+
+  async claim({ now, max, leaseMs }: ClaimOptions): Promise<Claim[]> {
+    const { perHostLimit, perIpLimit, perIpIntervalMs } = this.options;
+    const out: Claim[] = [];
+    for (let guard = 0; out.length < max && guard < max * 4 + 100; guard++) {
+      const top = this.heap.peek();
+      if (!top || top[0] > now) break;
+      const j = top[1];
+      this.heap.delete(j);
+      const host = this.hostOf.get(j)!;
+      const h = this.host(host);
+      const queue = this.back.get(j)!;
+      if ((h.blockedUntil ?? 0) > now) {
+        this.heap.set(j, h.blockedUntil!);
+        continue;
+      }
+      if (h.inFlight >= perHostLimit) continue; // a completion puts it back
+      if (h.budget !== undefined && h.fetched + h.inFlight >= h.budget) {
+        this.size -= queue.length;
+        this.back.set(j, new Deque());
+        if (h.inFlight === 0) this.release(j, host, now);
+        continue;
+      }
+      const ip = h.ip ? this.ip(h.ip) : undefined;
+      if (ip && ip.inFlight >= perIpLimit) {
+        this.heap.set(j, now + Math.max(perIpIntervalMs, 50));
+        continue;
+      }
+      if (ip && ip.next > now) {
+        this.heap.set(j, ip.next);
+        continue;
+      }
+      const item = queue.shift();
+      if (item === undefined) {
+        if (h.inFlight === 0) this.release(j, host, now);
+        continue;
+      }
+      h.inFlight++;
+      if (ip) {
+        ip.inFlight++;
+        ip.next = now + perIpIntervalMs;
+      }
+      const leaseId = String(++this.leaseSeq);
+      this.leases.set(leaseId, { backQueue: j, host, ip: h.ip ?? '', item, expires: now + leaseMs });
+      if (h.inFlight < perHostLimit && queue.length > 0) this.heap.set(j, now);
+      out.push({ leaseId, host, item, ip: h.ip, inFlight: h.inFlight });
+    }
+    return out;
+  }
+
+  async complete(leaseId: string, completion: Completion, now: number): Promise<boolean> {
+    return this.finish(leaseId, completion, now);
+  }
+
+  async reclaimExpired(now: number, retryAt: number): Promise<number> {
+    let n = 0;
+    for (const [id, lease] of [...this.leases]) {
+      if (lease.expires <= now && this.finish(id, { nextAt: retryAt, requeue: lease.item }, now)) n++;
+    }
+    return n;
+  }
+
+  async reclaimWhere(predicate: (claim: Claim) => boolean, now: number, retryAt: number): Promise<number> {
+    let n = 0;
+    for (const [leaseId, lease] of [...this.leases]) {
+      const claim = { leaseId, host: lease.host, item: lease.item, ip: lease.ip || undefined, inFlight: this.host(lease.host).inFlight };
+      if (predicate(claim) && this.finish(leaseId, { nextAt: retryAt, requeue: lease.item }, now)) n++;
+    }
+    return n;
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    return this.heap.peek()?.[0] ?? null;
+  }
+
+  async hostInfo(host: string): Promise<HostInfo> {
+    const h = this.hosts.get(host);
+    const j = this.queueOf.get(host);
+    return {
+      host,
+      queued: j === undefined ? 0 : this.back.get(j)!.length,
+      inFlight: h?.inFlight ?? 0,
+      nextAt: j === undefined ? null : (this.heap.score(j) ?? null),
+      fetched: h?.fetched ?? 0,
+      ip: h?.ip,
+      delayMs: h?.delayMs ?? null,
+      blockedUntil: h?.blockedUntil ?? null,
+      budget: h?.budget ?? null,
+      politeness: h?.politeness,
+    };
+  }
+
+  async setHostControls(host: string, controls: HostControls, now: number): Promise<void> {
+    const h = this.host(host);
+    if (controls.delayMs !== undefined) h.delayMs = controls.delayMs ?? undefined;
+    if (controls.budget !== undefined) h.budget = controls.budget ?? undefined;
+    if (controls.blockedUntil !== undefined) h.blockedUntil = controls.blockedUntil ?? undefined;
+    const j = this.queueOf.get(host);
+    if (j !== undefined && this.heap.has(j)) this.heap.set(j, Math.max(now, h.next, h.blockedUntil ?? 0));
+  }
+
+  async purgeHost(host: string, now: number): Promise<number> {
+    const h = this.host(host);
+    h.budget = h.fetched + h.inFlight;
+    const j = this.queueOf.get(host);
+    if (j === undefined) return 0;
+    const dropped = this.back.get(j)!.length;
+    this.size -= dropped;
+    this.back.set(j, new Deque());
+    this.heap.delete(j);
+    if (h.inFlight === 0) this.release(j, host, now);
+    return dropped;
+  }
+
+  async stats(): Promise<FrontierStats> {
+    return {
+      size: this.size,
+      front: this.front.map((q) => q.length),
+      backQueuesInUse: this.options.backQueues - this.free.length,
+      backQueuesFree: this.free.length,
+      hostsDue: this.heap.size,
+      leased: this.leases.size,
+    };
+  }
+
+  async audit(host: string, entries: string[]): Promise<void> {
+    const log = this.audits.get(host) ?? [];
+    log.push(...entries);
+    if (log.length > this.options.auditLength) log.splice(0, log.length - this.options.auditLength);
+    this.audits.set(host, log);
+  }
+
+  async auditLog(host: string): Promise<string[]> {
+    return [...(this.audits.get(host) ?? [])];
+  }
+
+  async clear(): Promise<void> {
+    throw new Error('MemoryFrontierStore.clear: make a new store instead');
+  }
+
+  async close(): Promise<void> {}
+
+  private finish(leaseId: string, completion: Completion, now: number): boolean {
+    const lease = this.leases.get(leaseId);
+    if (!lease) return false;
+    this.leases.delete(leaseId);
+    const { backQueue: j, host } = lease;
+    const h = this.host(host);
+    h.inFlight--;
+    if (lease.ip) this.ip(lease.ip).inFlight--;
+    if (completion.ip) {
+      h.ip = completion.ip;
+      // First contact with this address: pace it from now on.
+      if (!lease.ip) {
+        const ip = this.ip(completion.ip);
+        ip.next = Math.max(ip.next, now + this.options.perIpIntervalMs);
+      }
+    }
+    h.next = Math.max(h.next, completion.nextAt);
+    if (completion.fetched) h.fetched++;
+    if (completion.politeness) h.politeness = completion.politeness;
+    const queue = this.back.get(j)!;
+    if (completion.requeue !== undefined) queue.unshift(completion.requeue);
+    else this.size--;
+    if (queue.length > 0) {
+      if (h.inFlight < this.options.perHostLimit) this.heap.set(j, Math.max(h.next, h.blockedUntil ?? 0));
+    } else if (h.inFlight <= 0) {
+      this.release(j, host, now);
+    }
+    return true;
+  }
+
+  /** The router: fills free back queues from the front queues (see FrontierStore). */
+  private route(now: number): void {
+    for (let moved = 0; this.free.length > 0 && moved < ROUTE_BATCH; moved++) {
+      const pick = this.pickFront();
+      if (pick === undefined) return;
+      const { host, item } = this.front[pick].shift()!;
+      const h = this.host(host);
+      let j = this.queueOf.get(host);
+      if (j === undefined) {
+        j = this.free.shift()!;
+        this.queueOf.set(host, j);
+        this.hostOf.set(j, host);
+        this.back.set(j, new Deque());
+        this.back.get(j)!.push(item);
+        this.heap.set(j, Math.max(now, h.next, h.blockedUntil ?? 0));
+        continue;
+      }
+      const queue = this.back.get(j)!;
+      queue.push(item);
+      if (queue.length === 1 && !this.heap.has(j) && h.inFlight < this.options.perHostLimit) {
+        this.heap.set(j, Math.max(now, h.next, h.blockedUntil ?? 0));
+      }
+    }
+  }
+
+  /** A non-empty front queue, at random, queue i being `priorityBias` times likelier than queue i+1. */
+  private pickFront(): number | undefined {
+    let total = 0;
+    for (let i = 0; i < this.front.length; i++) if (this.front[i].length > 0) total += this.options.priorityBias ** -i;
+    if (total === 0) return undefined;
+    let r = Math.random() * total;
+    let pick: number | undefined;
+    for (let i = 0; i < this.front.length; i++) {
+      if (this.front[i].length === 0) continue;
+      pick = i;
+      r -= this.options.priorityBias ** -i;
+      if (r <= 0) break;
+    }
+    return pick;
+  }
+
+  private release(j: number, host: string, now: number): void {
+    this.queueOf.delete(host);
+    this.hostOf.delete(j);
+    this.back.delete(j);
+    this.heap.delete(j);
+    this.free.push(j);
+    this.route(now);
+  }
+
+  private host(host: string): HostRecord {
+    let h = this.hosts.get(host);
+    if (!h) this.hosts.set(host, (h = { next: 0, inFlight: 0, fetched: 0 }));
+    return h;
+  }
+
+  private ip(address: string) {
+    let ip = this.ips.get(address);
+    if (!ip) this.ips.set(address, (ip = { next: 0, inFlight: 0 }));
+    return ip;
+  }
+}

@@ -1,0 +1,188 @@
+import Redis from 'ioredis';
+import type {
+  Claim,
+  ClaimOptions,
+  Completion,
+  FrontierItem,
+  FrontierStats,
+  FrontierStore,
+  FrontierStoreOptions,
+  HostControls,
+  HostInfo,
+} from './frontier-store';
+import { CLAIM, COMPLETE, ENQUEUE, PURGE, RECLAIM, SET_CONTROLS } from './frontier.lua';
+
+/** Random numbers handed to a script for its front selections (Lua's own generator is not random per call). */
+const RANDOMS = 64;
+/** Items per ENQUEUE call, to keep each script short. */
+const ENQUEUE_BATCH = 2000;
+
+type Script = (...args: (string | number)[]) => Promise<unknown>;
+
+/**
+ * The shared frontier: every structure in Redis, every step one Lua script, so that frontier replicas and
+ * restarts see one consistent state. Needs a single Redis node (scripts compute their key names).
+ */
+export class RedisFrontierStore implements FrontierStore {
+  private readonly redis: Redis;
+  private readonly prefix: string;
+  private readonly config: string;
+  private readonly scripts: Record<'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge', Script>;
+
+  constructor(
+    options: { url: string; prefix: string },
+    private readonly settings: FrontierStoreOptions,
+  ) {
+    this.redis = new Redis(options.url, { enableAutoPipelining: true, maxRetriesPerRequest: null });
+    this.prefix = `${options.prefix}:`;
+    this.config = JSON.stringify({
+      n: settings.frontQueues,
+      m: settings.backQueues,
+      bias: settings.priorityBias,
+      k: settings.perHostLimit,
+      ipk: settings.perIpLimit,
+      ipiv: settings.perIpIntervalMs,
+    });
+    const define = (name: string, lua: string): Script => {
+      this.redis.defineCommand(name, { lua, numberOfKeys: 0 });
+      return (this.redis as any)[name].bind(this.redis);
+    };
+    this.scripts = {
+      enqueue: define('frontierEnqueue', ENQUEUE),
+      claim: define('frontierClaim', CLAIM),
+      complete: define('frontierComplete', COMPLETE),
+      reclaim: define('frontierReclaim', RECLAIM),
+      controls: define('frontierControls', SET_CONTROLS),
+      purge: define('frontierPurge', PURGE),
+    };
+  }
+
+  private run(script: Script, now: number, ...args: (string | number)[]): Promise<unknown> {
+    const randoms = JSON.stringify(Array.from({ length: RANDOMS }, () => Math.random()));
+    return script(this.prefix, this.config, randoms, now, ...args);
+  }
+
+  async enqueue(items: FrontierItem[], now: number): Promise<void> {
+    for (let i = 0; i < items.length; i += ENQUEUE_BATCH) {
+      const args = items.slice(i, i + ENQUEUE_BATCH).flatMap(({ priority, host, item }) => {
+        const p = Math.min(Math.max(priority, 0), this.settings.frontQueues - 1);
+        return [p, host, item];
+      });
+      await this.run(this.scripts.enqueue, now, ...args);
+    }
+  }
+
+  async claim({ now, max, leaseMs }: ClaimOptions): Promise<Claim[]> {
+    const rows = (await this.run(this.scripts.claim, now, max, leaseMs)) as [string, string, string, string, number][];
+    return rows.map(([leaseId, host, item, ip, inFlight]) => ({ leaseId, host, item, ip: ip || undefined, inFlight }));
+  }
+
+  async complete(leaseId: string, c: Completion, now: number): Promise<boolean> {
+    const answer = await this.run(
+      this.scripts.complete,
+      now,
+      leaseId,
+      c.nextAt,
+      c.requeue ?? '',
+      c.ip ?? '',
+      c.fetched ? '1' : '0',
+      c.politeness ? JSON.stringify(c.politeness) : '',
+    );
+    return answer === 1;
+  }
+
+  async reclaimExpired(now: number, retryAt: number): Promise<number> {
+    return (await this.run(this.scripts.reclaim, now, retryAt, '*')) as number;
+  }
+
+  async reclaimWhere(predicate: (claim: Claim) => boolean, now: number, retryAt: number): Promise<number> {
+    const leases = await this.redis.hgetall(`${this.prefix}lease`);
+    const ids = Object.entries(leases)
+      .filter(([leaseId, record]) => {
+        const [, host, ip, ...rest] = record.split('\t');
+        return predicate({ leaseId, host, ip: ip || undefined, item: rest.join('\t'), inFlight: 0 });
+      })
+      .map(([id]) => id);
+    return ids.length ? ((await this.run(this.scripts.reclaim, now, retryAt, ...ids)) as number) : 0;
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    const top = await this.redis.zrange(`${this.prefix}heap`, 0, 0, 'WITHSCORES');
+    return top.length ? Number(top[1]) : null;
+  }
+
+  async hostInfo(host: string): Promise<HostInfo> {
+    const [h, j] = await Promise.all([this.redis.hgetall(`${this.prefix}h:${host}`), this.redis.hget(`${this.prefix}hostb`, host)]);
+    const [queued, score] = j
+      ? await Promise.all([this.redis.llen(`${this.prefix}b:${j}`), this.redis.zscore(`${this.prefix}heap`, j)])
+      : [0, null];
+    const n = (v?: string) => (v === undefined ? null : Number(v));
+    return {
+      host,
+      queued,
+      inFlight: Number(h.inflight ?? 0),
+      nextAt: score === null ? null : Number(score),
+      fetched: Number(h.fetched ?? 0),
+      ip: h.ip,
+      delayMs: n(h.delay),
+      blockedUntil: n(h.blocked),
+      budget: n(h.budget),
+      politeness: h.pol ? JSON.parse(h.pol) : undefined,
+    };
+  }
+
+  async setHostControls(host: string, controls: HostControls, now: number): Promise<void> {
+    await this.run(this.scripts.controls, now, host, JSON.stringify(controls));
+  }
+
+  async purgeHost(host: string, now: number): Promise<number> {
+    return (await this.run(this.scripts.purge, now, host)) as number;
+  }
+
+  async stats(): Promise<FrontierStats> {
+    const p = this.prefix;
+    const fronts = Array.from({ length: this.settings.frontQueues }, (_, i) => this.redis.llen(`${p}f:${i}`));
+    const [size, free, init, hostsDue, leased, ...front] = await Promise.all([
+      this.redis.get(`${p}size`),
+      this.redis.llen(`${p}free`),
+      this.redis.exists(`${p}init`),
+      this.redis.zcard(`${p}heap`),
+      this.redis.hlen(`${p}lease`),
+      ...fronts,
+    ]);
+    const backQueuesFree = init ? free : this.settings.backQueues;
+    return {
+      size: Number(size ?? 0),
+      front,
+      backQueuesInUse: this.settings.backQueues - backQueuesFree,
+      backQueuesFree,
+      hostsDue,
+      leased,
+    };
+  }
+
+  async audit(host: string, entries: string[]): Promise<void> {
+    if (!entries.length) return;
+    const key = `${this.prefix}audit:${host}`;
+    await this.redis.rpush(key, ...entries);
+    await this.redis.ltrim(key, -this.settings.auditLength, -1);
+  }
+
+  auditLog(host: string): Promise<string[]> {
+    return this.redis.lrange(`${this.prefix}audit:${host}`, 0, -1);
+  }
+
+  async clear(): Promise<void> {
+    const pattern = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length) await this.redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit();
+  }
+}
