@@ -5,12 +5,36 @@
  *
  * Every request is logged before it is answered, so tests can check what a crawler fetched, how often,
  * and how politely. `expected` says what a correct crawl from `seeds()` fetches and must not fetch.
+ *
+ * Options off by default add dedicated hosts for politeness and freshness tests (dedicated-hosts.ts):
+ * rate-limited (`limited-N.test`), slow (`slow-N.test`), sharing the address 127.0.0.2 (`shared-N.test`)
+ * and `fresh-0.test`, plus HTTP validators (ETag, Last-Modified, 304) on every page. They are seeded
+ * with `extraSeeds()` and kept out of `expected.reachable`; with the defaults nothing changes.
+ *
+ * Addresses: the server listens on 127.0.0.1, and also on 127.0.0.2 (same port) when `sharedIpHosts`
+ * is above 0. Either address serves every host, chosen by the Host header as always; which one a
+ * request came in on is logged as `localAddress`, so a test can tell whether a crawler followed the
+ * hosts file (shared hosts → 127.0.0.2) without the server refusing anything.
  */
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import {
+  DEFAULT_ADDRESS,
+  DedicatedHosts,
+  DedicatedReply,
+  DedicatedRoles,
+  RateLimitedHostOptions,
+  SHARED_ADDRESS,
+  SlowHostOptions,
+  entityTag,
+  fixedLastModified,
+} from './dedicated-hosts';
 import { ExpectedCrawl, expectedCrawl } from './expected-crawl';
 import { HostRoles, SiteGraph } from './site-graph';
+
+export type { RateLimitedHostOptions, SlowHostOptions } from './dedicated-hosts';
+export { DEFAULT_ADDRESS, EXPIRES_AFTER_MS, SHARED_ADDRESS } from './dedicated-hosts';
 
 export interface TestWebOptions {
   /** Number of virtual hosts (at least 12). @defaultValue 200 */
@@ -23,6 +47,40 @@ export interface TestWebOptions {
   crawlDelayHosts?: number;
   /** Port on 127.0.0.1; 0 picks a free one. @defaultValue 0 */
   port?: number;
+  /**
+   * One dedicated host `limited-{i}.test` per entry (home page + `/p/1` … `/p/3`, robots.txt allows
+   * everything): its first `failures` non-robots requests answer `status` (with `Retry-After` when
+   * `retryAfterSeconds` is given), later ones are served normally. @defaultValue []
+   */
+  rateLimitedHosts?: RateLimitedHostOptions[];
+  /** One dedicated host `slow-{i}.test` per entry, whose non-robots answers wait `delayMs` before the headers. @defaultValue [] */
+  slowHosts?: SlowHostOptions[];
+  /**
+   * This many dedicated hosts `shared-{i}.test`, mapped to 127.0.0.2 by `hostsFile()`; their home pages
+   * link to each other. Above 0 the server also listens on 127.0.0.2, same port. @defaultValue 0
+   */
+  sharedIpHosts?: number;
+  /**
+   * Every 200 HTML page carries `ETag`, `Last-Modified` and `Cache-Control: no-cache` (no-cache left out
+   * on `/expires`), and a matching `If-None-Match` (or, without one, `If-Modified-Since` not before
+   * Last-Modified) gets `304 Not Modified`. Adds the host `fresh-0.test`. @defaultValue false
+   */
+  freshness?: boolean;
+}
+
+/** The roles of the graph hosts and of the dedicated hosts (empty arrays when their option is off). */
+export interface TestWebRoles extends HostRoles, DedicatedRoles {}
+
+/** `expected` of the graph crawl from `seeds()`, plus the page URLs of the dedicated hosts. */
+export interface TestWebExpected extends ExpectedCrawl {
+  /** Rate-limited host → its page URLs (home page first). */
+  rateLimited: Map<string, string[]>;
+  /** Slow host → its page URLs (home page first). */
+  slow: Map<string, string[]>;
+  /** Page URLs of every shared-address host, all reachable from the first one's home page. */
+  sharedIp: string[];
+  /** Fresh host → its page URLs: `/`, `/static`, `/news`, `/expires`. */
+  fresh: Map<string, string[]>;
 }
 
 export interface LoggedRequest {
@@ -32,23 +90,51 @@ export interface LoggedRequest {
   path: string;
   /** Arrival time in ms since the epoch, sub-millisecond precision (performance.timeOrigin + now()). */
   at: number;
+  /**
+   * When the response finished (same clock as `at`; the connection closing first counts as the end).
+   * Undefined while the answer is still being sent or held back.
+   */
+  endAt?: number;
   status: number;
+  /** Local address the request arrived on, plain IPv4: '127.0.0.1' or '127.0.0.2'. */
+  localAddress: string;
+  /** Whether the request carried If-None-Match or If-Modified-Since. */
+  conditional: boolean;
 }
 
 export class TestWeb {
+  /** The graph hosts `site-NNN.test` (dedicated hosts are in `dedicatedHostNames`). */
   readonly hostNames: string[];
-  readonly roles: HostRoles;
-  readonly expected: ExpectedCrawl;
+  /** The dedicated hosts, in the order limited, slow, shared, fresh (empty with the default options). */
+  readonly dedicatedHostNames: string[];
+  readonly roles: TestWebRoles;
+  readonly expected: TestWebExpected;
   private readonly log: LoggedRequest[] = [];
+  private readonly freshness: boolean;
+  private readonly inFlight = { byHost: new Map<string, number>(), byAddress: new Map<string, number>() };
+  private readonly maxInFlight = { byHost: new Map<string, number>(), byAddress: new Map<string, number>() };
+  /** Answers of slow hosts still being held back (cleared by `close()`). */
+  private readonly held = new Set<NodeJS.Timeout>();
 
   private constructor(
-    private readonly server: http.Server,
+    private readonly servers: http.Server[],
     readonly port: number,
     private readonly graph: SiteGraph,
+    private readonly dedicated: DedicatedHosts,
+    freshness: boolean,
   ) {
+    this.freshness = freshness;
     this.hostNames = graph.hostNames;
-    this.roles = graph.roles;
-    this.expected = expectedCrawl(graph, this.seeds());
+    this.dedicatedHostNames = dedicated.hostNames;
+    this.roles = { ...graph.roles, ...dedicated.roles };
+    const pagesOf = (hosts: string[]) => new Map(hosts.map((h) => [h, dedicated.pageUrls(h)]));
+    this.expected = {
+      ...expectedCrawl(graph, this.seeds()),
+      rateLimited: pagesOf(dedicated.roles.rateLimited),
+      slow: pagesOf(dedicated.roles.slow),
+      sharedIp: dedicated.roles.sharedIp.flatMap((h) => dedicated.pageUrls(h)),
+      fresh: pagesOf(dedicated.roles.fresh),
+    };
   }
 
   static async start(options: TestWebOptions = {}): Promise<TestWeb> {
@@ -58,22 +144,24 @@ export class TestWeb {
       seed: options.seed ?? 1,
       crawlDelayHosts: options.crawlDelayHosts ?? 3,
     };
+    const dedicatedOptions = {
+      rateLimitedHosts: options.rateLimitedHosts ?? [],
+      slowHosts: options.slowHosts ?? [],
+      sharedIpHosts: options.sharedIpHosts ?? 0,
+      freshness: options.freshness ?? false,
+      seed: graphOptions.seed,
+    };
     // Build once up front so bad options fail before a port is taken.
     new SiteGraph(graphOptions, 0);
+    new DedicatedHosts(dedicatedOptions, 0);
     let web: TestWeb | undefined;
-    const server = http.createServer((req, res) => {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
       if (web) web.handle(req, res);
       else res.writeHead(503).end();
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const port = (server.address() as AddressInfo).port;
-    web = new TestWeb(server, port, new SiteGraph(graphOptions, port));
+    };
+    const addresses = dedicatedOptions.sharedIpHosts > 0 ? [DEFAULT_ADDRESS, SHARED_ADDRESS] : [DEFAULT_ADDRESS];
+    const { servers, port } = await listenAll(handler, addresses, options.port ?? 0);
+    web = new TestWeb(servers, port, new SiteGraph(graphOptions, port), new DedicatedHosts(dedicatedOptions, port), dedicatedOptions.freshness);
     return web;
   }
 
@@ -86,9 +174,25 @@ export class TestWeb {
     return [this.graph.url(this.roles.seed, '/')];
   }
 
-  /** hosts(5) lines pointing every virtual host at 127.0.0.1. */
+  /**
+   * Home pages of the dedicated hosts: every rate-limited and slow host, the first shared host (its
+   * home page links to the other shared hosts) and fresh-0. Empty with the default options.
+   */
+  extraSeeds(): string[] {
+    return this.dedicated.seeds();
+  }
+
+  /** hosts(5) lines pointing every graph host at 127.0.0.1, then each dedicated host at its address. */
   hostsFile(): string {
-    return this.hostNames.map((h) => `127.0.0.1 ${h}`).join('\n') + '\n';
+    const lines = this.hostNames.map((h) => `127.0.0.1 ${h}`);
+    for (const h of this.dedicatedHostNames) lines.push(`${this.dedicated.addressOf(h)} ${h}`);
+    return lines.join('\n') + '\n';
+  }
+
+  /** The address `hostsFile()` maps `host` to; undefined for a host it does not list. */
+  addressOf(host: string): string | undefined {
+    if (this.graph.hasHost(host)) return DEFAULT_ADDRESS;
+    return this.dedicated.addressOf(host);
   }
 
   get requests(): ReadonlyArray<LoggedRequest> {
@@ -131,31 +235,216 @@ export class TestWeb {
     return min;
   }
 
-  /** Clears the request log. */
+  /** Local address → smallest gap between consecutive requests arriving on it, whatever their hosts. */
+  minIntervalByAddress(): Map<string, number> {
+    const last = new Map<string, number>();
+    const min = new Map<string, number>();
+    for (const r of this.log) {
+      const previous = last.get(r.localAddress);
+      const gap = previous === undefined ? Infinity : r.at - previous;
+      min.set(r.localAddress, Math.min(min.get(r.localAddress) ?? Infinity, gap));
+      last.set(r.localAddress, r.at);
+    }
+    return min;
+  }
+
+  /**
+   * Host → smallest `next.at − previous.endAt` over consecutive requests to it (robots.txt included):
+   * how long the host rested between the end of one answer and the next request. Negative when two
+   * requests overlapped; Infinity for a single request. A previous answer not finished yet counts as
+   * ending now (its true gap is smaller still).
+   */
+  minGapAfterResponseByHost(): Map<string, number> {
+    const now = performance.timeOrigin + performance.now();
+    const last = new Map<string, LoggedRequest>();
+    const min = new Map<string, number>();
+    for (const r of this.log) {
+      const previous = last.get(r.host);
+      const gap = previous === undefined ? Infinity : r.at - (previous.endAt ?? now);
+      min.set(r.host, Math.min(min.get(r.host) ?? Infinity, gap));
+      last.set(r.host, r);
+    }
+    return min;
+  }
+
+  /** Host → most requests to it in flight at once (arrived, response not finished). */
+  maxConcurrentByHost(): Map<string, number> {
+    return new Map(this.maxInFlight.byHost);
+  }
+
+  /** Local address → most requests arriving on it in flight at once, whatever their hosts. */
+  maxConcurrentByAddress(): Map<string, number> {
+    return new Map(this.maxInFlight.byAddress);
+  }
+
+  /**
+   * Clears the request log, restarts the failure count of the rate-limited hosts and the in-flight
+   * maxima (down to what is in flight now). The `/news` edition counter keeps going.
+   */
   reset(): void {
     this.log.length = 0;
+    this.dedicated.resetCounters();
+    for (const key of ['byHost', 'byAddress'] as const) {
+      this.maxInFlight[key].clear();
+      for (const [k, n] of this.inFlight[key]) if (n > 0) this.maxInFlight[key].set(k, n);
+    }
   }
 
   async close(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.close((err) => (err ? reject(err) : resolve()));
-      this.server.closeAllConnections();
-    });
+    for (const timer of this.held) clearTimeout(timer);
+    this.held.clear();
+    await Promise.all(this.servers.map(closeServer));
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const at = performance.timeOrigin + performance.now();
     const host = hostWithoutPort(req.headers.host);
     const path = req.url ?? '/';
-    const reply = this.graph.reply(host, path);
-    this.log.push({ host, path, at: performance.timeOrigin + performance.now(), status: reply.status });
-    const headers: http.OutgoingHttpHeaders = {
-      'Content-Type': reply.contentType,
-      'Content-Length': reply.body.length,
-    };
+    const localAddress = plainIPv4(req.socket.localAddress);
+    const conditional = req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
+    const reply: DedicatedReply & { location?: string } = this.dedicated.has(host)
+      ? this.dedicated.answer(host, path)
+      : { ...this.graph.reply(host, path), headers: {}, delayMs: 0, noCache: true };
+
+    const headers: http.OutgoingHttpHeaders = { ...reply.headers };
+    let status = reply.status;
+    let body: Buffer | undefined = reply.body;
     if (reply.location !== undefined) headers.Location = reply.location;
-    res.writeHead(reply.status, headers);
-    res.end(req.method === 'HEAD' ? undefined : reply.body);
+    const validated = this.freshness && status === 200 && reply.contentType.startsWith('text/html');
+    if (validated) {
+      const etag = entityTag(reply.body);
+      const lastModified = reply.lastModified ?? fixedLastModified(host, path);
+      headers.ETag = etag;
+      headers['Last-Modified'] = new Date(lastModified).toUTCString();
+      if (reply.noCache) headers['Cache-Control'] = 'no-cache';
+      if (notModified(req, etag, lastModified)) {
+        status = 304;
+        body = undefined;
+      }
+    }
+    if (body !== undefined) {
+      headers['Content-Type'] = reply.contentType;
+      headers['Content-Length'] = body.length;
+    }
+
+    const record: LoggedRequest = { host, path, at, status, localAddress, conditional };
+    this.log.push(record);
+    this.track(host, localAddress, +1);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      record.endAt = performance.timeOrigin + performance.now();
+      this.track(host, localAddress, -1);
+    };
+    res.once('finish', end);
+    res.once('close', end);
+
+    const send = () => {
+      if (res.destroyed || req.socket.destroyed) return;
+      // Graph replies keep their header order (Content-Type, Content-Length, Location) as before.
+      const ordered: http.OutgoingHttpHeaders =
+        body === undefined ? headers : { 'Content-Type': headers['Content-Type'], 'Content-Length': headers['Content-Length'], ...headers };
+      res.writeHead(status, ordered);
+      res.end(req.method === 'HEAD' || body === undefined ? undefined : body);
+    };
+    if (reply.delayMs > 0) {
+      const timer = setTimeout(() => {
+        this.held.delete(timer);
+        send();
+      }, reply.delayMs);
+      this.held.add(timer);
+    } else {
+      send();
+    }
   }
+
+  private track(host: string, address: string, delta: number): void {
+    const bump = (key: 'byHost' | 'byAddress', k: string) => {
+      const n = (this.inFlight[key].get(k) ?? 0) + delta;
+      this.inFlight[key].set(k, n);
+      if (n > (this.maxInFlight[key].get(k) ?? 0)) this.maxInFlight[key].set(k, n);
+    };
+    bump('byHost', host);
+    bump('byAddress', address);
+  }
+}
+
+/** RFC 9110 §13.2.2: If-None-Match decides when present (weak comparison); otherwise If-Modified-Since. */
+function notModified(req: http.IncomingMessage, etag: string, lastModified: number): boolean {
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch !== undefined) {
+    const tags = ifNoneMatch.split(',').map((t) => t.trim().replace(/^W\//, ''));
+    return tags.includes('*') || tags.includes(etag);
+  }
+  const ifModifiedSince = req.headers['if-modified-since'];
+  if (ifModifiedSince === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  return Number.isFinite(since) && lastModified <= since;
+}
+
+/**
+ * Listens on every address with the same port (the first address picks it when `port` is 0). When a
+ * later address cannot take that port, everything is closed again; with `port` 0 a few other ports are
+ * tried before giving up with an error naming the address.
+ */
+async function listenAll(
+  handler: http.RequestListener,
+  addresses: string[],
+  port: number,
+): Promise<{ servers: http.Server[]; port: number }> {
+  const attempts = port === 0 && addresses.length > 1 ? 5 : 1;
+  for (let attempt = 1; ; attempt++) {
+    const servers: http.Server[] = [];
+    let chosen = port;
+    try {
+      for (const address of addresses) {
+        const server = http.createServer(handler);
+        try {
+          await listen(server, chosen, address);
+        } catch (err) {
+          if (servers.length === 0) throw err;
+          const code = (err as NodeJS.ErrnoException).code ?? String(err);
+          throw Object.assign(
+            new Error(
+              `TestWeb: cannot listen on ${address}:${chosen} (${code}); the shared-address hosts (sharedIpHosts) need ` +
+                `${address} to be a loopback address of this machine with port ${chosen} free on it`,
+            ),
+            { code, retryable: code === 'EADDRINUSE' },
+          );
+        }
+        servers.push(server);
+        chosen = (server.address() as AddressInfo).port;
+      }
+      return { servers, port: chosen };
+    } catch (err) {
+      await Promise.all(servers.map(closeServer));
+      if (attempt >= attempts || !(err as { retryable?: boolean }).retryable) throw err;
+    }
+  }
+}
+
+function listen(server: http.Server, port: number, address: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.close((err) => (err ? reject(err) : resolve()));
+    server.closeAllConnections();
+  });
+}
+
+/** '::ffff:127.0.0.2' → '127.0.0.2'. */
+function plainIPv4(address: string | undefined): string {
+  if (!address) return '';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
 function hostWithoutPort(header: string | undefined): string {

@@ -1,0 +1,271 @@
+/**
+ * Dedicated hosts for frontier politeness and freshness tests, apart from the `site-NNN.test` graph:
+ * small sites (a home page and three pages linking each other, robots.txt allowing everything) that
+ * misbehave in one way each:
+ *
+ * - `limited-N.test`: every non-robots request answers 429 or 503 (optionally with `Retry-After`)
+ *   until the host has been asked `failures` times, then the page;
+ * - `slow-N.test`: every non-robots answer is held back `delayMs` before its headers are sent;
+ * - `shared-N.test`: mapped to 127.0.0.2 in the hosts file (one address, several hosts); the home
+ *   pages link to each other so one seed reaches them all;
+ * - `fresh-0.test`: `/static` never changes, `/news` changes on every request, `/expires` answers
+ *   with an `Expires` header one hour ahead.
+ *
+ * None of them is linked from the graph or in `expected.reachable`: tests seed them with `extraSeeds()`.
+ * Only the request counters live here; validators and delays are applied by the server (test-web.ts).
+ */
+import { createHash } from 'node:crypto';
+import { capitalise, renderError, renderPage, words } from './html';
+import { Prng } from './prng';
+
+export interface RateLimitedHostOptions {
+  /** Status of the failed answers. */
+  status: 429 | 503;
+  /** Sent as `Retry-After: <seconds>` with every failed answer when given. */
+  retryAfterSeconds?: number;
+  /** How many non-robots requests to the host fail before it answers normally. */
+  failures: number;
+}
+
+export interface SlowHostOptions {
+  /** How long every non-robots answer waits before its headers are sent. */
+  delayMs: number;
+}
+
+export interface DedicatedHostsOptions {
+  rateLimitedHosts: RateLimitedHostOptions[];
+  slowHosts: SlowHostOptions[];
+  sharedIpHosts: number;
+  freshness: boolean;
+  seed: number;
+}
+
+/** Names of the dedicated hosts by part they play (empty arrays when the option is off). */
+export interface DedicatedRoles {
+  /** `limited-0.test` …, in the order of `rateLimitedHosts`. */
+  rateLimited: string[];
+  /** `slow-0.test` …, in the order of `slowHosts`. */
+  slow: string[];
+  /** `shared-0.test` …, all mapped to 127.0.0.2. */
+  sharedIp: string[];
+  /** `['fresh-0.test']` when `freshness` is on. */
+  fresh: string[];
+}
+
+export const DEFAULT_ADDRESS = '127.0.0.1';
+export const SHARED_ADDRESS = '127.0.0.2';
+export const ALLOW_ALL_ROBOTS = 'User-agent: *\nDisallow:\n';
+/** Lifetime announced by `/expires` on the fresh host. */
+export const EXPIRES_AFTER_MS = 60 * 60 * 1000;
+
+const HTML = 'text/html; charset=utf-8';
+const SMALL_SITE_PATHS = ['/', '/p/1', '/p/2', '/p/3'];
+const FRESH_SITE_PATHS = ['/', '/static', '/news', '/expires'];
+/** Last-Modified dates are spread over the year from here (fixed, so the same page always has the same date). */
+const LAST_MODIFIED_EPOCH = Date.UTC(2024, 0, 1);
+/** `/news` editions are dated from here, one second apart: strictly increasing, always in the past. */
+const NEWS_EPOCH = Date.UTC(2025, 0, 1);
+
+type Kind = keyof DedicatedRoles;
+
+interface Page {
+  body: Buffer;
+  lastModified: number;
+}
+
+interface DedicatedSite {
+  name: string;
+  kind: Kind;
+  address: string;
+  paths: string[];
+  /** Static pages; `/news` on the fresh host is rendered on each request instead. */
+  pages: Map<string, Page>;
+  rateLimit?: RateLimitedHostOptions;
+  delayMs?: number;
+}
+
+/** What the server sends for one request to a dedicated host, before validators are applied. */
+export interface DedicatedReply {
+  status: number;
+  contentType: string;
+  body: Buffer;
+  /** Extra headers (Retry-After, Expires). */
+  headers: Record<string, string>;
+  /** Hold the answer back this long (slow hosts). */
+  delayMs: number;
+  /** Epoch ms of the page's Last-Modified date (200 HTML pages only). */
+  lastModified?: number;
+  /** False for `/expires`, whose Expires header must not be overridden by `Cache-Control: no-cache`. */
+  noCache: boolean;
+}
+
+export class DedicatedHosts {
+  readonly hostNames: string[] = [];
+  readonly roles: DedicatedRoles = { rateLimited: [], slow: [], sharedIp: [], fresh: [] };
+  private readonly sites = new Map<string, DedicatedSite>();
+  /** Non-robots requests per rate-limited host since start or the last `resetCounters()`. */
+  private readonly asked = new Map<string, number>();
+  /** Editions of `/news` served so far (never reset, so no two editions ever share a body). */
+  private newsEdition = 0;
+
+  constructor(
+    private readonly options: DedicatedHostsOptions,
+    readonly port: number,
+  ) {
+    validate(options);
+    options.rateLimitedHosts.forEach((rateLimit, i) => this.add({ name: `limited-${i}.test`, kind: 'rateLimited', rateLimit }));
+    options.slowHosts.forEach(({ delayMs }, i) => this.add({ name: `slow-${i}.test`, kind: 'slow', delayMs }));
+    for (let i = 0; i < options.sharedIpHosts; i++) this.add({ name: `shared-${i}.test`, kind: 'sharedIp', address: SHARED_ADDRESS });
+    if (options.freshness) this.add({ name: 'fresh-0.test', kind: 'fresh', paths: FRESH_SITE_PATHS });
+    for (const site of this.sites.values()) this.buildPages(site);
+  }
+
+  has(host: string): boolean {
+    return this.sites.has(host);
+  }
+
+  /** The address the hosts file maps `host` to. */
+  addressOf(host: string): string | undefined {
+    return this.sites.get(host)?.address;
+  }
+
+  /** Absolute URLs of the pages of `host` (home page first). */
+  pageUrls(host: string): string[] {
+    const site = this.sites.get(host);
+    return site ? site.paths.map((p) => this.url(host, p)) : [];
+  }
+
+  /** Home pages a crawl of the dedicated hosts starts from (one shared host reaches the others). */
+  seeds(): string[] {
+    const { rateLimited, slow, sharedIp, fresh } = this.roles;
+    return [...rateLimited, ...slow, ...sharedIp.slice(0, 1), ...fresh].map((h) => this.url(h, '/'));
+  }
+
+  /** Restarts the failure count of every rate-limited host. */
+  resetCounters(): void {
+    this.asked.clear();
+  }
+
+  /** The answer to `GET path` with `Host: host` (a dedicated host); counts the request. */
+  answer(host: string, path: string): DedicatedReply {
+    const site = this.sites.get(host);
+    if (!site) throw new Error(`not a dedicated host: ${host}`);
+    const plain = { headers: {}, delayMs: 0, noCache: true };
+    if (path === '/robots.txt') {
+      return { ...plain, status: 200, contentType: 'text/plain; charset=utf-8', body: Buffer.from(ALLOW_ALL_ROBOTS) };
+    }
+    const delayMs = site.delayMs ?? 0;
+    if (site.rateLimit) {
+      const asked = (this.asked.get(host) ?? 0) + 1;
+      this.asked.set(host, asked);
+      const { status, retryAfterSeconds, failures } = site.rateLimit;
+      if (asked <= failures) {
+        const reason = status === 429 ? 'Too Many Requests' : 'Service Unavailable';
+        const headers: Record<string, string> = retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) };
+        return { ...plain, status, contentType: HTML, body: Buffer.from(renderError(status, reason, this.url(host, path))), headers };
+      }
+    }
+    if (site.kind === 'fresh' && path === '/news') {
+      const edition = ++this.newsEdition;
+      return { ...plain, status: 200, contentType: HTML, body: this.newsBody(host, edition), lastModified: NEWS_EPOCH + edition * 1000 };
+    }
+    const page = site.pages.get(path);
+    if (!page) {
+      return { ...plain, delayMs, status: 404, contentType: HTML, body: Buffer.from(renderError(404, 'Not Found', this.url(host, path))) };
+    }
+    const reply: DedicatedReply = { ...plain, delayMs, status: 200, contentType: HTML, body: page.body, lastModified: page.lastModified };
+    if (site.kind === 'fresh' && path === '/expires') {
+      reply.headers = { Expires: new Date(Date.now() + EXPIRES_AFTER_MS).toUTCString() };
+      reply.noCache = false;
+    }
+    return reply;
+  }
+
+  // ---- construction -------------------------------------------------------------------------------
+
+  private url(host: string, path: string): string {
+    return new URL(path, `http://${host}:${this.port}/`).href;
+  }
+
+  private add(site: { name: string; kind: Kind; address?: string; paths?: string[]; rateLimit?: RateLimitedHostOptions; delayMs?: number }): void {
+    const full: DedicatedSite = { address: DEFAULT_ADDRESS, paths: SMALL_SITE_PATHS, pages: new Map(), ...site };
+    this.sites.set(full.name, full);
+    this.hostNames.push(full.name);
+    this.roles[full.kind].push(full.name);
+  }
+
+  private buildPages(site: DedicatedSite): void {
+    const rng = new Prng(this.options.seed ^ hashInt(site.name));
+    for (const path of site.paths) {
+      if (site.kind === 'fresh' && path === '/news') continue;
+      const links = site.paths.filter((p) => p !== path).map((p) => ({ href: p, text: words(rng, 1, 3) }));
+      if (site.kind === 'sharedIp' && path === '/') {
+        for (const other of this.roles.sharedIp) if (other !== site.name) links.push({ href: this.url(other, '/'), text: other });
+      }
+      const html = renderPage({
+        title: `${capitalise(words(rng, 2, 4))} | ${site.name}`,
+        paragraphs: [`${describe(site)} Page ${this.url(site.name, path)}.`, capitalise(words(rng, 15, 40)) + '.'],
+        links,
+      });
+      site.pages.set(path, { body: Buffer.from(html), lastModified: fixedLastModified(site.name, path) });
+    }
+  }
+
+  private newsBody(host: string, edition: number): Buffer {
+    const others = FRESH_SITE_PATHS.filter((p) => p !== '/news');
+    const html = renderPage({
+      title: `News, edition ${edition} | ${host}`,
+      paragraphs: [`Edition ${edition} of ${this.url(host, '/news')}: this page changes on every request.`],
+      links: others.map((p) => ({ href: p, text: p === '/' ? 'home' : p.slice(1) })),
+    });
+    return Buffer.from(html);
+  }
+}
+
+/** A strong entity tag for a body: `"<first 16 hex digits of its SHA-1>"`. */
+export function entityTag(body: Buffer): string {
+  return `"${createHash('sha1').update(body).digest('hex').slice(0, 16)}"`;
+}
+
+/** A fixed Last-Modified date (whole seconds) for a page, the same on every run and port. */
+export function fixedLastModified(host: string, path: string): number {
+  const h = hashInt(`${host}${path}`);
+  return LAST_MODIFIED_EPOCH + (h % 365) * 86_400_000 + (h % 86_400) * 1000;
+}
+
+function hashInt(text: string): number {
+  return createHash('sha1').update(text).digest().readUInt32BE(0);
+}
+
+function describe(site: DedicatedSite): string {
+  switch (site.kind) {
+    case 'rateLimited':
+      return `Rate-limited host: the first ${site.rateLimit!.failures} requests answer ${site.rateLimit!.status}.`;
+    case 'slow':
+      return `Slow host: every answer waits ${site.delayMs} ms.`;
+    case 'sharedIp':
+      return `Host sharing the address ${site.address} with the other shared hosts.`;
+    case 'fresh':
+      return 'Freshness host.';
+  }
+}
+
+function validate(o: DedicatedHostsOptions): void {
+  const fail = (what: string, rule: string) => {
+    throw new RangeError(`TestWeb option ${what}: ${rule}`);
+  };
+  const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
+  if (!Array.isArray(o.rateLimitedHosts)) fail('rateLimitedHosts', 'must be an array');
+  o.rateLimitedHosts.forEach((h, i) => {
+    if (h.status !== 429 && h.status !== 503) fail(`rateLimitedHosts[${i}].status=${h.status}`, 'must be 429 or 503');
+    if (!isCount(h.failures)) fail(`rateLimitedHosts[${i}].failures=${h.failures}`, 'must be an integer >= 0');
+    if (h.retryAfterSeconds !== undefined && !isCount(h.retryAfterSeconds)) {
+      fail(`rateLimitedHosts[${i}].retryAfterSeconds=${h.retryAfterSeconds}`, 'must be an integer >= 0');
+    }
+  });
+  if (!Array.isArray(o.slowHosts)) fail('slowHosts', 'must be an array');
+  o.slowHosts.forEach((h, i) => {
+    if (!Number.isFinite(h.delayMs) || h.delayMs < 0) fail(`slowHosts[${i}].delayMs=${h.delayMs}`, 'must be a number >= 0');
+  });
+  if (!isCount(o.sharedIpHosts)) fail(`sharedIpHosts=${o.sharedIpHosts}`, 'must be an integer >= 0');
+}
