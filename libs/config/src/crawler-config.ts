@@ -36,6 +36,30 @@ export const CrawlerConfigSchema = z.object({
     delayMultiplier: z.coerce.number().min(0).max(100).default(2),
     /** Stop dispatching after this many page fetches; 0 = no limit. @defaultValue 0 */
     maxPages: int(0).default(0),
+    /** Recent response times averaged for the latency part of the delay. @defaultValue 5 */
+    recentResponses: int(1).max(100).default(5),
+    /** Ceiling of the exponential backoff after 429/503 answers. @defaultValue 3600000 */
+    maxBackoffMs: ms.default(3_600_000),
+    /** A URL answered 429/503 this many times is given up. @defaultValue 5 */
+    maxRetries: int(0).default(5),
+    /** Front queues (priority levels). @defaultValue 8 */
+    frontQueues: int(1).max(64).default(8),
+    /** Back queues: hosts served at once (Mercator: ~3× the fetches in flight). @defaultValue 1024 */
+    backQueues: int(1).default(1024),
+    /** Each front queue is this many times likelier to be served than the next lower one. @defaultValue 2 */
+    priorityBias: z.coerce.number().min(1).default(2),
+    /** Requests in flight per host at most. @defaultValue 1 */
+    perHostLimit: int(1).default(1),
+    /** Requests in flight per IP address at most, over all hosts on it. @defaultValue 8 */
+    perIpLimit: int(1).default(8),
+    /** Minimum gap between two requests to one IP address, over all hosts on it. @defaultValue 0 */
+    perIpIntervalMs: ms.default(0),
+    /** URLs handed to downloaders and not yet completed, at most. @defaultValue 1000 */
+    maxInFlight: int(1).default(1000),
+    /** A dispatched URL whose outcome has not come back in this long is given to its host again. @defaultValue 120000 */
+    leaseMs: int(1000).default(120_000),
+    /** Politeness audit entries kept per host. @defaultValue 200 */
+    auditLength: int(1).default(200),
   }),
   dns: z.object({
     /** Allow hosts that resolve to loopback, private, link-local… addresses. @defaultValue false */
@@ -54,6 +78,10 @@ export const CrawlerConfigSchema = z.object({
     concurrency: int(1).default(64),
   }),
   downloader: z.object({
+    /** This downloader's name on the hash ring; unique per process. @defaultValue host name, pid and a random suffix */
+    id: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+    /** Heartbeat period on the hash ring; a downloader silent for 3 periods has left. @defaultValue 2000 */
+    heartbeatMs: int(100).default(2000),
     /** Fetches in flight per downloader process (never more than one per host). @defaultValue 64 */
     concurrency: int(1).default(64),
     /** Sent with every request; keep a URL explaining the crawler in it. @defaultValue 'crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)' */
@@ -119,6 +147,18 @@ export const ENV_NAMES: Record<string, string> = {
   FRONTIER_MIN_DELAY_MS: 'frontier.minDelayMs',
   FRONTIER_DELAY_MULTIPLIER: 'frontier.delayMultiplier',
   FRONTIER_MAX_PAGES: 'frontier.maxPages',
+  FRONTIER_RECENT_RESPONSES: 'frontier.recentResponses',
+  FRONTIER_MAX_BACKOFF_MS: 'frontier.maxBackoffMs',
+  FRONTIER_MAX_RETRIES: 'frontier.maxRetries',
+  FRONTIER_FRONT_QUEUES: 'frontier.frontQueues',
+  FRONTIER_BACK_QUEUES: 'frontier.backQueues',
+  FRONTIER_PRIORITY_BIAS: 'frontier.priorityBias',
+  FRONTIER_PER_HOST_LIMIT: 'frontier.perHostLimit',
+  FRONTIER_PER_IP_LIMIT: 'frontier.perIpLimit',
+  FRONTIER_PER_IP_INTERVAL_MS: 'frontier.perIpIntervalMs',
+  FRONTIER_MAX_IN_FLIGHT: 'frontier.maxInFlight',
+  FRONTIER_LEASE_MS: 'frontier.leaseMs',
+  FRONTIER_AUDIT_LENGTH: 'frontier.auditLength',
   DNS_ALLOW_PRIVATE: 'dns.allowPrivate',
   DNS_HOSTS: 'dns.hosts',
   DNS_HOSTS_FILE: 'dns.hostsFile',
@@ -126,6 +166,8 @@ export const ENV_NAMES: Record<string, string> = {
   DNS_MAX_TTL_MS: 'dns.maxTtlMs',
   DNS_FAILURE_TTL_MS: 'dns.failureTtlMs',
   DNS_CONCURRENCY: 'dns.concurrency',
+  DOWNLOADER_ID: 'downloader.id',
+  DOWNLOADER_HEARTBEAT_MS: 'downloader.heartbeatMs',
   DOWNLOADER_CONCURRENCY: 'downloader.concurrency',
   DOWNLOADER_USER_AGENT: 'downloader.userAgent',
   DOWNLOADER_CONNECT_TIMEOUT_MS: 'downloader.connectTimeoutMs',

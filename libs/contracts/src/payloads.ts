@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { QueueName } from './queues';
+import { baseQueue, QueueName } from './queues';
 
 /** Bumped on any incompatible payload change; consumers reject other versions to the dead-letter queue. */
 export const SCHEMA_VERSION = 1;
@@ -18,17 +18,22 @@ export const CrawlUrl = z.object({
   source: UrlSource,
   /** Redirect hops taken to reach this URL. */
   hops: z.number().int().min(0).default(0),
+  /** Sitemap `<priority>` (0…1), when the URL came from a sitemap. */
+  priority: z.number().min(0).max(1).optional(),
+  /** Times this URL was answered 429/503 and put back. */
+  attempts: z.number().int().min(0).optional(),
 });
 export type CrawlUrl = z.infer<typeof CrawlUrl>;
 
 export const UrlBatch = z.object({ v: version, urls: z.array(CrawlUrl).max(10000) });
 export type UrlBatch = z.infer<typeof UrlBatch>;
 
-export const HostToken = z.object({ v: version, host: z.string().min(1) });
-export type HostToken = z.infer<typeof HostToken>;
-
 export const FetchRequest = CrawlUrl.extend({
   v: version,
+  /** The frontier's lease on this URL: the outcome must name it. */
+  leaseId: z.string().min(1),
+  /** The downloader that owns the host on the hash ring (its fetch queue is `fetchQueue(shard)`). */
+  shard: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
   /** Stable id of this URL's fetch (a fingerprint of the URL): job ids and staging keys derive from it. */
   fetchId: z.string().regex(/^[A-Za-z0-9_-]+$/),
   /** Politeness key: the URL's host[:port]. */
@@ -40,6 +45,7 @@ export type FetchRequest = z.infer<typeof FetchRequest>;
 
 export const FetchOutcome = z.object({
   v: version,
+  leaseId: z.string().min(1),
   fetchId: z.string(),
   url,
   host: z.string().min(1),
@@ -53,6 +59,10 @@ export const FetchOutcome = z.object({
   durationMs: z.number().min(0),
   /** Crawl-delay announced by the host's robots.txt, if any. */
   crawlDelayMs: z.number().min(0).optional(),
+  /** The address the request went to (hosts sharing it are paced together). */
+  ip: z.string().optional(),
+  /** What a 429/503's Retry-After asked for, in ms. */
+  retryAfterMs: z.number().min(0).optional(),
   /** The request to put back at the head of the host's queue (when only robots.txt was fetched this turn). */
   retry: CrawlUrl.optional(),
 });
@@ -121,7 +131,6 @@ export type DeadLetter = z.infer<typeof DeadLetter>;
 /** One payload schema per queue. */
 export const QUEUE_SCHEMAS = {
   [QueueName.FrontierAdd]: UrlBatch,
-  [QueueName.FrontierDispatch]: HostToken,
   [QueueName.FrontierDone]: FetchOutcome,
   [QueueName.DnsResolve]: FetchRequest,
   [QueueName.Fetch]: FetchRequest,
@@ -148,7 +157,7 @@ export class InvalidMessageError extends Error {
 
 /** Validates a message read from a queue; throws InvalidMessageError naming the offending fields. */
 export function decodeJob<Q extends QueueName>(queue: Q, data: unknown): JobOf<Q> {
-  const result = QUEUE_SCHEMAS[queue].safeParse(data);
+  const result = QUEUE_SCHEMAS[baseQueue(queue)].safeParse(data);
   if (!result.success) {
     const reason = result.error.issues
       .slice(0, 5)

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { FetchRequest, fetchQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
@@ -26,13 +26,16 @@ export class DnsResolverProcessor implements OnApplicationBootstrap {
     const resolution = await this.resolver.resolve(new URL(request.url).hostname);
     if (resolution.ok) {
       await this.stats.count(`dns.${resolution.source}`);
-      await this.pipeline.send(QueueName.Fetch, { ...request, ip: resolution.address });
+      // The frontier chose the downloader that owns this host on the hash ring.
+      const queue = request.shard ? fetchQueue(request.shard) : QueueName.Fetch;
+      await this.pipeline.send(queue, { ...request, ip: resolution.address });
       return;
     }
     this.logger.warn({ event: 'dns-refused', url: request.url, error: resolution.error });
     await this.stats.count('error.dns');
     await this.pipeline.send(QueueName.FrontierDone, {
       v: SCHEMA_VERSION,
+      leaseId: request.leaseId,
       fetchId: request.fetchId,
       url: request.url,
       host: request.host,

@@ -11,7 +11,7 @@ import { FsContentStore } from '@crawler/content-store';
 import { FetchLog, FetchLogEntry } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
-import { DownloaderService } from './downloader.service';
+import { DownloaderService, parseRetryAfter } from './downloader.service';
 import { RobotsService } from './robots.service';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\nCrawl-delay: 2\n';
@@ -77,6 +77,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
   let n = 0;
   const request = (path: string, extra: Partial<FetchRequest> = {}): FetchRequest => ({
     v: SCHEMA_VERSION,
+    leaseId: `l${n + 1}`,
     fetchId: `f${++n}`,
     url: `http://${host}${path}`,
     host,
@@ -103,9 +104,11 @@ describe('DownloaderService', () => {
     const outcome = await service.download(req);
     expect(outcome).toEqual({
       v: SCHEMA_VERSION,
+      leaseId: req.leaseId,
       fetchId: req.fetchId,
       url: req.url,
       host: req.host,
+      ip: '127.0.0.1',
       kind: 'robots-fetched',
       requested: true,
       status: 200,
@@ -124,14 +127,17 @@ describe('DownloaderService', () => {
     const outcome = await service.download(req);
     expect(outcome).toEqual({
       v: SCHEMA_VERSION,
+      leaseId: req.leaseId,
       fetchId: req.fetchId,
       url: req.url,
       host: req.host,
+      ip: '127.0.0.1',
       kind: 'fetched',
       requested: true,
       status: 200,
       durationMs: expect.any(Number),
       crawlDelayMs: 2000,
+      retry: { url: req.url, depth: 2, source: 'link', hops: 0 },
     });
     expect(requested).toEqual(['/robots.txt', '/page']);
     expect(sent).toHaveLength(1);
@@ -171,9 +177,11 @@ describe('DownloaderService', () => {
       const req = request(path);
       expect(await service.download(req)).toEqual({
         v: SCHEMA_VERSION,
+        leaseId: req.leaseId,
         fetchId: req.fetchId,
         url: req.url,
         host: req.host,
+        ip: '127.0.0.1',
         kind: 'disallowed',
         requested: false,
         durationMs: 0,
@@ -343,5 +351,16 @@ describe('DownloaderService', () => {
       expect(requested).toEqual(['/robots.txt']);
       expect(await logLines()).toEqual([expect.objectContaining({ url: expect.stringMatching(/\/robots\.txt$/), robots: true })]);
     });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds and HTTP dates, and ignores garbage', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    expect(parseRetryAfter('120', now)).toBe(120_000);
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { FetchOutcome, FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { CrawlUrl, FetchOutcome, FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
@@ -30,7 +30,7 @@ export class DownloaderService implements OnApplicationShutdown {
   }
 
   async download(request: FetchRequest): Promise<FetchOutcome> {
-    const base = { v: SCHEMA_VERSION, fetchId: request.fetchId, url: request.url, host: request.host } as const;
+    const base = this.base(request);
     const address = request.ip;
     if (!address) return { ...base, kind: 'error', requested: false, error: 'no vetted address', durationMs: 0 };
 
@@ -38,8 +38,15 @@ export class DownloaderService implements OnApplicationShutdown {
     if (!policy) {
       const robots = await this.robots.fetch(request.url, address, this.fetcher);
       await this.stats.count('robots.fetched');
-      const { v, fetchId, host, ip, ...retry } = request;
-      return { ...base, kind: 'robots-fetched', requested: true, status: robots.status ?? undefined, durationMs: robots.durationMs, crawlDelayMs: robots.policy.crawlDelayMs(), retry };
+      return {
+        ...base,
+        kind: 'robots-fetched',
+        requested: true,
+        status: robots.status ?? undefined,
+        durationMs: robots.durationMs,
+        crawlDelayMs: robots.policy.crawlDelayMs(),
+        retry: crawlUrlOf(request),
+      };
     }
     const crawlDelayMs = policy.crawlDelayMs();
     if (!policy.isAllowed(request.url)) {
@@ -49,8 +56,12 @@ export class DownloaderService implements OnApplicationShutdown {
     return { ...(await this.fetchPage(request, address)), crawlDelayMs };
   }
 
+  private base(request: FetchRequest) {
+    return { v: SCHEMA_VERSION, leaseId: request.leaseId, fetchId: request.fetchId, url: request.url, host: request.host, ip: request.ip } as const;
+  }
+
   private async fetchPage(request: FetchRequest, address: string): Promise<FetchOutcome> {
-    const base = { v: SCHEMA_VERSION, fetchId: request.fetchId, url: request.url, host: request.host } as const;
+    const base = this.base(request);
     const time = new Date().toISOString();
     let response;
     try {
@@ -96,7 +107,8 @@ export class DownloaderService implements OnApplicationShutdown {
         fetchedAt: time,
       });
     }
-    return { ...base, kind: 'fetched', requested: true, status: response.status, durationMs: response.durationMs };
+    const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+    return { ...base, kind: 'fetched', requested: true, status: response.status, durationMs: response.durationMs, retryAfterMs, retry: crawlUrlOf(request) };
   }
 
   /** A redirect target is a new URL like any other: filter, seen, frontier (the filter enforces the hop limit). */
@@ -117,6 +129,20 @@ export class DownloaderService implements OnApplicationShutdown {
   onApplicationShutdown() {
     return this.fetcher.close();
   }
+}
+
+/** The URL of a request, as the frontier queues it (to put it back). */
+function crawlUrlOf(request: FetchRequest): CrawlUrl {
+  return { url: request.url, depth: request.depth, source: request.source, hops: request.hops, attempts: request.attempts, priority: request.priority };
+}
+
+/** Retry-After: delta-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 function describeError(error: unknown): string {

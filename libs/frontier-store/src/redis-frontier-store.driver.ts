@@ -33,7 +33,8 @@ export class RedisFrontierStore implements FrontierStore {
     options: { url: string; prefix: string },
     private readonly settings: FrontierStoreOptions,
   ) {
-    this.redis = new Redis(options.url, { enableAutoPipelining: true, maxRetriesPerRequest: null });
+    // Lazy: every process has the store injected, only the frontier and the control plane use it.
+    this.redis = new Redis(options.url, { enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: true });
     this.prefix = `${options.prefix}:`;
     this.config = JSON.stringify({
       n: settings.frontQueues,
@@ -183,6 +184,7 @@ export class RedisFrontierStore implements FrontierStore {
   }
 
   async close(): Promise<void> {
-    await this.redis.quit();
+    if (this.redis.status === 'wait') this.redis.disconnect();
+    else await this.redis.quit();
   }
 }

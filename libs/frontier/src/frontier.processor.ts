@@ -3,7 +3,7 @@ import { QueueName } from '@crawler/contracts';
 import { Pipeline } from '@crawler/runtime';
 import { FrontierService } from './frontier.service';
 
-/** Thin consumers: new URLs in, host turns, fetch outcomes. */
+/** Thin consumers: new URLs in, fetch outcomes in. */
 @Injectable()
 export class FrontierProcessor implements OnApplicationBootstrap {
   constructor(
@@ -13,9 +13,6 @@ export class FrontierProcessor implements OnApplicationBootstrap {
 
   async onApplicationBootstrap() {
     await this.pipeline.consume(QueueName.FrontierAdd, (batch) => this.frontier.add(batch.urls), { concurrency: 4 });
-    await this.pipeline.consume(QueueName.FrontierDispatch, (token) => this.frontier.dispatch(token.host), {
-      concurrency: 16,
-    });
     await this.pipeline.consume(QueueName.FrontierDone, (outcome) => this.frontier.done(outcome), { concurrency: 16 });
   }
 }

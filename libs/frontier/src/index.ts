@@ -1,3 +1,5 @@
 export * from './frontier.module';
 export * from './frontier.service';
 export * from './politeness';
+export * from './prioritizer';
+export * from './frontier-entry';

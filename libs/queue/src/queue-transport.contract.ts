@@ -23,16 +23,16 @@ export function queueTransportContract(
       await cleanup?.();
     });
 
-    const token = (host: string): JobOf<QueueName.FrontierDispatch> => ({ v: 1, host });
+    const token = (host: string): JobOf<QueueName.FrontierAdd> => ({ v: 1, urls: [{ url: `http://${host}/`, depth: 0, source: 'seed', hops: 0 }] });
     const batch = (url: string): JobOf<QueueName.FilterUrls> => ({
       v: 1,
       urls: [{ url, depth: 0, source: 'seed', hops: 0 }],
     });
 
-    /** Collects the hosts delivered on FrontierDispatch. */
+    /** Collects the hosts delivered on FrontierAdd. */
     async function collectHosts(concurrency = 1): Promise<string[]> {
       const hosts: string[] = [];
-      await transport.consume(QueueName.FrontierDispatch, async (p) => void hosts.push(p.host), { concurrency });
+      await transport.consume(QueueName.FrontierAdd, async (p) => void hosts.push(new URL(p.urls[0].url).hostname), { concurrency });
       return hosts;
     }
 
@@ -46,7 +46,7 @@ export function queueTransportContract(
     });
 
     it('adds in bulk, in order', async () => {
-      await transport.addBulk(QueueName.FrontierDispatch, [
+      await transport.addBulk(QueueName.FrontierAdd, [
         { payload: token('a.test') },
         { payload: token('b.test'), options: { jobId: 'b-test' } },
         { payload: token('c.test') },
@@ -58,45 +58,45 @@ export function queueTransportContract(
 
     it('never shares payload objects between producer and consumer', async () => {
       const payload = token('a.test');
-      await transport.add(QueueName.FrontierDispatch, payload);
-      payload.host = 'mutated.test';
+      await transport.add(QueueName.FrontierAdd, payload);
+      payload.urls[0].url = 'http://mutated.test/';
       const hosts = await collectHosts();
       await waitFor(() => hosts.length === 1);
       expect(hosts).toEqual(['a.test']);
     });
 
     it('deduplicates by job id while the job exists, and only then', async () => {
-      await transport.add(QueueName.FrontierDispatch, token('a.test'), { jobId: 'host-a' });
-      await transport.add(QueueName.FrontierDispatch, token('a.test'), { jobId: 'host-a' });
-      await transport.addBulk(QueueName.FrontierDispatch, [{ payload: token('a.test'), options: { jobId: 'host-a' } }]);
-      expect((await transport.counts(QueueName.FrontierDispatch)).waiting).toBe(1);
+      await transport.add(QueueName.FrontierAdd, token('a.test'), { jobId: 'host-a' });
+      await transport.add(QueueName.FrontierAdd, token('a.test'), { jobId: 'host-a' });
+      await transport.addBulk(QueueName.FrontierAdd, [{ payload: token('a.test'), options: { jobId: 'host-a' } }]);
+      expect((await transport.counts(QueueName.FrontierAdd)).waiting).toBe(1);
 
       const hosts = await collectHosts();
       await waitFor(() => hosts.length === 1);
-      await waitForCounts(transport, QueueName.FrontierDispatch, { waiting: 0, active: 0, delayed: 0 });
-      await transport.add(QueueName.FrontierDispatch, token('a.test'), { jobId: 'host-a' });
+      await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0 });
+      await transport.add(QueueName.FrontierAdd, token('a.test'), { jobId: 'host-a' });
       await waitFor(() => hosts.length === 2);
     });
 
     it('rejects job ids BullMQ cannot store', async () => {
-      const add = (jobId: string) => transport.add(QueueName.FrontierDispatch, token('a.test'), { jobId });
+      const add = (jobId: string) => transport.add(QueueName.FrontierAdd, token('a.test'), { jobId });
       await expect(add('a:b:c')).rejects.toThrow(/:/);
       await expect(add('42')).rejects.toThrow(/integer/);
     });
 
     it('holds a delayed job until its delay has passed', async () => {
       const start = Date.now();
-      await transport.add(QueueName.FrontierDispatch, token('a.test'), { delayMs: 400 });
+      await transport.add(QueueName.FrontierAdd, token('a.test'), { delayMs: 400 });
       const hosts = await collectHosts();
       await sleep(150);
       expect(hosts).toEqual([]);
-      expect(await transport.counts(QueueName.FrontierDispatch)).toMatchObject({ waiting: 0, delayed: 1 });
+      expect(await transport.counts(QueueName.FrontierAdd)).toMatchObject({ waiting: 0, delayed: 1 });
       await waitFor(() => hosts.length === 1);
       expect(Date.now() - start).toBeGreaterThanOrEqual(390);
     });
 
     it('counts jobs exactly before, during and after processing', async () => {
-      const q = QueueName.FrontierDispatch;
+      const q = QueueName.FrontierAdd;
       expect(await transport.counts(q)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 0 });
       await transport.add(q, token('a.test'));
       await transport.add(q, token('b.test'));
@@ -122,11 +122,11 @@ export function queueTransportContract(
       let peak = 0;
       let done = 0;
       await transport.addBulk(
-        QueueName.FrontierDispatch,
+        QueueName.FrontierAdd,
         ['a', 'b', 'c', 'd', 'e', 'f'].map((h) => ({ payload: token(`${h}.test`) })),
       );
       await transport.consume(
-        QueueName.FrontierDispatch,
+        QueueName.FrontierAdd,
         async () => {
           peak = Math.max(peak, ++running);
           await sleep(40);
@@ -142,39 +142,39 @@ export function queueTransportContract(
     it('dead-letters malformed messages with the reason and never calls the handler', async () => {
       const handler = jest.fn(async () => undefined);
       const letters: DeadLetter[] = [];
-      await transport.add(QueueName.FrontierDispatch, { v: 1, host: 42 } as any);
-      await transport.add(QueueName.FrontierDispatch, { v: 2, host: 'a.test' } as any);
-      await transport.consume(QueueName.FrontierDispatch, handler);
+      await transport.add(QueueName.FrontierAdd, { v: 1, urls: 42 } as any);
+      await transport.add(QueueName.FrontierAdd, { v: 2, urls: [] } as any);
+      await transport.consume(QueueName.FrontierAdd, handler);
       await transport.consume(QueueName.DeadLetter, async (letter) => void letters.push(letter));
       await waitFor(() => letters.length === 2);
 
       expect(handler).not.toHaveBeenCalled();
-      expect(letters.map((l) => l.queue)).toEqual([QueueName.FrontierDispatch, QueueName.FrontierDispatch]);
-      expect(letters[0].reason).toMatch(/^host: /);
-      expect(letters[0].payload).toEqual({ v: 1, host: 42 });
+      expect(letters.map((l) => l.queue)).toEqual([QueueName.FrontierAdd, QueueName.FrontierAdd]);
+      expect(letters[0].reason).toMatch(/^urls: /);
+      expect(letters[0].payload).toEqual({ v: 1, urls: 42 });
       expect(letters[1].reason).toMatch(/^v: /);
       expect(Date.parse(letters[1].at)).not.toBeNaN();
-      await waitForCounts(transport, QueueName.FrontierDispatch, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+      await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0, failed: 0 });
     });
 
     it('retries a handler that throws, then succeeds', async () => {
       let calls = 0;
-      await transport.add(QueueName.FrontierDispatch, token('a.test'));
-      await transport.consume(QueueName.FrontierDispatch, async () => {
+      await transport.add(QueueName.FrontierAdd, token('a.test'));
+      await transport.consume(QueueName.FrontierAdd, async () => {
         if (++calls === 1) throw new Error('transient');
       });
       await waitFor(() => calls === 2);
-      await waitForCounts(transport, QueueName.FrontierDispatch, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+      await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0, failed: 0 });
     });
 
     it('counts a job failed once its attempts are used up', async () => {
       let calls = 0;
-      await transport.add(QueueName.FrontierDispatch, token('a.test'));
-      await transport.consume(QueueName.FrontierDispatch, async () => {
+      await transport.add(QueueName.FrontierAdd, token('a.test'));
+      await transport.consume(QueueName.FrontierAdd, async () => {
         calls++;
         throw new Error('permanent');
       });
-      await waitForCounts(transport, QueueName.FrontierDispatch, { waiting: 0, active: 0, delayed: 0, failed: 1 });
+      await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0, failed: 1 });
       expect(calls).toBeGreaterThanOrEqual(2);
     });
 
@@ -182,8 +182,8 @@ export function queueTransportContract(
       const gate = deferred();
       let started = false;
       let finished = false;
-      await transport.add(QueueName.FrontierDispatch, token('a.test'));
-      await transport.consume(QueueName.FrontierDispatch, async () => {
+      await transport.add(QueueName.FrontierAdd, token('a.test'));
+      await transport.consume(QueueName.FrontierAdd, async () => {
         started = true;
         await gate.promise;
         finished = true;

@@ -1,12 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PIPELINE_QUEUES } from '@crawler/contracts';
+import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { QUEUE_TRANSPORT, QueueCounts, QueueTransport } from '@crawler/queue';
 import { CrawlStats } from './crawl-stats.service';
 
 export interface PipelineSnapshot {
   queues: Record<string, QueueCounts>;
-  /** Jobs waiting, running or delayed anywhere in the pipeline. */
+  /** Jobs waiting, running or delayed anywhere in the pipeline, plus URLs in the frontier. */
   pending: number;
+  /** URLs in the frontier (queued or leased to a downloader). */
+  frontier: number;
   /** Jobs processed so far by every process. */
   processed: number;
 }
@@ -20,6 +23,7 @@ export interface PipelineSnapshot {
 export class CompletionProbe {
   constructor(
     @Inject(QUEUE_TRANSPORT) private readonly queues: QueueTransport,
+    @Inject(FRONTIER_STORE) private readonly frontierStore: FrontierStore,
     private readonly stats: CrawlStats,
   ) {}
 
@@ -32,10 +36,21 @@ export class CompletionProbe {
       pending += counts[i].waiting + counts[i].active + counts[i].delayed;
     });
     const totals = await this.stats.totals();
+    const frontier = await this.frontierWork(totals);
+    pending += frontier;
     const processed = Object.entries(totals)
       .filter(([k]) => k.startsWith('processed.'))
       .reduce((sum, [, v]) => sum + v, 0);
-    return { queues, pending, processed };
+    return { queues, pending, frontier, processed };
+  }
+
+  /**
+   * URLs queued or leased in the frontier. Once the page budget is spent nothing more is dispatched, so
+   * only the leased URLs are still work.
+   */
+  private async frontierWork(totals: Record<string, number>): Promise<number> {
+    const stats = await this.frontierStore.stats();
+    return (totals['frontier.budget-spent'] ?? 0) > 0 ? stats.leased : stats.size;
   }
 
   async isComplete(settleMs = 250): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { CrawlerConfig } from '@crawler/config';
 import { ContentStore, FsContentStore, MinioContentStore } from '@crawler/content-store';
+import { FrontierStore, MemoryFrontierStore, RedisFrontierStore } from '@crawler/frontier-store';
 import { BullmqQueueTransport, MemoryQueueTransport, QueueTransport } from '@crawler/queue';
 import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 
@@ -13,6 +14,23 @@ export function createQueueTransport(config: CrawlerConfig): QueueTransport {
 
 export function createStateStore(config: CrawlerConfig): StateStore {
   return config.redisUrl ? new RedisStateStore({ url: config.redisUrl, prefix: config.prefix }) : new MemoryStateStore();
+}
+
+/** The frontier's queues and heap: in Redis (shared, durable) or in memory. */
+export function createFrontierStore(config: CrawlerConfig): FrontierStore {
+  const f = config.frontier;
+  const options = {
+    frontQueues: f.frontQueues,
+    backQueues: f.backQueues,
+    priorityBias: f.priorityBias,
+    auditLength: f.auditLength,
+    perHostLimit: f.perHostLimit,
+    perIpLimit: f.perIpLimit,
+    perIpIntervalMs: f.perIpIntervalMs,
+  };
+  return config.redisUrl
+    ? new RedisFrontierStore({ url: config.redisUrl, prefix: `${config.prefix}:frontier` }, options)
+    : new MemoryFrontierStore(options);
 }
 
 /** S3 when configured, otherwise a directory under the data dir. */

@@ -2,12 +2,13 @@ import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, BeforeApp
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTENT_STORE } from '@crawler/content-store';
+import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createLogger, FetchLog, LOGGER, Logger } from '@crawler/logging';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { CompletionProbe } from './completion-probe.service';
 import { CrawlStats } from './crawl-stats.service';
-import { createContentStore, createQueueTransport, createStateStore } from './drivers.factory';
+import { createContentStore, createFrontierStore, createQueueTransport, createStateStore } from './drivers.factory';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { Pipeline } from './pipeline.service';
@@ -19,6 +20,7 @@ class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicatio
   constructor(
     @Inject(QUEUE_TRANSPORT) private readonly queues: QueueTransport,
     @Inject(STATE_STORE) private readonly state: StateStore,
+    @Inject(FRONTIER_STORE) private readonly frontier: FrontierStore,
     private readonly fetchLog: FetchLog,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -31,6 +33,7 @@ class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicatio
   async onApplicationShutdown() {
     await this.fetchLog.close();
     await this.state.close();
+    await this.frontier.close();
     this.logger.info('stopped');
     this.logger.flush();
   }
@@ -73,6 +76,7 @@ export class RuntimeModule {
         { provide: QUEUE_TRANSPORT, useFactory: () => createQueueTransport(config) },
         { provide: STATE_STORE, useFactory: () => createStateStore(config) },
         { provide: CONTENT_STORE, useFactory: () => createContentStore(config) },
+        { provide: FRONTIER_STORE, useFactory: () => createFrontierStore(config) },
         CrawlStats,
         Pipeline,
         CompletionProbe,
@@ -88,6 +92,7 @@ export class RuntimeModule {
         QUEUE_TRANSPORT,
         STATE_STORE,
         CONTENT_STORE,
+        FRONTIER_STORE,
         CrawlStats,
         Pipeline,
         CompletionProbe,

@@ -1,0 +1,128 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { Claim, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
+import { DownloaderMembership, HashRing } from '@crawler/hash-ring';
+import { LOGGER, Logger } from '@crawler/logging';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { STATE_STORE, StateStore } from '@crawler/state';
+import { urlFingerprint } from '@crawler/url';
+import { DispatchSignal } from './dispatch-signal';
+import { decodeEntry } from './frontier-entry';
+
+/** Longest sleep between two looks at the heap (another replica may have made a host due meanwhile). */
+const MAX_IDLE_MS = 200;
+/** URLs claimed per store call. */
+const CLAIM_BATCH = 500;
+/** How often expired leases are looked for and the ring refreshed. */
+const MAINTENANCE_MS = 1000;
+
+/**
+ * Hands due hosts' URLs to downloaders. The heap is a schedule, not a queue: nothing is pushed when a
+ * host becomes due, so the dispatcher sleeps until the earliest due time (or until woken by new work),
+ * claims what is due under leases, and sends each URL towards the downloader that owns its host on the
+ * hash ring. Claims are atomic in the store, so several dispatchers (frontier replicas) may run at once.
+ */
+@Injectable()
+export class FrontierDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private running = false;
+  private loop?: Promise<void>;
+  private ring = new HashRing();
+  private readonly membership: DownloaderMembership;
+  private lastMaintenance = 0;
+
+  constructor(
+    @Inject(FRONTIER_STORE) private readonly store: FrontierStore,
+    @Inject(STATE_STORE) state: StateStore,
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly pipeline: Pipeline,
+    private readonly stats: CrawlStats,
+    private readonly signal: DispatchSignal,
+  ) {
+    this.membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
+  }
+
+  onApplicationBootstrap() {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async onApplicationShutdown() {
+    this.running = false;
+    this.signal.wake();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        const claimed = await this.tick();
+        if (claimed < CLAIM_BATCH) await this.signal.sleep(await this.idleFor());
+      } catch (error) {
+        this.logger.error({ event: 'dispatch-failed', err: error }, 'dispatcher tick failed; retrying');
+        await this.signal.sleep(1000);
+      }
+    }
+  }
+
+  /** One round: maintenance when due, then claim and send. Answers how many URLs were dispatched. */
+  private async tick(): Promise<number> {
+    const now = Date.now();
+    if (now - this.lastMaintenance >= MAINTENANCE_MS) await this.maintain(now);
+    if (this.ring.size === 0) return 0;
+    const { maxInFlight, maxPages, leaseMs } = this.config.frontier;
+    const stats = await this.store.stats();
+    let room = maxInFlight - stats.leased;
+    if (maxPages > 0) {
+      const fetched = (await this.stats.totals())['fetched'] ?? 0;
+      if (fetched >= maxPages) {
+        await this.stats.count('frontier.budget-spent');
+        return 0;
+      }
+      room = Math.min(room, maxPages - fetched - stats.leased);
+    }
+    if (room <= 0) return 0;
+    const claims = await this.store.claim({ now, max: Math.min(room, CLAIM_BATCH), leaseMs });
+    await Promise.all(claims.map((claim) => this.send(claim)));
+    return claims.length;
+  }
+
+  private async send(claim: Claim): Promise<void> {
+    const entry = decodeEntry(claim.item);
+    await this.pipeline.send(QueueName.DnsResolve, {
+      ...entry,
+      v: SCHEMA_VERSION,
+      leaseId: claim.leaseId,
+      fetchId: urlFingerprint(entry.url),
+      host: claim.host,
+      shard: this.ring.owner(claim.host) ?? undefined,
+    });
+    await this.store.audit(claim.host, [JSON.stringify({ at: Date.now(), event: 'dispatch', url: entry.url, inFlight: claim.inFlight })]);
+  }
+
+  /**
+   * Refreshes the ring from the downloaders' heartbeats. The leases of a downloader that left go back to
+   * their hosts, not before a fetch it might still be making has surely timed out.
+   */
+  private async maintain(now: number): Promise<void> {
+    this.lastMaintenance = now;
+    const before = this.ring;
+    this.ring = await this.membership.ring();
+    const gone = before.members().filter((m) => !this.ring.has(m));
+    if (gone.length) {
+      const retryAt = now + this.config.downloader.totalTimeoutMs;
+      const n = await this.store.reclaimWhere((c) => gone.includes(before.owner(c.host) ?? ''), now, retryAt);
+      this.logger.warn({ event: 'downloaders-left', gone, reclaimed: n }, 'downloaders left the ring');
+    }
+    const added = this.ring.members().filter((m) => !before.has(m));
+    if (added.length) this.logger.info({ event: 'downloaders-joined', added, members: this.ring.size }, 'downloaders joined the ring');
+    const expired = await this.store.reclaimExpired(now, now + this.config.frontier.minDelayMs);
+    if (expired) await this.stats.count('frontier.leases-expired', expired);
+  }
+
+  private async idleFor(): Promise<number> {
+    const due = await this.store.nextDueAt();
+    return due === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, Math.max(1, due - Date.now()));
+  }
+}
