@@ -12,6 +12,8 @@ export class SeedError extends Error {
 export interface CrawlStatus {
   complete: boolean;
   pending: number;
+  /** URLs queued in the frontier or leased to a downloader. */
+  frontier: number;
   queues: Record<string, { waiting: number; active: number; delayed: number; failed: number }>;
   totals: Record<string, number>;
 }
@@ -42,6 +44,6 @@ export class CrawlControlService {
   async status(): Promise<CrawlStatus> {
     const [snapshot, totals] = await Promise.all([this.probe.snapshot(), this.stats.totals()]);
     const complete = snapshot.pending === 0 && (totals.seeds ?? 0) > 0 && (await this.probe.isComplete());
-    return { complete, pending: snapshot.pending, queues: snapshot.queues, totals };
+    return { complete, pending: snapshot.pending, frontier: snapshot.frontier, queues: snapshot.queues, totals };
   }
 }

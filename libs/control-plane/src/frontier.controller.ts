@@ -1,0 +1,61 @@
+import { BadRequestException, Body, Controller, Delete, Get, Inject, Param, Patch } from '@nestjs/common';
+import { z } from 'zod';
+import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
+
+const nullableMs = z.number().int().min(0).nullable().optional();
+const HostControlsBody = z
+  .object({
+    /** Delay between two requests to the host, ms (null: back to the computed delay). */
+    delayMs: nullableMs,
+    /** No request before this time: ISO date or ms since epoch (null: unblock). */
+    blockedUntil: z.union([z.iso.datetime({ offset: true }), z.number().int().min(0)]).nullable().optional(),
+    /** Pages the host may be fetched in all (null: no budget). */
+    budget: nullableMs,
+  })
+  .strict();
+
+/**
+ * Live control of the frontier while a crawl runs, per host (the bar is crawler-commons URLFrontier):
+ * read a host's queue, next eligible time, delay and its cause, audit log; set its delay, block it, give
+ * it a page budget, purge it.
+ */
+@Controller()
+export class FrontierController {
+  constructor(@Inject(FRONTIER_STORE) private readonly frontier: FrontierStore) {}
+
+  @Get('frontier')
+  stats() {
+    return this.frontier.stats();
+  }
+
+  @Get('hosts/:host')
+  async host(@Param('host') host: string) {
+    const [info, audit] = await Promise.all([this.frontier.hostInfo(host), this.frontier.auditLog(host)]);
+    return {
+      ...info,
+      nextEligibleAt: info.nextAt === null ? null : new Date(info.nextAt).toISOString(),
+      audit: audit.map((line) => JSON.parse(line)),
+    };
+  }
+
+  @Patch('hosts/:host')
+  async control(@Param('host') host: string, @Body() body: unknown) {
+    const parsed = HostControlsBody.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new BadRequestException(`${issue.path.join('.') || 'body'}: ${issue.message} (allowed: delayMs, blockedUntil, budget)`);
+    }
+    const { blockedUntil, ...rest } = parsed.data;
+    const controls = {
+      ...rest,
+      ...(blockedUntil === undefined ? {} : { blockedUntil: typeof blockedUntil === 'string' ? Date.parse(blockedUntil) : blockedUntil }),
+    };
+    await this.frontier.setHostControls(host, controls, Date.now());
+    return this.host(host);
+  }
+
+  @Delete('hosts/:host/queue')
+  async purge(@Param('host') host: string) {
+    return { host, dropped: await this.frontier.purgeHost(host, Date.now()) };
+  }
+}
