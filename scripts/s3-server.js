@@ -8,8 +8,24 @@
  */
 'use strict';
 
+const fs = require('fs/promises');
 const path = require('path');
 const S3rver = require('s3rver');
+const FilesystemStore = require('s3rver/lib/stores/filesystem');
+
+// s3rver removes a key's parent directories when their last object is deleted. A PUT into the same
+// directory at that moment cannot open its file, and the unhandled stream error kills the server (seen
+// under a crawl's churn of staging/ objects). S3 has no directories: keep them, delete only the files.
+FilesystemStore.prototype.deleteObject = async function deleteObject(bucket, key) {
+  const files = ['object', 'object.md5', 'metadata.json'].map((kind) => this.getResourcePath(bucket, key, kind));
+  await Promise.all(
+    files.map((file) =>
+      fs.unlink(file).catch((err) => {
+        if (err.code !== 'ENOENT') throw err;
+      }),
+    ),
+  );
+};
 
 const host = process.env.S3_HOST || '127.0.0.1';
 const port = Number(process.env.S3_PORT || 9000);

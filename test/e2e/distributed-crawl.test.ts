@@ -25,6 +25,7 @@ describe('distributed crawl (every service a process)', () => {
   let status: any;
   let exitCodes: (number | null)[];
   let health: number[];
+  let audits: { at: number; event: string; nextAt?: number }[][];
   let metrics: string;
 
   beforeAll(async () => {
@@ -58,7 +59,13 @@ describe('distributed crawl (every service a process)', () => {
       await new Promise((r) => setTimeout(r, 500));
       status = await (await fetch(`${control}/status`)).json();
     } while (!status.complete && Date.now() < deadline);
+    audits = await Promise.all(
+      web.hostNames.slice(0, 30).map(async (host) => ((await (await fetch(`${control}/hosts/${host}:${web.port}`)).json()) as any).audit),
+    );
     health = await Promise.all(services.map(async (s) => (await fetch(`http://127.0.0.1:${s.port}/health`)).status));
+    // When a check fails, say why (the test's own assertion only sees the status codes).
+    const sick = services.find((_, i) => health[i] !== 200);
+    if (sick) console.log(`${sick.name} /health:`, await (await fetch(`http://127.0.0.1:${sick.port}/health`)).text());
     metrics = await (await fetch(`http://127.0.0.1:${services.find((s) => s.name === 'downloader')!.port}/metrics`)).text();
     exitCodes = await Promise.all(services.map((s) => stopService(s)));
   }, 240_000);
@@ -86,6 +93,20 @@ describe('distributed crawl (every service a process)', () => {
     const store = await MinioContentStore.connect({ url: s3.url, bucket });
     expect((await collectKeys(store.list('pages/'))).length).toBe(expectedStoredPages(web));
     expect(await collectKeys(store.list('staging/'))).toEqual([]);
+  });
+
+  it('keeps a politeness audit per host showing no dispatch before the delay in force', () => {
+    let dispatches = 0;
+    for (const audit of audits) {
+      let notBefore = 0;
+      for (const entry of audit) {
+        if (entry.event === 'dispatch') {
+          expect(entry.at).toBeGreaterThanOrEqual(notBefore);
+          dispatches++;
+        } else if (entry.nextAt) notBefore = entry.nextAt;
+      }
+    }
+    expect(dispatches).toBeGreaterThan(30);
   });
 
   it('every service answers /health and serves Prometheus /metrics', () => {

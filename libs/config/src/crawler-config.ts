@@ -26,6 +26,8 @@ export const CrawlerConfigSchema = z.object({
   port: int(0).max(65535).default(3000),
   /** Least severe level logged. @defaultValue 'info' */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** A queue job held by a process that died is handed to another after this long (BullMQ lock and stall check). @defaultValue 30000 */
+  queueStalledMs: int(1000).default(30_000),
   /** Append every fetch as one JSON line to this file (the embedded run sets it). */
   fetchLogFile: z.string().optional(),
 
@@ -144,6 +146,7 @@ export const ENV_NAMES: Record<string, string> = {
   PORT: 'port',
   LOG_LEVEL: 'logLevel',
   FETCH_LOG_FILE: 'fetchLogFile',
+  QUEUE_STALLED_MS: 'queueStalledMs',
   FRONTIER_MIN_DELAY_MS: 'frontier.minDelayMs',
   FRONTIER_DELAY_MULTIPLIER: 'frontier.delayMultiplier',
   FRONTIER_MAX_PAGES: 'frontier.maxPages',

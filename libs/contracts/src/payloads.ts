@@ -25,7 +25,12 @@ export const CrawlUrl = z.object({
 });
 export type CrawlUrl = z.infer<typeof CrawlUrl>;
 
-export const UrlBatch = z.object({ v: version, urls: z.array(CrawlUrl).max(10000) });
+export const UrlBatch = z.object({
+  v: version,
+  urls: z.array(CrawlUrl).max(10000),
+  /** Names the batch so that a redelivered message is enqueued in the frontier only once. */
+  batchId: z.string().regex(/^[A-Za-z0-9_-]+$/).max(64).optional(),
+});
 export type UrlBatch = z.infer<typeof UrlBatch>;
 
 export const FetchRequest = CrawlUrl.extend({

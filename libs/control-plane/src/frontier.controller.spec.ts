@@ -34,8 +34,8 @@ describe('control plane: frontier host controls over HTTP', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const response = await fetch(base + path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: response.status, body: await response.json() };
   };
 

@@ -54,6 +54,15 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect((await s.stats()).size).toBe(1);
     });
 
+    it('enqueues a batch id once (a redelivered message adds nothing twice)', async () => {
+      const s = await store();
+      expect(await s.enqueue([item('a', 1), item('b', 1)], T, 'batch-1')).toBe(true);
+      expect(await s.enqueue([item('a', 1), item('b', 1)], T, 'batch-1')).toBe(false);
+      expect(await s.enqueue([item('c', 1)], T, 'batch-2')).toBe(true);
+      expect(await s.enqueue([item('c', 2)], T)).toBe(true);
+      expect((await s.stats()).size).toBe(4);
+    });
+
     it('puts a requeued item back at the head of its host', async () => {
       const s = await store();
       await s.enqueue([item('a', 1), item('a', 2)], T);

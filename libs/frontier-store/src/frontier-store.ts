@@ -95,8 +95,12 @@ export interface ClaimOptions {
 }
 
 export interface FrontierStore {
-  /** Adds URLs to their front queues and fills idle back queues. */
-  enqueue(items: FrontierItem[], now: number): Promise<void>;
+  /**
+   * Adds URLs to their front queues and fills idle back queues. A batch whose id was already enqueued
+   * (within BATCH_MEMORY_MS) is ignored, so a redelivered message adds nothing twice; answers whether the
+   * batch was enqueued.
+   */
+  enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<boolean>;
   /** Leases up to `max` URLs of due hosts (each host's next URL), honouring the per-host and per-IP limits. */
   claim(options: ClaimOptions): Promise<Claim[]>;
   /** Ends a lease. Answers false when the lease was already ended (a replayed completion is harmless). */
@@ -138,5 +142,8 @@ export interface FrontierStoreOptions {
   /** Minimum gap between the starts of two requests to one IP address, over all hosts on it (ms). @defaultValue 250 */
   perIpIntervalMs: number;
 }
+
+/** How long a batch id is remembered: far longer than any redelivery. */
+export const BATCH_MEMORY_MS = 24 * 3_600_000;
 
 export const FRONTIER_STORE = Symbol('FRONTIER_STORE');

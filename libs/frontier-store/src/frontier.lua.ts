@@ -114,12 +114,13 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now)
 end
 `;
 
-/** ARGV[4] now, then (priority, host, item) triples. */
+/** ARGV[4] now, ARGV[5] batch id or '', ARGV[6] batch memory ms, then (priority, host, item) triples. */
 export const ENQUEUE = `${PRELUDE}
 init()
 local now = tonumber(ARGV[4])
+if ARGV[5] ~= '' and not redis.call('SET', P..'batch:'..ARGV[5], 1, 'NX', 'PX', ARGV[6]) then return -1 end
 local n = 0
-for i = 5, #ARGV, 3 do
+for i = 7, #ARGV, 3 do
   redis.call('RPUSH', P..'f:'..ARGV[i], ARGV[i + 1]..'\\t'..ARGV[i + 2])
   n = n + 1
 end

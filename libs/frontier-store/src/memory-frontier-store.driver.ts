@@ -1,5 +1,6 @@
 import { Deque } from './deque';
 import { DueHeap } from './due-heap';
+import { BATCH_MEMORY_MS } from './frontier-store';
 import type {
   Claim,
   ClaimOptions,
@@ -57,6 +58,7 @@ export class MemoryFrontierStore implements FrontierStore {
   private readonly hosts = new Map<string, HostRecord>();
   private readonly ips = new Map<string, { next: number; inFlight: number }>();
   private readonly audits = new Map<string, string[]>();
+  private readonly batches = new Map<string, number>();
   private size = 0;
   private leaseSeq = 0;
 
@@ -65,12 +67,17 @@ export class MemoryFrontierStore implements FrontierStore {
     for (let j = 0; j < options.backQueues; j++) this.free.push(j);
   }
 
-  async enqueue(items: FrontierItem[], now: number): Promise<void> {
+  async enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<boolean> {
+    if (batchId !== undefined) {
+      if ((this.batches.get(batchId) ?? -Infinity) > now) return false;
+      this.batches.set(batchId, now + BATCH_MEMORY_MS);
+    }
     for (const { host, priority, item } of items) {
       this.front[Math.min(Math.max(priority, 0), this.front.length - 1)].push({ host, item });
     }
     this.size += items.length;
     this.route(now);
+    return true;
   }
 
   async claim({ now, max, leaseMs }: ClaimOptions): Promise<Claim[]> {

@@ -1,4 +1,5 @@
 import Redis from 'ioredis';
+import { BATCH_MEMORY_MS } from './frontier-store';
 import type {
   Claim,
   ClaimOptions,
@@ -63,14 +64,18 @@ export class RedisFrontierStore implements FrontierStore {
     return script(this.prefix, this.config, randoms, now, ...args);
   }
 
-  async enqueue(items: FrontierItem[], now: number): Promise<void> {
-    for (let i = 0; i < items.length; i += ENQUEUE_BATCH) {
+  async enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<boolean> {
+    for (let i = 0; i < items.length || i === 0; i += ENQUEUE_BATCH) {
       const args = items.slice(i, i + ENQUEUE_BATCH).flatMap(({ priority, host, item }) => {
         const p = Math.min(Math.max(priority, 0), this.settings.frontQueues - 1);
         return [p, host, item];
       });
-      await this.run(this.scripts.enqueue, now, ...args);
+      // Only the first slice carries the id: if it was seen, the whole batch was.
+      const id = i === 0 && batchId ? `${batchId}` : '';
+      if ((await this.run(this.scripts.enqueue, now, id, BATCH_MEMORY_MS, ...args)) === -1) return false;
+      if (items.length === 0) break;
     }
+    return true;
   }
 
   async claim({ now, max, leaseMs }: ClaimOptions): Promise<Claim[]> {

@@ -12,7 +12,7 @@ export class FrontierProcessor implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap() {
-    await this.pipeline.consume(QueueName.FrontierAdd, (batch) => this.frontier.add(batch.urls), { concurrency: 4 });
+    await this.pipeline.consume(QueueName.FrontierAdd, (batch) => this.frontier.add(batch.urls, batch.batchId), { concurrency: 4 });
     await this.pipeline.consume(QueueName.FrontierDone, (outcome) => this.frontier.done(outcome), { concurrency: 16 });
   }
 }

@@ -24,13 +24,14 @@ export class FrontierService {
     private readonly signal: DispatchSignal,
   ) {}
 
-  async add(urls: CrawlUrl[]): Promise<void> {
+  async add(urls: CrawlUrl[], batchId?: string): Promise<void> {
     const { frontQueues } = this.config.frontier;
-    await this.store.enqueue(
+    const enqueued = await this.store.enqueue(
       urls.map((url) => ({ host: new URL(url.url).host, priority: this.prioritizer.priority(url, frontQueues), item: encodeEntry(url) })),
       Date.now(),
+      batchId,
     );
-    await this.stats.count('frontier.queued', urls.length);
+    await this.stats.count(enqueued ? 'frontier.queued' : 'frontier.repeated-batch', urls.length);
     this.signal.wake();
   }
 

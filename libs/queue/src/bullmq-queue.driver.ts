@@ -13,6 +13,11 @@ export interface BullmqQueueTransportOptions {
   attempts?: number;
   /** Delay before the first retry, doubled on each further retry. @defaultValue 1000 */
   backoffMs?: number;
+  /**
+   * A job whose worker stops renewing its lock this long (the process died) is handed to another worker;
+   * BullMQ looks for such stalled jobs as often. @defaultValue 30000
+   */
+  stalledMs?: number;
   /** Receives errors no caller awaits (lost connections, worker internals). @defaultValue console.error */
   onError?: (error: Error) => void;
 }
@@ -52,6 +57,8 @@ export class BullmqQueueTransport implements QueueTransport {
       connection: this.consumerConnection(),
       prefix: this.options.prefix,
       concurrency: options.concurrency ?? 1,
+      lockDuration: this.options.stalledMs ?? 30_000,
+      stalledInterval: this.options.stalledMs ?? 30_000,
     });
     // An EventEmitter 'error' without a listener would crash the process.
     worker.on('error', this.onError);

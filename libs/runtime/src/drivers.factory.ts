@@ -8,7 +8,7 @@ import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 /** Redis when configured (distributed, durable), otherwise in-process memory (embedded). */
 export function createQueueTransport(config: CrawlerConfig): QueueTransport {
   return config.redisUrl
-    ? new BullmqQueueTransport({ connection: config.redisUrl, prefix: config.prefix })
+    ? new BullmqQueueTransport({ connection: config.redisUrl, prefix: config.prefix, stalledMs: config.queueStalledMs })
     : new MemoryQueueTransport();
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
@@ -17,7 +18,8 @@ export class UrlSeenProcessor implements OnApplicationBootstrap {
       async (batch) => {
         const fresh = await this.seen.admit(batch.urls);
         await this.stats.count('seen.repeat', batch.urls.length - fresh.length);
-        if (fresh.length) await this.pipeline.send(QueueName.FrontierAdd, { v: SCHEMA_VERSION, urls: fresh });
+        // A named batch: if this message reaches the frontier twice, its URLs are queued once.
+        if (fresh.length) await this.pipeline.send(QueueName.FrontierAdd, { v: SCHEMA_VERSION, urls: fresh, batchId: randomUUID() });
       },
       { concurrency: 8 },
     );
