@@ -42,6 +42,7 @@ describe('frontier killed with SIGKILL mid-crawl', () => {
       // Fast recovery for the test, in the production proportions: a lease outlives the stall check, so
       // an outcome held by the dead frontier is handed to the new one before its URL's lease runs out.
       QUEUE_STALLED_MS: '3000',
+      DOWNLOADER_TOTAL_TIMEOUT_MS: '5000',
       FRONTIER_LEASE_MS: '15000',
     };
     services = await Promise.all(SERVICES.map((name) => startService(name, env)));

@@ -37,6 +37,10 @@ describe('loadConfig', () => {
     expect(message).toMatch(/REDIS_URL/);
   });
 
+  it('refuses a lease that could run out during its fetch', () => {
+    expect(() => loadConfig({ FRONTIER_LEASE_MS: '30000', DOWNLOADER_TOTAL_TIMEOUT_MS: '60000' })).toThrow(/FRONTIER_LEASE_MS: must be longer than DOWNLOADER_TOTAL_TIMEOUT_MS/);
+  });
+
   it('refuses a static answer that is not an address', () => {
     expect(() => loadConfig({ DNS_HOSTS: 'a.test=nowhere' })).toThrow(/DNS_HOSTS/);
   });

@@ -37,6 +37,8 @@ export const FetchRequest = CrawlUrl.extend({
   v: version,
   /** The frontier's lease on this URL: the outcome must name it. */
   leaseId: z.string().min(1),
+  /** When the lease runs out (ms since epoch): after that the frontier may give the host to another fetch. */
+  leaseExpiresAt: z.number().int().min(0).optional(),
   /** The downloader that owns the host on the hash ring (its fetch queue is `fetchQueue(shard)`). */
   shard: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
   /** Stable id of this URL's fetch (a fingerprint of the URL): job ids and staging keys derive from it. */
@@ -55,7 +57,8 @@ export const FetchOutcome = z.object({
   url,
   host: z.string().min(1),
   /** What happened, for the frontier's bookkeeping. */
-  kind: z.enum(['fetched', 'robots-fetched', 'disallowed', 'error']),
+  /** `skipped`: not attempted (the lease was about to run out), put the URL back. */
+  kind: z.enum(['fetched', 'robots-fetched', 'disallowed', 'error', 'skipped']),
   /** Whether a request reached the host this turn (if not, no politeness delay is owed). */
   requested: z.boolean(),
   status: z.number().int().optional(),

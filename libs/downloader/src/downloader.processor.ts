@@ -44,7 +44,10 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
     this.logger.info({ event: 'downloader-joined', id: this.id }, 'joined the hash ring');
   }
 
-  /** After the transport has drained (in-flight fetches done), leave the ring; unstarted jobs are re-routed. */
+  /**
+   * After the transport has drained (in-flight fetches done), leave the ring. Jobs still waiting in this
+   * shard are not fetched here: the frontier reclaims their leases and dispatches the URLs again.
+   */
   async onApplicationShutdown() {
     await this.heartbeat.stop().catch((err) => this.logger.warn({ event: 'leave-failed', err }, 'could not leave the ring'));
   }

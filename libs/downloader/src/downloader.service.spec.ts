@@ -170,6 +170,13 @@ describe('DownloaderService', () => {
     expect((await content.get(sent[0].payload.bodyKey))!.body).toHaveLength(1024);
   });
 
+  it('does not start a fetch whose lease could run out before it ends, and hands the URL back', async () => {
+    const { service, request, requested } = await setup();
+    const req = request('/page', { leaseExpiresAt: Date.now() + 1000 });
+    expect(await service.download(req)).toMatchObject({ kind: 'skipped', requested: false, retry: { url: req.url } });
+    expect(requested).toEqual([]);
+  });
+
   it('does not fetch a URL robots.txt disallows', async () => {
     const { service, request, requested, sent, logLines } = await setup();
     await service.download(request('/'));

@@ -33,6 +33,12 @@ export class DownloaderService implements OnApplicationShutdown {
     const base = this.base(request);
     const address = request.ip;
     if (!address) return { ...base, kind: 'error', requested: false, error: 'no vetted address', durationMs: 0 };
+    // A request that waited in the queue so long that its lease could run out mid-fetch is not started:
+    // the frontier might meanwhile hand the host to another fetch (two requests to one host at once).
+    if (request.leaseExpiresAt !== undefined && Date.now() + this.config.downloader.totalTimeoutMs > request.leaseExpiresAt) {
+      await this.stats.count('skipped.lease-expiring');
+      return { ...base, kind: 'skipped', requested: false, durationMs: 0, retry: crawlUrlOf(request) };
+    }
 
     const policy = await this.robots.cached(request.url);
     if (!policy) {
@@ -63,6 +69,7 @@ export class DownloaderService implements OnApplicationShutdown {
   private async fetchPage(request: FetchRequest, address: string): Promise<FetchOutcome> {
     const base = this.base(request);
     const time = new Date().toISOString();
+    const started = performance.now();
     let response;
     try {
       response = await this.fetcher.get(request.url, {
@@ -72,9 +79,11 @@ export class DownloaderService implements OnApplicationShutdown {
       });
     } catch (error) {
       const message = describeError(error);
-      this.fetchLog.record({ time, url: request.url, status: null, contentType: null, length: null, location: null, durationMs: 0, error: message });
+      // A timeout is a slow host, not a fast one: its time counts towards the adaptive delay.
+      const durationMs = Math.round(performance.now() - started);
+      this.fetchLog.record({ time, url: request.url, status: null, contentType: null, length: null, location: null, durationMs, error: message });
       await this.stats.count(`error.fetch`);
-      return { ...base, kind: 'error', requested: true, error: message, durationMs: 0 };
+      return { ...base, kind: 'error', requested: true, error: message, durationMs };
     }
     const location = response.headers.location ?? null;
     this.fetchLog.record({

@@ -9,7 +9,7 @@
  *   already own a back queue are appended to it on the way.
  * - The heap orders back queues by the time their host may next be fetched. `claim` takes due hosts' next
  *   URLs under a lease; `complete` ends the lease and sets the host's next time (the politeness delay).
- * - A lease that is neither completed nor renewed expires and its URL goes back to its host (a downloader
+ * - A lease that is not completed in time expires and its URL goes back to its host (a downloader
  *   died): no URL is lost, and a host is never claimed while at its in-flight limit.
  *
  * Every operation is atomic (one Lua script in Redis), so any number of frontier replicas may share it.
@@ -137,9 +137,9 @@ export interface FrontierStoreOptions {
   auditLength: number;
   /** Requests in flight per host at most. @defaultValue 1 */
   perHostLimit: number;
-  /** Requests in flight per IP address at most, over all hosts on it. @defaultValue 4 */
+  /** Requests in flight per IP address at most, over all hosts on it. @defaultValue 8 */
   perIpLimit: number;
-  /** Minimum gap between the starts of two requests to one IP address, over all hosts on it (ms). @defaultValue 250 */
+  /** Minimum gap between the starts of two requests to one IP address, over all hosts on it (ms). @defaultValue 0 */
   perIpIntervalMs: number;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The Redis frontier's scripts. Every key lives under the prefix ARGV[1]; ARGV[2] is the JSON
- * configuration, ARGV[3] a JSON array of random numbers for the front selector. Scripts build key names
+ * configuration, ARGV[3] a random seed in [0, 1) for the front selector. Scripts build key names
  * themselves, so the frontier needs one Redis node (not Redis Cluster). The logic mirrors
  * MemoryFrontierStore line for line; the contract suite holds them to the same behaviour.
  *
@@ -12,9 +12,9 @@
 const PRELUDE = `
 local P = ARGV[1]
 local CFG = cjson.decode(ARGV[2])
-local R = cjson.decode(ARGV[3])
-local ri = 0
-local function rand() ri = ri + 1; if ri > #R then ri = 1 end; return R[ri] end
+-- Lua's math.random is not seeded per call; ARGV[3] seeds a Park-Miller generator (exact in doubles).
+local seed = math.floor(tonumber(ARGV[3]) * 2147483646) + 1
+local function rand() seed = (seed * 48271) % 2147483647; return seed / 2147483647 end
 local function num(x, d) if x == false or x == nil then return d end return tonumber(x) end
 
 local function init()

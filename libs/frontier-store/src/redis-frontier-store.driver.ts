@@ -13,8 +13,6 @@ import type {
 } from './frontier-store';
 import { CLAIM, COMPLETE, ENQUEUE, PURGE, RECLAIM, SET_CONTROLS } from './frontier.lua';
 
-/** Random numbers handed to a script for its front selections (Lua's own generator is not random per call). */
-const RANDOMS = 64;
 /** Items per ENQUEUE call, to keep each script short. */
 const ENQUEUE_BATCH = 2000;
 
@@ -60,8 +58,7 @@ export class RedisFrontierStore implements FrontierStore {
   }
 
   private run(script: Script, now: number, ...args: (string | number)[]): Promise<unknown> {
-    const randoms = JSON.stringify(Array.from({ length: RANDOMS }, () => Math.random()));
-    return script(this.prefix, this.config, randoms, now, ...args);
+    return script(this.prefix, this.config, Math.random(), now, ...args);
   }
 
   async enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<boolean> {

@@ -94,6 +94,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
       ...entry,
       v: SCHEMA_VERSION,
       leaseId: claim.leaseId,
+      leaseExpiresAt: Date.now() + this.config.frontier.leaseMs,
       fetchId: urlFingerprint(entry.url),
       host: claim.host,
       shard: this.ring.owner(claim.host) ?? undefined,

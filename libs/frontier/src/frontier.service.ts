@@ -41,7 +41,7 @@ export class FrontierService {
     const host = await this.store.hostInfo(outcome.host);
     const decision = politeDelay(outcome, host.politeness, frontier, host.delayMs);
     let requeue: string | undefined;
-    if (outcome.kind === 'robots-fetched' && outcome.retry) {
+    if ((outcome.kind === 'robots-fetched' || outcome.kind === 'skipped') && outcome.retry) {
       requeue = encodeEntry(outcome.retry);
     } else if (outcome.kind === 'fetched' && isSlowDown(outcome.status) && outcome.retry) {
       const attempts = (outcome.retry.attempts ?? 0) + 1;

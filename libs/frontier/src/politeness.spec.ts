@@ -44,6 +44,8 @@ describe('politeDelay', () => {
     expect(politeDelay(outcome({ status: 429, retryAfterMs: 30_000 }), undefined, settings)).toMatchObject({ delayMs: 30_000, cause: 'retry-after' });
     expect(politeDelay(outcome({ status: 429, retryAfterMs: 10 ** 9 }), undefined, settings).delayMs).toBe(60_000);
     expect(politeDelay(outcome({ status: 200 }), previous, settings).politeness.backoff).toBe(0);
+    expect(politeDelay(outcome({ status: 429 }), undefined, settings, 600_000)).toMatchObject({ delayMs: 600_000, cause: 'override' });
+    expect(politeDelay(outcome({ status: 503, crawlDelayMs: 20_000 }), undefined, settings)).toMatchObject({ delayMs: 20_000, cause: 'robots' });
   });
 
   it('owes nothing when no request was sent', () => {

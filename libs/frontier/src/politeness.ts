@@ -42,7 +42,10 @@ export function politeDelay(
     const backoff = (previous?.backoff ?? 0) + 1;
     const exponential = Math.min(settings.maxBackoffMs, Math.max(settings.minDelayMs, 1000) * 2 ** (backoff - 1));
     const retryAfter = Math.min(settings.maxBackoffMs, outcome.retryAfterMs ?? 0);
-    const [delayMs, cause]: [number, DelayCause] = retryAfter >= exponential ? [retryAfter, 'retry-after'] : [exponential, 'backoff'];
+    // Never less than the host's usual rest: the operator's override and Crawl-delay still hold.
+    const usual = Math.max(overrideMs ?? settings.minDelayMs, outcome.crawlDelayMs ?? 0);
+    const [delayMs, cause]: [number, DelayCause] =
+      retryAfter >= exponential && retryAfter >= usual ? [retryAfter, 'retry-after'] : exponential >= usual ? [exponential, 'backoff'] : [usual, overrideMs != null ? 'override' : 'robots'];
     return { delayMs, cause, politeness: { recentMs, backoff, delayMs, cause } };
   }
   const mean = recentMs.reduce((a, b) => a + b, 0) / recentMs.length;

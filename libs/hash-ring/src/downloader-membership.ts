@@ -31,9 +31,10 @@ export interface DownloaderMembershipOptions {
  *
  * One hash `members` in the store the caller hands over (a namespace of its choosing) maps each downloader
  * id to the time of its last heartbeat. `leave` writes the tombstone '0' (the StateStore has no field
- * delete), and a tombstone, an expired time or an unreadable value all mean "not a member". A field stays
- * behind for every id that ever beat, so ids should be stable per replica (a pod or host name), not random
- * per start.
+ * delete), and a tombstone, an expired time or an unreadable value all mean "not a member". A field (a few
+ * dozen bytes) stays behind for every id that ever beat. The downloader uses an id unique per process
+ * start, so that a restarted downloader never consumes a fetch shard the frontier has given up on; a
+ * deployment that restarts very often grows this hash until the state store gains a field delete.
  */
 export class DownloaderMembership {
   static readonly MEMBERS_KEY = 'members';
