@@ -30,38 +30,44 @@ local function dueOf(host, now)
 end
 
 local function route(now)
-  local lengths = {}
-  for i = 0, CFG.n - 1 do lengths[i] = redis.call('LLEN', P..'f:'..i) end
+  local free = redis.call('LLEN', P..'free')
+  -- A front queue found empty is left out of later picks: the pick stays biased among the non-empty
+  -- queues, without measuring every front queue on each call.
+  local empty = {}
   local moved = 0
-  while moved < 20000 and redis.call('LLEN', P..'free') > 0 do
+  while moved < 20000 and free > 0 do
     local total = 0
-    for i = 0, CFG.n - 1 do if lengths[i] > 0 then total = total + CFG.bias ^ (-i) end end
+    for i = 0, CFG.n - 1 do if not empty[i] then total = total + CFG.bias ^ (-i) end end
     if total == 0 then return end
     local r = rand() * total
     local pick
     for i = 0, CFG.n - 1 do
-      if lengths[i] > 0 then
+      if not empty[i] then
         pick = i
         r = r - CFG.bias ^ (-i)
         if r <= 0 then break end
       end
     end
     local entry = redis.call('LPOP', P..'f:'..pick)
-    lengths[pick] = lengths[pick] - 1
-    moved = moved + 1
-    local tab = string.find(entry, '\\t', 1, true)
-    local host = string.sub(entry, 1, tab - 1)
-    local item = string.sub(entry, tab + 1)
-    local j = redis.call('HGET', P..'hostb', host)
-    if not j then
-      j = redis.call('LPOP', P..'free')
-      redis.call('HSET', P..'hostb', host, j)
-      redis.call('HSET', P..'bhost', j, host)
-      redis.call('RPUSH', P..'b:'..j, item)
-      redis.call('ZADD', P..'heap', dueOf(host, now), j)
-    elseif redis.call('RPUSH', P..'b:'..j, item) == 1 and not redis.call('ZSCORE', P..'heap', j)
-      and num(redis.call('HGET', P..'h:'..host, 'inflight'), 0) < CFG.k then
-      redis.call('ZADD', P..'heap', dueOf(host, now), j)
+    if not entry then
+      empty[pick] = true
+    else
+      moved = moved + 1
+      local tab = string.find(entry, '\\t', 1, true)
+      local host = string.sub(entry, 1, tab - 1)
+      local item = string.sub(entry, tab + 1)
+      local j = redis.call('HGET', P..'hostb', host)
+      if not j then
+        j = redis.call('LPOP', P..'free')
+        free = free - 1
+        redis.call('HSET', P..'hostb', host, j)
+        redis.call('HSET', P..'bhost', j, host)
+        redis.call('RPUSH', P..'b:'..j, item)
+        redis.call('ZADD', P..'heap', dueOf(host, now), j)
+      elseif redis.call('RPUSH', P..'b:'..j, item) == 1 and not redis.call('ZSCORE', P..'heap', j)
+        and num(redis.call('HGET', P..'h:'..host, 'inflight'), 0) < CFG.k then
+        redis.call('ZADD', P..'heap', dueOf(host, now), j)
+      end
     end
   end
 end
@@ -90,7 +96,8 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now)
   local item = string.sub(rec, t3 + 1)
   if requeue == '\\1' then requeue = item end
   local hk = P..'h:'..host
-  local inflight = redis.call('HINCRBY', hk, 'inflight', -1)
+  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked')
+  local inflight = num(h[1], 0) - 1
   if leaseIp ~= '' then redis.call('HINCRBY', P..'ip:'..leaseIp, 'inflight', -1) end
   if ip ~= '' then
     redis.call('HSET', hk, 'ip', ip)
@@ -99,14 +106,14 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now)
       if now + CFG.ipiv > num(redis.call('HGET', ipk, 'next'), 0) then redis.call('HSET', ipk, 'next', now + CFG.ipiv) end
     end
   end
-  local h = redis.call('HMGET', hk, 'next', 'blocked')
-  local nx = num(h[1], 0)
-  if nextAt > nx then nx = nextAt; redis.call('HSET', hk, 'next', nx) end
+  local nx = num(h[2], 0)
+  if nextAt > nx then nx = nextAt end
+  if pol ~= '' then redis.call('HSET', hk, 'inflight', inflight, 'next', nx, 'pol', pol)
+  else redis.call('HSET', hk, 'inflight', inflight, 'next', nx) end
   if fetched == '1' then redis.call('HINCRBY', hk, 'fetched', 1) end
-  if pol ~= '' then redis.call('HSET', hk, 'pol', pol) end
   if requeue ~= '' then redis.call('LPUSH', P..'b:'..j, requeue) else redis.call('DECR', P..'size') end
   if redis.call('LLEN', P..'b:'..j) > 0 then
-    if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[2], 0)), j) end
+    if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
   elseif inflight <= 0 then
     release(j, host, now)
   end
@@ -135,13 +142,16 @@ local now = tonumber(ARGV[4])
 local max = tonumber(ARGV[5])
 local leaseMs = tonumber(ARGV[6])
 local out = {}
+-- Lease records are written once, in bulk, at the end; ids follow seq.
+local seq = num(redis.call('GET', P..'seq'), 0)
+local records, expiries = {}, {}
 local guard = 0
 while #out < max and guard < max * 4 + 100 do
   guard = guard + 1
-  local top = redis.call('ZRANGE', P..'heap', 0, 0, 'WITHSCORES')
-  if #top == 0 or tonumber(top[2]) > now then break end
+  local top = redis.call('ZPOPMIN', P..'heap')
+  if #top == 0 then break end
+  if tonumber(top[2]) > now then redis.call('ZADD', P..'heap', top[2], top[1]); break end
   local j = top[1]
-  redis.call('ZREM', P..'heap', j)
   local host = redis.call('HGET', P..'bhost', j)
   local hk = P..'h:'..host
   local h = redis.call('HMGET', hk, 'inflight', 'ip', 'blocked', 'budget', 'fetched')
@@ -178,13 +188,24 @@ while #out < max and guard < max * 4 + 100 do
           redis.call('HINCRBY', ipk, 'inflight', 1)
           redis.call('HSET', ipk, 'next', now + CFG.ipiv)
         end
-        local id = tostring(redis.call('INCR', P..'seq'))
-        redis.call('HSET', P..'lease', id, j..'\\t'..host..'\\t'..(ip or '')..'\\t'..item)
-        redis.call('ZADD', P..'leases', now + leaseMs, id)
+        seq = seq + 1
+        local id = tostring(seq)
+        records[#records + 1] = id
+        records[#records + 1] = j..'\\t'..host..'\\t'..(ip or '')..'\\t'..item
+        expiries[#expiries + 1] = now + leaseMs
+        expiries[#expiries + 1] = id
         if inflight < CFG.k and redis.call('LLEN', P..'b:'..j) > 0 then redis.call('ZADD', P..'heap', now, j) end
         out[#out + 1] = { id, host, item, ip or '', inflight }
       end
     end
+  end
+end
+if #records > 0 then
+  redis.call('SET', P..'seq', seq)
+  for i = 1, #records, 1000 do
+    local last = math.min(i + 999, #records)
+    redis.call('HSET', P..'lease', unpack(records, i, last))
+    redis.call('ZADD', P..'leases', unpack(expiries, i, last))
   end
 end
 return out`;
