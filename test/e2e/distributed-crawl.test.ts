@@ -13,8 +13,9 @@ const DELAY_MS = 200;
 afterAll(removeTempDirs);
 
 /**
- * The distributed shape: every service its own OS process, BullMQ on the real Redis, page bodies in a real
- * S3-compatible server, seeds submitted through the control plane's HTTP API.
+ * The distributed shape: every service its own OS process (two frontier replicas, two downloaders on the
+ * hash ring), BullMQ on the real Redis, page bodies in a real S3-compatible server, seeds submitted through
+ * the control plane's HTTP API.
  */
 describe('distributed crawl (every service a process)', () => {
   const prefix = `e2e-${randomBytes(4).toString('hex')}`;
@@ -45,7 +46,8 @@ describe('distributed crawl (every service a process)', () => {
       FRONTIER_MIN_DELAY_MS: String(DELAY_MS),
       LOG_LEVEL: 'info',
     };
-    services = await Promise.all(SERVICES.map((name) => startService(name, env)));
+    // Two frontier replicas share the frontier's state; two downloaders share the hosts on the hash ring.
+    services = await Promise.all([...SERVICES, 'frontier', 'downloader'].map((name) => startService(name, env)));
     const control = `http://127.0.0.1:${services.find((s) => s.name === 'control-plane')!.port}`;
 
     const response = await fetch(`${control}/seeds`, {
@@ -75,6 +77,12 @@ describe('distributed crawl (every service a process)', () => {
     await clearPrefix(prefix);
     await s3?.close();
     await web?.close();
+  });
+
+  it('spreads the hosts over both downloaders', () => {
+    const shards = Object.keys(status.totals).filter((k) => k.startsWith('processed.fetch.'));
+    expect(shards).toHaveLength(2);
+    for (const shard of shards) expect(status.totals[shard]).toBeGreaterThan(100);
   });
 
   it('terminates on its own, as the control plane reports', () => {
@@ -110,13 +118,13 @@ describe('distributed crawl (every service a process)', () => {
   });
 
   it('every service answers /health and serves Prometheus /metrics', () => {
-    expect(health).toEqual(SERVICES.map(() => 200));
+    expect(health).toEqual(services.map(() => 200));
     expect(metrics).toMatch(/crawler_events_total\{[^}]*event="fetched"[^}]*\} [1-9]/);
     expect(metrics).toMatch(/crawler_queue_jobs\{/);
   });
 
   it('every service drains and exits 0 on SIGTERM', () => {
-    expect(exitCodes).toEqual(SERVICES.map(() => 0));
+    expect(exitCodes).toEqual(services.map(() => 0));
   });
 });
 
