@@ -16,6 +16,7 @@ export interface CrawlOptions {
   redis?: string;
   s3?: string;
   prefix?: string;
+  recrawl?: boolean;
 }
 
 const nonNegative = (name: string) => (value: string) => {
@@ -41,6 +42,7 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .option('--redis <url>', 'queues and state in Redis (persistent, resumable) instead of memory')
     .option('--s3 <url>', 'page bodies in S3/MinIO, e.g. http://KEY:SECRET@127.0.0.1:9000, instead of --out')
     .option('--prefix <name>', 'namespace of the Redis keys and queues (default crawler)')
+    .option('--recrawl', 'keep recrawling fetched pages, more often the more they change (stop with --max-pages or Ctrl-C)')
     .action(async (seeds: string[], options: Omit<CrawlOptions, 'seeds'>) => run({ ...options, seeds }));
 }
 
@@ -58,5 +60,6 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     'dns.allowPrivate': options.allowPrivate,
     'dns.hosts': options.resolve.length ? parseHostPairs(options.resolve.join(',')) : undefined,
     'dns.hostsFile': options.hostsFile,
+    'frontier.recrawl': options.recrawl,
   };
 }

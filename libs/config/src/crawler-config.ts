@@ -62,6 +62,14 @@ export const CrawlerConfigSchema = z.object({
     leaseMs: int(1000).default(120_000),
     /** Politeness audit entries kept per host. @defaultValue 200 */
     auditLength: int(1).default(200),
+    /** Recrawl fetched pages on a schedule that adapts to how often they change (the crawl then never ends by itself). @defaultValue false */
+    recrawl: bool.default(false),
+    /** First recrawl interval of a page. @defaultValue 86400000 */
+    recrawlInitialMs: ms.default(86_400_000),
+    /** A page that keeps changing is recrawled at most this often. @defaultValue 3600000 */
+    recrawlMinMs: ms.default(3_600_000),
+    /** A page that never changes is still recrawled this often. @defaultValue 2592000000 */
+    recrawlMaxMs: ms.default(30 * 86_400_000),
   }),
   dns: z.object({
     /** Allow hosts that resolve to loopback, private, link-local… addresses. @defaultValue false */
@@ -162,6 +170,10 @@ export const ENV_NAMES: Record<string, string> = {
   FRONTIER_MAX_IN_FLIGHT: 'frontier.maxInFlight',
   FRONTIER_LEASE_MS: 'frontier.leaseMs',
   FRONTIER_AUDIT_LENGTH: 'frontier.auditLength',
+  FRONTIER_RECRAWL: 'frontier.recrawl',
+  FRONTIER_RECRAWL_INITIAL_MS: 'frontier.recrawlInitialMs',
+  FRONTIER_RECRAWL_MIN_MS: 'frontier.recrawlMinMs',
+  FRONTIER_RECRAWL_MAX_MS: 'frontier.recrawlMaxMs',
   DNS_ALLOW_PRIVATE: 'dns.allowPrivate',
   DNS_HOSTS: 'dns.hosts',
   DNS_HOSTS_FILE: 'dns.hostsFile',

@@ -8,7 +8,7 @@ const version = z.literal(SCHEMA_VERSION);
 const url = z.string().min(1).max(8192);
 
 /** How a URL entered the crawl. */
-export const UrlSource = z.enum(['seed', 'link', 'redirect', 'sitemap']);
+export const UrlSource = z.enum(['seed', 'link', 'redirect', 'sitemap', 'recrawl']);
 export type UrlSource = z.infer<typeof UrlSource>;
 
 export const CrawlUrl = z.object({
@@ -22,6 +22,15 @@ export const CrawlUrl = z.object({
   priority: z.number().min(0).max(1).optional(),
   /** Times this URL was answered 429/503 and put back. */
   attempts: z.number().int().min(0).optional(),
+  /** What the last fetch of this URL left (for a recrawl): validators, body hash, recrawl interval. */
+  revisit: z
+    .object({
+      etag: z.string().max(1024).optional(),
+      lastModified: z.string().max(256).optional(),
+      bodyHash: z.string().max(128).optional(),
+      intervalMs: z.number().int().min(0).optional(),
+    })
+    .optional(),
 });
 export type CrawlUrl = z.infer<typeof CrawlUrl>;
 
@@ -71,6 +80,17 @@ export const FetchOutcome = z.object({
   ip: z.string().optional(),
   /** What a 429/503's Retry-After asked for, in ms. */
   retryAfterMs: z.number().min(0).optional(),
+  /** For a fetched HTML page (200 or 304): whether it changed since the last fetch, and its new validators. */
+  revisit: z
+    .object({
+      changed: z.boolean(),
+      etag: z.string().max(1024).optional(),
+      lastModified: z.string().max(256).optional(),
+      bodyHash: z.string().max(128).optional(),
+      /** `Expires` in the future: no refetch before it (ms since epoch). */
+      expiresAt: z.number().optional(),
+    })
+    .optional(),
   /** The request to put back at the head of the host's queue (when only robots.txt was fetched this turn). */
   retry: CrawlUrl.optional(),
 });

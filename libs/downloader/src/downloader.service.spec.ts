@@ -24,7 +24,10 @@ function site(robots: Route) {
   const routes: Record<string, Route> = {
     '/robots.txt': robots,
     '/': (req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
-    '/page': (req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag: '"e1"' }).end(PAGE),
+    '/page': (req, res) =>
+      req.headers['if-none-match'] === '"e1"'
+        ? res.writeHead(304, { etag: '"e1"' }).end()
+        : res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag: '"e1"' }).end(PAGE),
     '/private': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
     '/private/deep': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
     '/moved': (req, res) => res.writeHead(301, { location: '/new-home?x=1' }).end(),
@@ -138,6 +141,7 @@ describe('DownloaderService', () => {
       durationMs: expect.any(Number),
       crawlDelayMs: 2000,
       retry: { url: req.url, depth: 2, source: 'link', hops: 0 },
+      revisit: { changed: true, etag: '"e1"', bodyHash: expect.any(String) },
     });
     expect(requested).toEqual(['/robots.txt', '/page']);
     expect(sent).toHaveLength(1);
@@ -175,6 +179,16 @@ describe('DownloaderService', () => {
     const req = request('/page', { leaseExpiresAt: Date.now() + 1000 });
     expect(await service.download(req)).toMatchObject({ kind: 'skipped', requested: false, retry: { url: req.url } });
     expect(requested).toEqual([]);
+  });
+
+  it('refetches conditionally: 304 is unchanged, nothing is staged, validators carried on', async () => {
+    const { service, request, sent } = await setup();
+    await service.download(request('/'));
+    const first = await service.download(request('/page'));
+    sent.length = 0;
+    const again = await service.download(request('/page', { source: 'recrawl', revisit: { etag: '"e1"', bodyHash: first.revisit!.bodyHash } }));
+    expect(again).toMatchObject({ kind: 'fetched', status: 304, revisit: { changed: false, etag: '"e1"', bodyHash: first.revisit!.bodyHash } });
+    expect(sent).toEqual([]);
   });
 
   it('does not fetch a URL robots.txt disallows', async () => {
@@ -339,6 +353,7 @@ describe('DownloaderService', () => {
     expect(await stats.totals()).toEqual({
       'robots.fetched': 1,
       fetched: 2,
+      'revisit.changed': 1,
       'status.2xx': 1,
       'status.3xx': 1,
       disallowed: 1,

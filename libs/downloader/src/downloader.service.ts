@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { CrawlUrl, FetchOutcome, FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
-import { HttpFetcher } from './http-fetcher';
+import { FetchResponse, HttpFetcher } from './http-fetcher';
 import { RobotsService } from './robots.service';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
@@ -76,6 +77,7 @@ export class DownloaderService implements OnApplicationShutdown {
         address,
         maxBytes: this.config.downloader.maxBodyBytes,
         wantBody: (status, type) => status >= 200 && status < 300 && HTML_TYPES.test(type),
+        headers: conditionalHeaders(request),
       });
     } catch (error) {
       const message = describeError(error);
@@ -96,10 +98,13 @@ export class DownloaderService implements OnApplicationShutdown {
       durationMs: response.durationMs,
     });
     await this.stats.count('fetched');
-    await this.stats.count(`status.${Math.floor(response.status / 100)}xx`);
+    await this.stats.count(response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
 
+    const revisit = revisitOf(request, response);
+    if (revisit) await this.stats.count(revisit.changed ? 'revisit.changed' : 'revisit.unchanged');
     if (response.status >= 300 && response.status < 400 && location) await this.followLater(request, location);
-    if (response.body) {
+    // An unchanged page is not parsed, stored or mined again.
+    if (response.body && revisit?.changed !== false) {
       const bodyKey = `staging/${request.fetchId}-${Date.now().toString(36)}`;
       await this.content.put(bodyKey, response.body);
       await this.pipeline.send(QueueName.Parse, {
@@ -117,7 +122,7 @@ export class DownloaderService implements OnApplicationShutdown {
       });
     }
     const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-    return { ...base, kind: 'fetched', requested: true, status: response.status, durationMs: response.durationMs, retryAfterMs, retry: crawlUrlOf(request) };
+    return { ...base, kind: 'fetched', requested: true, status: response.status, durationMs: response.durationMs, retryAfterMs, retry: crawlUrlOf(request), revisit };
   }
 
   /** A redirect target is a new URL like any other: filter, seen, frontier (the filter enforces the hop limit). */
@@ -142,7 +147,33 @@ export class DownloaderService implements OnApplicationShutdown {
 
 /** The URL of a request, as the frontier queues it (to put it back). */
 function crawlUrlOf(request: FetchRequest): CrawlUrl {
-  return { url: request.url, depth: request.depth, source: request.source, hops: request.hops, attempts: request.attempts, priority: request.priority };
+  const { url, depth, source, hops, attempts, priority, revisit } = request;
+  return { url, depth, source, hops, attempts, priority, revisit };
+}
+
+/** A refetch asks only for a newer version: If-None-Match / If-Modified-Since from the last fetch. */
+function conditionalHeaders(request: FetchRequest): Record<string, string> | undefined {
+  const { etag, lastModified } = request.revisit ?? {};
+  const headers: Record<string, string> = {};
+  if (etag) headers['if-none-match'] = etag;
+  if (lastModified) headers['if-modified-since'] = lastModified;
+  return Object.keys(headers).length ? headers : undefined;
+}
+
+/**
+ * For an HTML page answered 200 or 304: whether it changed since the last fetch (304, or the same body
+ * hash, means no), its validators for the next conditional request, and a future `Expires`.
+ */
+function revisitOf(request: FetchRequest, response: FetchResponse): FetchOutcome['revisit'] {
+  const previous = request.revisit;
+  const expires = Date.parse(response.headers.expires ?? '');
+  const expiresAt = expires > Date.now() ? expires : undefined;
+  const etag = response.headers.etag ?? previous?.etag;
+  const lastModified = response.headers['last-modified'] ?? previous?.lastModified;
+  if (response.status === 304) return { changed: false, etag, lastModified, bodyHash: previous?.bodyHash, expiresAt };
+  if (response.status !== 200 || !response.body) return undefined;
+  const bodyHash = createHash('sha256').update(response.body).digest('base64url').slice(0, 22);
+  return { changed: bodyHash !== previous?.bodyHash, etag: response.headers.etag, lastModified: response.headers['last-modified'], bodyHash, expiresAt };
 }
 
 /** Retry-After: delta-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */

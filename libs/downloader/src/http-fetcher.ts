@@ -25,6 +25,8 @@ export interface FetchOptions {
   maxBytes: number;
   /** Decides from the status and headers whether the body is worth reading. */
   wantBody: (status: number, contentType: string) => boolean;
+  /** Extra request headers (conditional requests). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -62,7 +64,12 @@ export class HttpFetcher {
       const response = await request(url, {
         dispatcher: this.agent,
         method: 'GET',
-        headers: { 'user-agent': this.settings.userAgent, accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5', 'accept-encoding': 'identity' },
+        headers: {
+          ...options.headers,
+          'user-agent': this.settings.userAgent,
+          accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
+          'accept-encoding': 'identity',
+        },
         signal: AbortSignal.timeout(this.settings.totalTimeoutMs),
       });
       const headers = flattenHeaders(response.headers);

@@ -63,6 +63,19 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect((await s.stats()).size).toBe(4);
     });
 
+    it('holds scheduled recrawls until they are due, then queues them', async () => {
+      const s = await store();
+      await s.schedule([
+        { host: 'a', priority: 1, item: 'a/again', dueAt: T + 1000 },
+        { host: 'b', priority: 1, item: 'b/again', dueAt: T + 5000 },
+      ]);
+      expect(await s.stats()).toMatchObject({ size: 0, scheduled: 2 });
+      expect(await s.promoteDue(T + 999, 100)).toBe(0);
+      expect(await s.promoteDue(T + 1000, 100)).toBe(1);
+      expect(await s.stats()).toMatchObject({ size: 1, scheduled: 1 });
+      expect((await claimAll(s, T + 1000)).map((c) => c.item)).toEqual(['a/again']);
+    });
+
     it('puts a requeued item back at the head of its host', async () => {
       const s = await store();
       await s.enqueue([item('a', 1), item('a', 2)], T);

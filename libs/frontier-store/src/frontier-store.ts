@@ -77,9 +77,16 @@ export interface HostInfo extends HostControls {
   politeness?: HostPoliteness;
 }
 
+export interface ScheduledItem extends FrontierItem {
+  /** When the URL goes into its front queue (ms since epoch). */
+  dueAt: number;
+}
+
 export interface FrontierStats {
   /** URLs in the frontier: queued (front and back) plus leased. */
   size: number;
+  /** URLs waiting for their recrawl time (not in `size`). */
+  scheduled: number;
   front: number[];
   backQueuesInUse: number;
   backQueuesFree: number;
@@ -101,6 +108,10 @@ export interface FrontierStore {
    * batch was enqueued.
    */
   enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<boolean>;
+  /** Sets URLs aside until their recrawl time. */
+  schedule(items: ScheduledItem[]): Promise<void>;
+  /** Moves up to `max` URLs whose recrawl time has come into their front queues; answers how many. */
+  promoteDue(now: number, max: number): Promise<number>;
   /** Leases up to `max` URLs of due hosts (each host's next URL), honouring the per-host and per-IP limits. */
   claim(options: ClaimOptions): Promise<Claim[]>;
   /** Ends a lease. Answers false when the lease was already ended (a replayed completion is harmless). */

@@ -135,6 +135,22 @@ redis.call('INCRBY', P..'size', n)
 route(now)
 return n`;
 
+/** ARGV[4] now, ARGV[5] max: due recrawls ("priority\thost\titem" members of zset `recrawl`) into their front queues. */
+export const PROMOTE = `${PRELUDE}
+init()
+local now = tonumber(ARGV[4])
+local due = redis.call('ZRANGEBYSCORE', P..'recrawl', '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))
+for _, member in ipairs(due) do
+  redis.call('ZREM', P..'recrawl', member)
+  local tab = string.find(member, '\t', 1, true)
+  redis.call('RPUSH', P..'f:'..string.sub(member, 1, tab - 1), string.sub(member, tab + 1))
+end
+if #due > 0 then
+  redis.call('INCRBY', P..'size', #due)
+  route(now)
+end
+return #due`;
+
 /** ARGV[4] now, ARGV[5] max, ARGV[6] lease ms. Answers {id, host, item, ip, inflight} per claim. */
 export const CLAIM = `${PRELUDE}
 init()

@@ -12,6 +12,7 @@ import type {
   HostControls,
   HostInfo,
   HostPoliteness,
+  ScheduledItem,
 } from './frontier-store';
 
 interface HostRecord {
@@ -59,6 +60,7 @@ export class MemoryFrontierStore implements FrontierStore {
   private readonly ips = new Map<string, { next: number; inFlight: number }>();
   private readonly audits = new Map<string, string[]>();
   private readonly batches = new Map<string, number>();
+  private scheduled: ScheduledItem[] = [];
   private size = 0;
   private leaseSeq = 0;
 
@@ -78,6 +80,19 @@ export class MemoryFrontierStore implements FrontierStore {
     this.size += items.length;
     this.route(now);
     return true;
+  }
+
+  async schedule(items: ScheduledItem[]): Promise<void> {
+    this.scheduled.push(...items);
+  }
+
+  async promoteDue(now: number, max: number): Promise<number> {
+    const due = this.scheduled.filter((s) => s.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt).slice(0, max);
+    if (!due.length) return 0;
+    const promoted = new Set(due);
+    this.scheduled = this.scheduled.filter((s) => !promoted.has(s));
+    await this.enqueue(due, now);
+    return due.length;
   }
 
   async claim({ now, max, leaseMs }: ClaimOptions): Promise<Claim[]> {
@@ -196,6 +211,7 @@ export class MemoryFrontierStore implements FrontierStore {
   async stats(): Promise<FrontierStats> {
     return {
       size: this.size,
+      scheduled: this.scheduled.length,
       front: this.front.map((q) => q.length),
       backQueuesInUse: this.options.backQueues - this.free.length,
       backQueuesFree: this.free.length,

@@ -10,8 +10,9 @@ import type {
   FrontierStoreOptions,
   HostControls,
   HostInfo,
+  ScheduledItem,
 } from './frontier-store';
-import { CLAIM, COMPLETE, ENQUEUE, PURGE, RECLAIM, SET_CONTROLS } from './frontier.lua';
+import { CLAIM, COMPLETE, ENQUEUE, PROMOTE, PURGE, RECLAIM, SET_CONTROLS } from './frontier.lua';
 
 /** Items per ENQUEUE call, to keep each script short. */
 const ENQUEUE_BATCH = 2000;
@@ -26,7 +27,7 @@ export class RedisFrontierStore implements FrontierStore {
   private readonly redis: Redis;
   private readonly prefix: string;
   private readonly config: string;
-  private readonly scripts: Record<'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge', Script>;
+  private readonly scripts: Record<'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'promote', Script>;
 
   constructor(
     options: { url: string; prefix: string },
@@ -54,6 +55,7 @@ export class RedisFrontierStore implements FrontierStore {
       reclaim: define('frontierReclaim', RECLAIM),
       controls: define('frontierControls', SET_CONTROLS),
       purge: define('frontierPurge', PURGE),
+      promote: define('frontierPromote', PROMOTE),
     };
   }
 
@@ -73,6 +75,19 @@ export class RedisFrontierStore implements FrontierStore {
       if (items.length === 0) break;
     }
     return true;
+  }
+
+  async schedule(items: ScheduledItem[]): Promise<void> {
+    if (!items.length) return;
+    const args = items.flatMap(({ priority, host, item, dueAt }) => {
+      const p = Math.min(Math.max(priority, 0), this.settings.frontQueues - 1);
+      return [dueAt, `${p}\t${host}\t${item}`];
+    });
+    await this.redis.zadd(`${this.prefix}recrawl`, ...args);
+  }
+
+  async promoteDue(now: number, max: number): Promise<number> {
+    return (await this.run(this.scripts.promote, now, max)) as number;
   }
 
   async claim({ now, max, leaseMs }: ClaimOptions): Promise<Claim[]> {
@@ -145,8 +160,9 @@ export class RedisFrontierStore implements FrontierStore {
   async stats(): Promise<FrontierStats> {
     const p = this.prefix;
     const fronts = Array.from({ length: this.settings.frontQueues }, (_, i) => this.redis.llen(`${p}f:${i}`));
-    const [size, free, init, hostsDue, leased, ...front] = await Promise.all([
+    const [size, scheduled, free, init, hostsDue, leased, ...front] = await Promise.all([
       this.redis.get(`${p}size`),
+      this.redis.zcard(`${p}recrawl`),
       this.redis.llen(`${p}free`),
       this.redis.exists(`${p}init`),
       this.redis.zcard(`${p}heap`),
@@ -156,6 +172,7 @@ export class RedisFrontierStore implements FrontierStore {
     const backQueuesFree = init ? free : this.settings.backQueues;
     return {
       size: Number(size ?? 0),
+      scheduled,
       front,
       backQueuesInUse: this.settings.backQueues - backQueuesFree,
       backQueuesFree,

@@ -16,6 +16,8 @@ const MAX_IDLE_MS = 200;
 const CLAIM_BATCH = 500;
 /** How often expired leases are looked for and the ring refreshed. */
 const MAINTENANCE_MS = 1000;
+/** Due recrawls moved into the front queues per tick at most. */
+const RECRAWL_BATCH = 10_000;
 
 /**
  * Hands due hosts' URLs to downloaders. The heap is a schedule, not a queue: nothing is pushed when a
@@ -70,6 +72,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   private async tick(): Promise<number> {
     const now = Date.now();
     if (now - this.lastMaintenance >= MAINTENANCE_MS) await this.maintain(now);
+    if (this.config.frontier.recrawl) await this.store.promoteDue(now, RECRAWL_BATCH);
     if (this.ring.size === 0) return 0;
     const { maxInFlight, maxPages, leaseMs } = this.config.frontier;
     const stats = await this.store.stats();

@@ -4,16 +4,17 @@ const SOURCES = UrlSource.options;
 
 /**
  * A queued URL as the frontier store keeps it: a short JSON array, because a frontier holds hundreds of
- * millions of them and every byte counts (url, depth, source, hops, attempts, sitemap priority).
+ * millions of them and every byte counts (url, depth, source, hops, then only if present: attempts,
+ * sitemap priority, revisit state of a recrawl).
  */
 export function encodeEntry(entry: CrawlUrl): string {
-  const row: (string | number)[] = [entry.url, entry.depth, SOURCES.indexOf(entry.source), entry.hops];
-  if (entry.attempts || entry.priority !== undefined) row.push(entry.attempts ?? 0);
-  if (entry.priority !== undefined) row.push(entry.priority);
-  return JSON.stringify(row);
+  const row: unknown[] = [entry.url, entry.depth, SOURCES.indexOf(entry.source), entry.hops];
+  const tail = [entry.attempts ?? 0, entry.priority ?? null, entry.revisit ?? null];
+  while (tail.length && (tail[tail.length - 1] === null || (tail.length === 1 && tail[0] === 0))) tail.pop();
+  return JSON.stringify([...row, ...tail]);
 }
 
 export function decodeEntry(item: string): CrawlUrl {
-  const [url, depth, source, hops, attempts, priority] = JSON.parse(item);
-  return CrawlUrl.parse({ url, depth, source: SOURCES[source], hops, attempts: attempts || undefined, priority });
+  const [url, depth, source, hops, attempts, priority, revisit] = JSON.parse(item);
+  return CrawlUrl.parse({ url, depth, source: SOURCES[source], hops, attempts: attempts || undefined, priority: priority ?? undefined, revisit: revisit ?? undefined });
 }

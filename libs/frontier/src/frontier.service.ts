@@ -59,10 +59,37 @@ export class FrontierService {
       await this.stats.count('frontier.stale-outcome');
       return;
     }
-    await this.store.audit(outcome.host, [
+    const audit = [
       JSON.stringify({ at: now, event: outcome.kind, url: outcome.url, status: outcome.status, delayMs: decision.delayMs, cause: decision.cause, nextAt, requeued: !!requeue }),
-    ]);
+    ];
+    if (frontier.recrawl && !requeue && outcome.revisit && outcome.retry) audit.push(await this.scheduleRecrawl(outcome, now));
+    await this.store.audit(outcome.host, audit);
     this.logger.debug({ event: 'politeness', host: outcome.host, delayMs: decision.delayMs, cause: decision.cause }, 'host rests');
     this.signal.wake();
+  }
+
+  /**
+   * Freshness: the page comes back after an interval that halves when it changed and doubles when it did
+   * not (within [min, max]), and never before its `Expires`.
+   */
+  private async scheduleRecrawl(outcome: FetchOutcome, now: number): Promise<string> {
+    const { recrawlInitialMs, recrawlMinMs, recrawlMaxMs, frontQueues } = this.config.frontier;
+    const revisit = outcome.revisit!;
+    const previous = outcome.retry!.revisit?.intervalMs;
+    const intervalMs =
+      previous === undefined
+        ? recrawlInitialMs
+        : Math.min(recrawlMaxMs, Math.max(recrawlMinMs, revisit.changed ? Math.round(previous / 2) : previous * 2));
+    const dueAt = Math.max(now + intervalMs, revisit.expiresAt ?? 0);
+    const entry: CrawlUrl = {
+      url: outcome.url,
+      depth: outcome.retry!.depth,
+      source: 'recrawl',
+      hops: 0,
+      revisit: { etag: revisit.etag, lastModified: revisit.lastModified, bodyHash: revisit.bodyHash, intervalMs },
+    };
+    await this.store.schedule([{ host: outcome.host, priority: this.prioritizer.priority(entry, frontQueues), item: encodeEntry(entry), dueAt }]);
+    await this.stats.count('frontier.recrawl-scheduled');
+    return JSON.stringify({ at: now, event: 'recrawl-scheduled', url: outcome.url, changed: revisit.changed, intervalMs, dueAt });
   }
 }

@@ -11,7 +11,7 @@ export interface Prioritizer {
 export const FRONTIER_PRIORITIZER = Symbol('FRONTIER_PRIORITIZER');
 
 /**
- * Seeds first, then redirect targets (a page we already chose to fetch), then sitemap URLs by their
+ * Seeds first, then redirect targets and due recrawls (pages we already chose to fetch), then sitemap URLs by their
  * `<priority>`, then links by depth: breadth-first in spirit, shallow pages before deep ones.
  */
 export class DefaultPrioritizer implements Prioritizer {
@@ -21,6 +21,7 @@ export class DefaultPrioritizer implements Prioritizer {
       case 'seed':
         return 0;
       case 'redirect':
+      case 'recrawl':
         return Math.min(1, last);
       case 'sitemap':
         return Math.min(last, 1 + Math.round((1 - (url.priority ?? 0.5)) * 3));

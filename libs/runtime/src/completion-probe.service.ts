@@ -45,12 +45,12 @@ export class CompletionProbe {
   }
 
   /**
-   * URLs queued or leased in the frontier. Once the page budget is spent nothing more is dispatched, so
-   * only the leased URLs are still work.
+   * URLs queued, leased or scheduled for a recrawl in the frontier (a recrawling crawl never ends by
+   * itself). Once the page budget is spent nothing more is dispatched, so only the leased URLs are work.
    */
   private async frontierWork(totals: Record<string, number>): Promise<number> {
     const stats = await this.frontierStore.stats();
-    return (totals['frontier.budget-spent'] ?? 0) > 0 ? stats.leased : stats.size;
+    return (totals['frontier.budget-spent'] ?? 0) > 0 ? stats.leased : stats.size + stats.scheduled;
   }
 
   async isComplete(settleMs = 250): Promise<boolean> {

@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { TestWeb } from '../web/test-web';
+import { removeTempDirs, tempDir } from '../support/temp-dirs';
+
+const run = promisify(execFile);
+const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+
+afterAll(removeTempDirs);
+
+/**
+ * Freshness, judged by the test web: with --recrawl, pages come back on an interval that shrinks while they
+ * change and grows while they do not; refetches are conditional, 304 counts as unchanged, and a page whose
+ * Expires lies in the future is not refetched before it.
+ */
+describe('freshness: adaptive recrawl with conditional requests', () => {
+  let web: TestWeb;
+  let host: string;
+  let summary: Record<string, any>;
+  const requestsTo = (path: string) => web.requests.filter((r) => r.host === host && r.path === path);
+
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 12, freshness: true });
+    [host] = web.roles.fresh;
+    const dir = tempDir('freshness-');
+    writeFileSync(join(dir, 'hosts'), web.hostsFile());
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, ...web.extraSeeds(), '--recrawl', '--max-pages', '40', '--delay', '0.05', '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
+      {
+        env: { ...process.env, REDIS_URL: '', S3_URL: '', FRONTIER_RECRAWL_INITIAL_MS: '400', FRONTIER_RECRAWL_MIN_MS: '200', FRONTIER_RECRAWL_MAX_MS: '3200' },
+        timeout: 120_000,
+      },
+    );
+    summary = JSON.parse(stdout);
+  }, 150_000);
+
+  afterAll(() => web?.close());
+
+  it('stops at the page budget', () => {
+    expect(summary.complete).toBe(true);
+    expect(summary.pagesFetched).toBeGreaterThanOrEqual(40);
+  });
+
+  it('refetches an unchanged page conditionally, gets 304, and waits longer each time', () => {
+    const visits = requestsTo('/static');
+    expect(visits.length).toBeGreaterThanOrEqual(3);
+    expect(visits.slice(1).every((r) => r.conditional && r.status === 304)).toBe(true);
+    const gaps = visits.slice(1).map((r, i) => r.at - visits[i].at);
+    for (let i = 1; i < gaps.length; i++) expect(gaps[i]).toBeGreaterThan(gaps[i - 1] * 1.5);
+  });
+
+  it('comes back sooner and more often to a page that changes every time', () => {
+    const news = requestsTo('/news');
+    expect(news.length).toBeGreaterThan(requestsTo('/static').length * 2);
+    expect(news.every((r) => r.status === 200)).toBe(true);
+    const gaps = news.slice(1).map((r, i) => r.at - news[i].at);
+    expect(Math.max(...gaps.slice(-3))).toBeLessThan(800); // at the 200 ms floor (plus politeness), not growing
+  });
+
+  it('does not refetch a page before its Expires', () => {
+    expect(requestsTo('/expires')).toHaveLength(1);
+  });
+
+  it('does not store or mine an unchanged page again', () => {
+    expect(summary.totals['revisit.unchanged']).toBeGreaterThan(0);
+    expect(summary.pagesStored).toBeLessThan(summary.pagesFetched);
+  });
+});
