@@ -83,7 +83,7 @@ export class DownloaderService implements OnApplicationShutdown {
       const message = describeError(error);
       // A timeout is a slow host, not a fast one: its time counts towards the adaptive delay.
       const durationMs = Math.round(performance.now() - started);
-      this.fetchLog.record({ time, url: request.url, status: null, contentType: null, length: null, location: null, durationMs, error: message });
+      this.fetchLog.record({ time, url: request.url, depth: request.depth, status: null, contentType: null, length: null, location: null, durationMs, error: message });
       await this.stats.count(`error.fetch`);
       return { ...base, kind: 'error', requested: true, error: message, durationMs };
     }
@@ -91,6 +91,7 @@ export class DownloaderService implements OnApplicationShutdown {
     this.fetchLog.record({
       time,
       url: request.url,
+      depth: request.depth,
       status: response.status,
       contentType: response.contentType || null,
       length: response.body?.length ?? (Number(response.headers['content-length']) || null),

@@ -11,6 +11,8 @@ export interface FetchLogEntry {
   length: number | null;
   location: string | null;
   durationMs: number;
+  /** Links followed from a seed to reach the URL. */
+  depth?: number;
   error?: string;
   robots?: boolean;
 }
