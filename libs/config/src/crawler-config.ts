@@ -28,6 +28,14 @@ export const CrawlerConfigSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** A queue job held by a process that died is handed to another after this long (BullMQ lock and stall check). @defaultValue 30000 */
   queueStalledMs: int(1000).default(30_000),
+  breaker: z.object({
+    /** Unexpected errors of one consumer within the window that pause it. @defaultValue 20 */
+    threshold: int(1).default(20),
+    /** @defaultValue 10000 */
+    windowMs: int(1).default(10_000),
+    /** How long a tripped consumer pauses before trying again. @defaultValue 30000 */
+    cooldownMs: int(0).default(30_000),
+  }),
   /** Append every fetch as one JSON line to this file (the embedded run sets it). */
   fetchLogFile: z.string().optional(),
 
@@ -155,6 +163,9 @@ export const ENV_NAMES: Record<string, string> = {
   LOG_LEVEL: 'logLevel',
   FETCH_LOG_FILE: 'fetchLogFile',
   QUEUE_STALLED_MS: 'queueStalledMs',
+  BREAKER_THRESHOLD: 'breaker.threshold',
+  BREAKER_WINDOW_MS: 'breaker.windowMs',
+  BREAKER_COOLDOWN_MS: 'breaker.cooldownMs',
   FRONTIER_MIN_DELAY_MS: 'frontier.minDelayMs',
   FRONTIER_DELAY_MULTIPLIER: 'frontier.delayMultiplier',
   FRONTIER_MAX_PAGES: 'frontier.maxPages',
@@ -255,7 +266,7 @@ const PATH_TO_ENV = Object.fromEntries(Object.entries(ENV_NAMES).map(([env, path
  * ConfigError naming the variable, the value and what is allowed.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Record<string, unknown> = {}): CrawlerConfig {
-  const input: Record<string, any> = { frontier: {}, dns: {}, downloader: {}, parser: {}, filter: {}, seen: {} };
+  const input: Record<string, any> = { frontier: {}, dns: {}, downloader: {}, parser: {}, filter: {}, seen: {}, breaker: {} };
   const problems: string[] = [];
   for (const [name, path] of Object.entries(ENV_NAMES)) {
     const raw = env[name];

@@ -3,4 +3,5 @@ export * from './runtime.tokens';
 export * from './crawl-stats.service';
 export * from './pipeline.service';
 export * from './completion-probe.service';
+export * from './circuit-breaker';
 export * from './bootstrap';

@@ -3,6 +3,8 @@ import { Histogram, Registry } from 'prom-client';
 import type { JobOf, QueueName } from '@crawler/contracts';
 import { LOGGER, Logger } from '@crawler/logging';
 import { ConsumeOptions, JobOptions, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { CircuitBreaker } from './circuit-breaker';
 import { CrawlStats } from './crawl-stats.service';
 
 /**
@@ -18,6 +20,7 @@ export class Pipeline {
     private readonly stats: CrawlStats,
     registry: Registry,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {
     this.duration = new Histogram({
       name: 'crawler_job_duration_seconds',
@@ -29,16 +32,24 @@ export class Pipeline {
   }
 
   consume<Q extends QueueName>(queue: Q, handler: (payload: JobOf<Q>) => Promise<void>, options?: ConsumeOptions) {
+    const breaker = new CircuitBreaker(this.config.breaker);
+    const unexpected = this.logger.child({ log: 'unexpected' });
     return this.queues.consume(
       queue,
       async (payload) => {
+        await breaker.whenClosed();
         const end = this.duration.startTimer({ queue });
         try {
           await handler(payload);
         } catch (error) {
-          // The transport retries with backoff; the failure is still recorded, never swallowed.
-          this.logger.error({ event: 'job-failed', queue, err: error, payload: summarize(payload) }, 'job failed');
+          // Anticipated failures (timeouts, refusals, HTTP errors) are outcomes, not exceptions: whatever
+          // reaches here was not anticipated. The transport retries with backoff; it is never swallowed.
+          unexpected.error({ event: 'job-failed', queue, err: error, payload: summarize(payload) }, 'unexpected error');
           await this.stats.count(`failed.${queue}`);
+          if (breaker.failure()) {
+            unexpected.error({ event: 'breaker-open', queue, cooldownMs: this.config.breaker.cooldownMs }, 'too many unexpected errors: pausing');
+            await this.stats.count(`breaker-open.${queue}`);
+          }
           throw error;
         }
         end();
