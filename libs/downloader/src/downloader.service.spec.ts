@@ -292,6 +292,32 @@ describe('DownloaderService', () => {
     expect(sent.map((s) => s.queue)).toEqual([QueueName.Parse]);
   });
 
+  it('follows robots.txt redirects on the same host name, up to the hop limit', async () => {
+    const { service, request, requested } = await setup({ robots: (req, res) => res.writeHead(301, { location: '/robots-1.txt' }).end() });
+    // /robots.txt → /robots-1.txt (the site() 404s it): fetched through the redirect, 404 → allow all.
+    const first = await service.download(request('/page'));
+    expect(first).toMatchObject({ kind: 'robots-fetched', status: 404 });
+    expect(requested).toEqual(['/robots.txt', '/robots-1.txt']);
+  });
+
+  it('treats a robots.txt redirect to another host as unavailable (allow all)', async () => {
+    const { service, request, requested } = await setup({ robots: (req, res) => res.writeHead(302, { location: 'http://elsewhere.test/robots.txt' }).end() });
+    await service.download(request('/page'));
+    expect(await service.download(request('/private'))).toMatchObject({ kind: 'fetched', status: 200 });
+    expect(requested).toEqual(['/robots.txt', '/private']);
+  });
+
+  it('obeys a 2 MiB robots.txt up to its first 500 KiB, and survives garbage', async () => {
+    const big = `User-agent: *\nDisallow: /private\n${'# filler\n'.repeat(260_000)}Disallow: /page\n`;
+    const { service, request } = await setup({ robots: (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(big) });
+    await service.download(request('/'));
+    expect(await service.download(request('/private'))).toMatchObject({ kind: 'disallowed' });
+    expect(await service.download(request('/page'))).toMatchObject({ kind: 'fetched' }); // its rule lies past the limit
+    const garbage = await setup({ robots: (req, res) => res.writeHead(200).end(Buffer.from([0, 159, 146, 150, 255, 10, 13, 0])) });
+    await garbage.service.download(garbage.request('/'));
+    expect(await garbage.service.download(garbage.request('/page'))).toMatchObject({ kind: 'fetched' });
+  });
+
   it('shares robots.txt between downloader replicas through the state store', async () => {
     const { service, request, requested, state, config, fetchLog } = await setup();
     await service.download(request('/'));

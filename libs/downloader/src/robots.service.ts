@@ -1,12 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { FetchLog } from '@crawler/logging';
-import { RobotsPolicy, robotsCacheKey, robotsUrlFor } from '@crawler/robots';
+import { ROBOTS_NAMESPACE, RobotsCache, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { HttpFetcher } from './http-fetcher';
-
-/** Parsed policies kept in process, so a host's robots.txt is parsed once per process, not once per URL. */
-const LOCAL_CACHE_SIZE = 10_000;
 
 export interface RobotsFetch {
   policy: RobotsPolicy;
@@ -20,36 +17,19 @@ export interface RobotsFetch {
  */
 @Injectable()
 export class RobotsService {
-  private readonly store: StateStore;
-  private readonly local = new Map<string, { policy: RobotsPolicy; expires: number }>();
+  private readonly cache: RobotsCache;
 
   constructor(
     @Inject(STATE_STORE) state: StateStore,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     private readonly fetchLog: FetchLog,
   ) {
-    this.store = state.namespace('robots');
+    this.cache = new RobotsCache(state.namespace(ROBOTS_NAMESPACE));
   }
 
   /** The cached policy for a page's site, or null when robots.txt must be fetched first. */
-  async cached(pageUrl: string): Promise<RobotsPolicy | null> {
-    const key = robotsCacheKey(pageUrl);
-    const hit = this.local.get(key);
-    if (hit && hit.expires > Date.now()) return hit.policy;
-    const stored = await this.store.get(key);
-    if (!stored) return null;
-    let parsed: RobotsPolicy;
-    let expires: number;
-    try {
-      const entry = JSON.parse(stored);
-      parsed = RobotsPolicy.fromJSON(entry.policy);
-      expires = entry.expires;
-    } catch {
-      // A corrupt or foreign cache entry: fetch robots.txt again rather than fail every turn of the host.
-      return null;
-    }
-    this.remember(key, parsed, expires);
-    return parsed;
+  cached(pageUrl: string): Promise<RobotsPolicy | null> {
+    return this.cache.get(pageUrl);
   }
 
   /** Fetches, logs, caches and returns the site's policy. Follows up to maxRedirects same-site redirects. */
@@ -79,8 +59,9 @@ export class RobotsService {
         const location = response.headers.location;
         if (status >= 300 && status < 400 && location && hop < maxRedirects) {
           const next = new URL(location, url);
-          // Another site means another address to vet; RFC 9309 lets us treat it as unavailable (allow all).
-          if (next.host !== new URL(url).host || next.protocol !== new URL(url).protocol) {
+          // The same host name (http → https, another port) keeps its vetted address; another host would need
+          // its own vetting, and RFC 9309 lets us treat that robots.txt as unavailable (allow all).
+          if (next.hostname !== new URL(url).hostname || !/^https?:$/.test(next.protocol)) {
             policy = RobotsPolicy.fromResponse(404, null, url, userAgent);
             break;
           }
@@ -98,16 +79,7 @@ export class RobotsService {
       this.fetchLog.record({ time: new Date().toISOString(), url, status: null, contentType: null, length: null, location: null, durationMs, error: message, robots: true });
       policy = RobotsPolicy.unreachable(url, userAgent);
     }
-    const ttl = policy.kind === 'disallow-all' ? robotsErrorTtlMs : robotsCacheTtlMs;
-    const expires = Date.now() + ttl;
-    const key = robotsCacheKey(pageUrl);
-    await this.store.set(key, JSON.stringify({ policy: policy.toJSON(), expires }), ttl);
-    this.remember(key, policy, expires);
+    await this.cache.put(pageUrl, policy, policy.kind === 'disallow-all' ? robotsErrorTtlMs : robotsCacheTtlMs);
     return { policy, status, durationMs };
-  }
-
-  private remember(key: string, policy: RobotsPolicy, expires: number) {
-    if (this.local.size >= LOCAL_CACHE_SIZE) this.local.delete(this.local.keys().next().value!);
-    this.local.set(key, { policy, expires });
   }
 }

@@ -1,3 +1,4 @@
 export * from './robots-policy';
 export * from './robots-url';
 export * from './product-token';
+export * from './robots-cache';

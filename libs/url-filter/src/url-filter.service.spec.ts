@@ -187,3 +187,23 @@ describe('UrlFilterService', () => {
     });
   });
 });
+
+describe('UrlFilterService and robots.txt', () => {
+  it('rejects a URL the site’s cached robots.txt disallows, and lets unknown sites through to the downloader', async () => {
+    const { MemoryStateStore } = await import('@crawler/state');
+    const { loadConfig } = await import('@crawler/config');
+    const { RobotsCache, RobotsPolicy, ROBOTS_NAMESPACE } = await import('@crawler/robots');
+    const { UrlFilterService } = await import('./url-filter.service');
+    const state = new MemoryStateStore();
+    const filter = new UrlFilterService(state, loadConfig({}, { 'filter.scope': 'any' }));
+    const policy = RobotsPolicy.fromResponse(200, 'User-agent: *\nDisallow: /private/', 'http://a.test/robots.txt', 'crawler-bot/0.1');
+    await new RobotsCache(state.namespace(ROBOTS_NAMESPACE)).put('http://a.test/', policy, 60_000);
+    const result = await filter.filter([
+      { url: 'http://a.test/private/x', depth: 1, source: 'link', hops: 0 },
+      { url: 'http://a.test/public', depth: 1, source: 'link', hops: 0 },
+      { url: 'http://b.test/private/x', depth: 1, source: 'link', hops: 0 },
+    ]);
+    expect(result.accepted.map((u) => u.url)).toEqual(['http://a.test/public', 'http://b.test/private/x']);
+    expect(result.rejected).toEqual({ robots: 1 });
+  });
+});

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CrawlUrl } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { STATE_STORE, StateStore } from '@crawler/state';
+import { ROBOTS_NAMESPACE, RobotsCache } from '@crawler/robots';
 import { canonicalize, DEFAULT_BLOCKED_EXTENSIONS, isBlockedExtension, scopeKey, toExtensionSet } from '@crawler/url';
 
 export interface FilterResult {
@@ -12,7 +13,7 @@ export interface FilterResult {
 
 /**
  * Canonical form first (so every later stage sees one spelling of a URL), then the rules: URL length,
- * redirect hops, depth, blocked extension, scope. Seeds define the scope: with scope 'host' or 'domain'
+ * redirect hops, depth, blocked extension, scope, and robots.txt when the site's policy is cached. Seeds define the scope: with scope 'host' or 'domain'
  * each seed registers its host or registrable domain, and so does the target of a seed's redirect
  * (http://example.com → https://www.example.com).
  */
@@ -21,12 +22,14 @@ export class UrlFilterService {
   private readonly store: StateStore;
   private readonly blocked: ReadonlySet<string>;
   private readonly inScopeCache = new Set<string>();
+  private readonly robots: RobotsCache;
 
   constructor(
     @Inject(STATE_STORE) state: StateStore,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {
     this.store = state.namespace('url-filter');
+    this.robots = new RobotsCache(state.namespace(ROBOTS_NAMESPACE));
     this.blocked = config.filter.blockedExtensions ? toExtensionSet(config.filter.blockedExtensions) : DEFAULT_BLOCKED_EXTENSIONS;
   }
 
@@ -47,9 +50,19 @@ export class UrlFilterService {
       else if (entry.depth > maxDepth) reject('too-deep');
       else if (isBlockedExtension(url, this.blocked)) reject('extension');
       else if (!(await this.inScope(url, entry))) reject('out-of-scope');
+      else if (await this.disallowedByRobots(url)) reject('robots');
       else accepted.push({ ...entry, url });
     }
     return { accepted, rejected };
+  }
+
+  /**
+   * robots.txt is checked before a URL is enqueued when the site's policy is already known (the
+   * downloader checks again, and fetches robots.txt first, before any request to the site).
+   */
+  private async disallowedByRobots(url: string): Promise<boolean> {
+    const policy = await this.robots.get(url);
+    return policy !== null && !policy.isAllowed(url);
   }
 
   private async inScope(url: string, entry: CrawlUrl): Promise<boolean> {

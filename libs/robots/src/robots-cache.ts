@@ -1,0 +1,50 @@
+import type { StateStore } from '@crawler/state';
+import { RobotsPolicy } from './robots-policy';
+import { robotsCacheKey } from './robots-url';
+
+/** Parsed policies kept in process, so a site's robots.txt is parsed once per process, not once per URL. */
+const LOCAL_CACHE_SIZE = 10_000;
+
+/**
+ * robots.txt answers shared by every process through the state store (the downloader writes them, the
+ * URL filter and the downloader read them), keyed per scheme+host+port, with parsed policies memoised.
+ */
+export class RobotsCache {
+  private readonly local = new Map<string, { policy: RobotsPolicy; expires: number }>();
+
+  /** `store`: the namespace that holds the cache (the downloader's `robots`). */
+  constructor(private readonly store: StateStore) {}
+
+  /** The cached policy for a page's site, or null when robots.txt must be fetched (or the entry is unusable). */
+  async get(pageUrl: string): Promise<RobotsPolicy | null> {
+    const key = robotsCacheKey(pageUrl);
+    const hit = this.local.get(key);
+    if (hit && hit.expires > Date.now()) return hit.policy;
+    const stored = await this.store.get(key);
+    if (!stored) return null;
+    try {
+      const entry = JSON.parse(stored);
+      const policy = RobotsPolicy.fromJSON(entry.policy);
+      this.remember(key, policy, entry.expires);
+      return policy;
+    } catch {
+      // A corrupt or foreign entry: robots.txt is fetched again rather than failing every turn of the host.
+      return null;
+    }
+  }
+
+  async put(pageUrl: string, policy: RobotsPolicy, ttlMs: number): Promise<void> {
+    const key = robotsCacheKey(pageUrl);
+    const expires = Date.now() + ttlMs;
+    await this.store.set(key, JSON.stringify({ policy: policy.toJSON(), expires }), ttlMs);
+    this.remember(key, policy, expires);
+  }
+
+  private remember(key: string, policy: RobotsPolicy, expires: number) {
+    if (this.local.size >= LOCAL_CACHE_SIZE) this.local.delete(this.local.keys().next().value!);
+    this.local.set(key, { policy, expires });
+  }
+}
+
+/** The state-store namespace of the robots cache. */
+export const ROBOTS_NAMESPACE = 'robots';
