@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const bool = z
@@ -6,6 +7,31 @@ const bool = z
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 const int = (min: number) => z.coerce.number().int().min(min);
 const ms = int(0);
+
+/** `IP`, `IP:PORT` or `[IPv6]:PORT`, as dns.Resolver#setServers takes them. */
+function isDnsServer(text: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+  const v4 = /^([\d.]+)(?::(\d{1,5}))?$/.exec(text);
+  const [ip, port] = bracketed ? [bracketed[1], bracketed[2]] : v4 ? [v4[1], v4[2]] : [text, undefined];
+  const family = isIP(ip);
+  return family !== 0 && (v4 ? family === 4 : family === 6) && (port === undefined || (+port >= 1 && +port <= 65535));
+}
+
+/** `ADDRESS/PREFIX` with a prefix the address's family allows. */
+function isCidr(text: string): boolean {
+  const [ip, prefix, ...rest] = text.split('/');
+  const family = isIP(ip);
+  return family !== 0 && rest.length === 0 && /^\d{1,3}$/.test(prefix ?? '') && +prefix <= (family === 4 ? 32 : 128);
+}
+
+/** A comma-separated list (or an array, from flags) whose every entry passes `valid`; the error names the bad entries. */
+const dnsList = (valid: (entry: string) => boolean, problem: string) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+    z.array(z.string()).superRefine((entries, ctx) => {
+      for (const entry of entries) if (!valid(entry)) ctx.addIssue({ code: 'custom', message: `"${entry}" ${problem}` });
+    }),
+  );
 
 /**
  * Every setting of every service, validated at boot. Each field is read from the environment variable
@@ -94,6 +120,16 @@ export const CrawlerConfigSchema = z.object({
     failureTtlMs: ms.default(30_000),
     /** Jobs resolved at once per process. @defaultValue 64 */
     concurrency: int(1).default(64),
+    /** DNS servers asked instead of the system's, comma-separated `IP`, `IP:PORT` or `[IPv6]:PORT`; empty = the system resolver. @defaultValue [] */
+    servers: dnsList(isDnsServer, 'is not IP, IP:PORT or [IPv6]:PORT').default([]),
+    /** Time a configured server is given to answer on the first try (later tries wait longer). @defaultValue 2000 */
+    timeoutMs: int(1).default(2000),
+    /** Times each configured server is tried before a lookup fails. @defaultValue 2 */
+    tries: int(1).max(10).default(2),
+    /** A cached answer read in this last fraction of its TTL is refreshed in the background; 0 = never. @defaultValue 0.2 */
+    refreshAheadRatio: z.coerce.number().min(0).lt(1).default(0.2),
+    /** Non-public addresses allowed anyway, comma-separated CIDRs (e.g. 127.0.0.0/8,::1/128). @defaultValue [] */
+    allowCidrs: dnsList(isCidr, 'is not a CIDR (ADDRESS/PREFIX)').default([]),
   }),
   downloader: z.object({
     /** This downloader's name on the hash ring; unique per process. @defaultValue host name, pid and a random suffix */
@@ -192,6 +228,11 @@ export const ENV_NAMES: Record<string, string> = {
   DNS_MAX_TTL_MS: 'dns.maxTtlMs',
   DNS_FAILURE_TTL_MS: 'dns.failureTtlMs',
   DNS_CONCURRENCY: 'dns.concurrency',
+  DNS_SERVERS: 'dns.servers',
+  DNS_TIMEOUT_MS: 'dns.timeoutMs',
+  DNS_TRIES: 'dns.tries',
+  DNS_REFRESH_AHEAD_RATIO: 'dns.refreshAheadRatio',
+  DNS_ALLOW_CIDRS: 'dns.allowCidrs',
   DOWNLOADER_ID: 'downloader.id',
   DOWNLOADER_HEARTBEAT_MS: 'downloader.heartbeatMs',
   DOWNLOADER_CONCURRENCY: 'downloader.concurrency',

@@ -42,3 +42,36 @@ export function isNonPublicAddress(address: string): boolean {
   }
   return blocked.check(address, 'ipv4');
 }
+
+export interface AddressPolicyOptions {
+  /** Allow every address. */
+  allowPrivate?: boolean;
+  /** Non-public addresses inside these CIDRs (`ADDRESS/PREFIX`) are allowed. */
+  allowCidrs?: readonly string[];
+}
+
+/**
+ * Which resolved or literal addresses the crawler may connect to: public ones, plus the non-public ones an
+ * operator allowed (all of them, or those inside listed CIDRs). Judged on every answer, so a name that
+ * starts resolving to an inside address (DNS rebinding) is refused from that answer on.
+ */
+export class AddressPolicy {
+  private readonly allowed = new BlockList();
+
+  constructor(private readonly options: AddressPolicyOptions = {}) {
+    for (const cidr of options.allowCidrs ?? []) {
+      const [net, prefix] = cidr.split('/');
+      const family = isIP(net);
+      if (family === 0 || !/^\d+$/.test(prefix ?? '')) throw new Error(`not a CIDR: ${cidr}`);
+      this.allowed.addSubnet(net, Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
+    }
+  }
+
+  /** Undefined when the address may be reached, else why not. */
+  refusal(address: string): string | undefined {
+    if (this.options.allowPrivate || !isNonPublicAddress(address)) return undefined;
+    // BlockList judges IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) by their IPv4 rules too.
+    if (this.allowed.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6')) return undefined;
+    return `address ${address} is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)`;
+  }
+}

@@ -24,8 +24,8 @@ export class DnsResolverProcessor implements OnApplicationBootstrap {
 
   private async handle(request: FetchRequest): Promise<void> {
     const resolution = await this.resolver.resolve(new URL(request.url).hostname);
+    // The resolver counts its own events (dns.cache-hit, dns.cache-miss, dns.refresh, dns.failure).
     if (resolution.ok) {
-      await this.stats.count(`dns.${resolution.source}`);
       // The frontier chose the downloader that owns this host on the hash ring.
       const queue = request.shard ? fetchQueue(request.shard) : QueueName.Fetch;
       await this.pipeline.send(queue, { ...request, ip: resolution.address });

@@ -1,6 +1,9 @@
 import * as nodeDns from 'node:dns';
-import { loadConfig } from '@crawler/config';
-import { MemoryStateStore } from '@crawler/state';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { CrawlerConfig, loadConfig } from '@crawler/config';
+import { CrawlStats } from '@crawler/runtime';
+import { MemoryStateStore, StateStore } from '@crawler/state';
 import { DnsResolverService } from './dns-resolver.service';
 
 /**
@@ -14,8 +17,11 @@ const queries: string[] = [];
 function fakeLookup(family: 'v4' | 'v6') {
   return async (name: string) => {
     queries.push(`${family}:${name}`);
-    const answer = answers.get(name)?.[family];
-    if (answer === undefined) throw Object.assign(new Error(`queryA ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+    const known = answers.get(name);
+    const answer = known?.[family];
+    // As c-ares says it: NXDOMAIN is ENOTFOUND, a name without records of the type asked is ENODATA.
+    if (!known) throw Object.assign(new Error(`queryA ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+    if (answer === undefined) throw Object.assign(new Error(`queryA ENODATA ${name}`), { code: 'ENODATA' });
     if (answer instanceof Error) throw answer;
     return answer;
   };
@@ -30,10 +36,24 @@ beforeEach(() => {
 
 afterEach(() => jest.restoreAllMocks());
 
+const silent = pino({ level: 'silent' });
+
+function service(state: StateStore, config: CrawlerConfig, stats = new CrawlStats(state, new Registry())) {
+  return new DnsResolverService(state, config, stats, silent);
+}
+
 function resolver(overrides: Record<string, unknown> = {}) {
   const state = new MemoryStateStore();
   const config = loadConfig({}, overrides);
-  return { service: new DnsResolverService(state, config), cache: state.namespace('dns'), state };
+  const stats = new CrawlStats(state, new Registry());
+  return { service: service(state, config, stats), cache: state.namespace('dns'), state, stats };
+}
+
+/** Date.now under the test's control (the memory store expires keys by it too). */
+function clock(start = 1_000_000) {
+  const time = { now: start };
+  jest.spyOn(Date, 'now').mockImplementation(() => time.now);
+  return time;
 }
 
 describe('DnsResolverService', () => {
@@ -89,8 +109,8 @@ describe('DnsResolverService', () => {
 
     it('accepts names given in any case through DNS_HOSTS (the parser lower-cases them)', async () => {
       const state = new MemoryStateStore();
-      const service = new DnsResolverService(state, loadConfig({ DNS_HOSTS: 'Mixed.TEST=93.184.216.34' }));
-      expect(await service.resolve('mixed.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'hosts' });
+      const mixed = service(state, loadConfig({ DNS_HOSTS: 'Mixed.TEST=93.184.216.34' }));
+      expect(await mixed.resolve('mixed.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'hosts' });
     });
 
     it('still vets what the hosts map says', async () => {
@@ -133,7 +153,7 @@ describe('DnsResolverService', () => {
     it('sees answers another replica cached (same store, another service instance)', async () => {
       const state = new MemoryStateStore();
       const config = loadConfig({}, {});
-      const [a, b] = [new DnsResolverService(state, config), new DnsResolverService(state, config)];
+      const [a, b] = [service(state, config), service(state, config)];
       answers.set('shared.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });
       expect(await a.resolve('shared.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'dns' });
       expect(await b.resolve('shared.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'cache' });
@@ -142,11 +162,12 @@ describe('DnsResolverService', () => {
   });
 
   describe('lookups (fake resolver)', () => {
-    it('caches an answer in the format the cache path reads', async () => {
+    it('caches an answer in the format the cache path reads, with its TTL and expiry', async () => {
       const { service, cache } = resolver();
+      const time = clock();
       answers.set('fresh.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });
       expect(await service.resolve('fresh.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'dns' });
-      expect(JSON.parse((await cache.get('fresh.test'))!)).toEqual({ address: '93.184.216.34' });
+      expect(JSON.parse((await cache.get('fresh.test'))!)).toEqual({ address: '93.184.216.34', ttlMs: 300_000, expiresAt: time.now + 300_000 });
       expect(await service.resolve('fresh.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'cache' });
     });
 
@@ -159,11 +180,38 @@ describe('DnsResolverService', () => {
 
     it('caches a failure, and answers it from the cache next time', async () => {
       const { service, cache } = resolver();
+      const time = clock();
       const first = await service.resolve('nowhere.test');
       expect(first).toEqual({ ok: false, error: 'DNS lookup of nowhere.test failed: ENOTFOUND' });
-      expect(JSON.parse((await cache.get('nowhere.test'))!)).toEqual({ error: 'DNS lookup of nowhere.test failed: ENOTFOUND' });
+      expect(JSON.parse((await cache.get('nowhere.test'))!)).toEqual({
+        error: 'DNS lookup of nowhere.test failed: ENOTFOUND',
+        ttlMs: 30_000,
+        expiresAt: time.now + 30_000,
+      });
       expect(await service.resolve('nowhere.test')).toEqual(first);
-      expect(queries).toEqual(['v4:nowhere.test', 'v6:nowhere.test']);
+      // NXDOMAIN: the name has no records of any type, so AAAA is not asked.
+      expect(queries).toEqual(['v4:nowhere.test']);
+    });
+
+    it('reports the AAAA failure when the name has neither A nor AAAA records', async () => {
+      const { service } = resolver();
+      answers.set('empty.test', {});
+      expect(await service.resolve('empty.test')).toEqual({ ok: false, error: 'DNS lookup of empty.test failed: ENODATA' });
+      expect(queries).toEqual(['v4:empty.test', 'v6:empty.test']);
+    });
+
+    it('does not ask for AAAA after a timeout', async () => {
+      const { service } = resolver();
+      answers.set('slow.test', { v4: Object.assign(new Error('queryA ETIMEOUT slow.test'), { code: 'ETIMEOUT' }) });
+      expect(await service.resolve('slow.test')).toEqual({ ok: false, error: 'DNS lookup of slow.test failed: ETIMEOUT' });
+      expect(queries).toEqual(['v4:slow.test']);
+    });
+
+    it('keeps the shortest TTL of the answer set', async () => {
+      const { service, cache } = resolver();
+      answers.set('set.test', { v4: [{ address: '93.184.216.34', ttl: 900 }, { address: '93.184.216.35', ttl: 120 }] });
+      await service.resolve('set.test');
+      expect(JSON.parse((await cache.get('set.test'))!)).toMatchObject({ address: '93.184.216.34', ttlMs: 120_000 });
     });
 
     it('keeps answers for their TTL clamped to [minTtl, maxTtl], and failures for failureTtl', async () => {
@@ -203,6 +251,146 @@ describe('DnsResolverService', () => {
       const { service } = resolver();
       answers.set('rebind.test', { v4: [{ address: '10.0.0.5', ttl: 300 }] });
       expect(await service.resolve('rebind.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.5') });
+    });
+  });
+
+  describe('refresh-ahead', () => {
+    const config = { 'dns.minTtlMs': 1_000, 'dns.maxTtlMs': 100_000, 'dns.refreshAheadRatio': 0.2 };
+
+    it('refreshes an answer read in the last 20% of its TTL in the background, once, and keeps it cached past its old expiry', async () => {
+      const { service, cache } = resolver(config);
+      const time = clock();
+      answers.set('hot.test', { v4: [{ address: '93.184.216.34', ttl: 10 }] });
+      await service.resolve('hot.test'); // cached until +10 s, refreshable from +8 s
+      time.now += 7_999;
+      expect(await service.resolve('hot.test')).toMatchObject({ source: 'cache' });
+      await service.idle();
+      expect(queries).toEqual(['v4:hot.test']);
+
+      time.now += 2;
+      answers.set('hot.test', { v4: [{ address: '93.184.216.35', ttl: 10 }] });
+      // Many readers in the window: one refresh; each of them gets the answer it read.
+      const reads = await Promise.all(Array.from({ length: 5 }, () => service.resolve('hot.test')));
+      expect(reads.every((r) => r.ok && r.address === '93.184.216.34' && r.source === 'cache')).toBe(true);
+      await service.idle();
+      expect(queries).toEqual(['v4:hot.test', 'v4:hot.test']);
+      expect(JSON.parse((await cache.get('hot.test'))!)).toEqual({ address: '93.184.216.35', ttlMs: 10_000, expiresAt: time.now + 10_000 });
+
+      time.now += 5_000; // past the first answer's expiry
+      expect(await service.resolve('hot.test')).toEqual({ ok: true, address: '93.184.216.35', source: 'cache' });
+      expect(service.cacheCounts()).toEqual({ hits: 7, misses: 1, refreshes: 1, failures: 0 });
+    });
+
+    it('keeps the answer it has when the refresh fails, until that answer expires', async () => {
+      const { service } = resolver(config);
+      const time = clock();
+      answers.set('flaky.test', { v4: [{ address: '93.184.216.34', ttl: 10 }] });
+      await service.resolve('flaky.test');
+      answers.delete('flaky.test');
+      time.now += 9_000;
+      await service.resolve('flaky.test');
+      await service.idle();
+      expect(await service.resolve('flaky.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'cache' });
+      await service.idle(); // the read above started a second refresh (the first one is over); it fails too
+      time.now += 1_001;
+      expect(await service.resolve('flaky.test')).toEqual({ ok: false, error: 'DNS lookup of flaky.test failed: ENOTFOUND' });
+      expect(service.cacheCounts()).toMatchObject({ refreshes: 2, failures: 3 });
+    });
+
+    it('does not refresh failures, entries without an expiry (older format), or anything when the ratio is 0', async () => {
+      const time = clock();
+      const { service, cache } = resolver(config);
+      answers.set('old.test', { v4: [{ address: '93.184.216.35', ttl: 10 }] });
+      await cache.set('old.test', JSON.stringify({ address: '93.184.216.34' }), 1_000);
+      await cache.set('gone.test', JSON.stringify({ error: 'DNS lookup of gone.test failed: ENOTFOUND', ttlMs: 1_000, expiresAt: time.now + 1_000 }), 1_000);
+      time.now += 999;
+      expect(await service.resolve('old.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'cache' });
+      expect(await service.resolve('gone.test')).toMatchObject({ ok: false });
+
+      const off = resolver({ ...config, 'dns.refreshAheadRatio': 0 });
+      await off.service.resolve('old.test');
+      time.now += 9_999;
+      await off.service.resolve('old.test');
+      await Promise.all([service.idle(), off.service.idle()]);
+      expect(queries).toEqual(['v4:old.test']); // off's own first lookup, nothing else
+    });
+  });
+
+  describe('counts', () => {
+    it('counts hits, misses, refreshes and failures in CrawlStats and gives the hit rate', async () => {
+      const { service, stats } = resolver({ 'dns.minTtlMs': 1_000, 'dns.maxTtlMs': 10_000 });
+      const time = clock();
+      expect(service.hitRate()).toBe(0);
+      answers.set('a.test', { v4: [{ address: '93.184.216.34', ttl: 10 }] });
+      await service.resolve('a.test'); // miss
+      await service.resolve('a.test'); // hit
+      await service.resolve('a.test'); // hit
+      await service.resolve('missing.test'); // miss, failure
+      await service.resolve('missing.test'); // hit (cached failure)
+      time.now += 9_000;
+      await service.resolve('a.test'); // hit, refresh
+      await service.idle();
+      await service.resolve('93.184.216.34'); // literal: not a cache read
+      expect(service.hitRate()).toBeCloseTo(4 / 6);
+      expect(service.cacheCounts()).toEqual({ hits: 4, misses: 2, refreshes: 1, failures: 1 });
+      expect(await stats.totals()).toEqual({ 'dns.cache-hit': 4, 'dns.cache-miss': 2, 'dns.refresh': 1, 'dns.failure': 1 });
+    });
+  });
+
+  describe('cache entries it cannot read', () => {
+    it('treats them as misses, logs them, and overwrites them', async () => {
+      const state = new MemoryStateStore();
+      const logger = pino({ level: 'silent' });
+      const warn = jest.spyOn(logger, 'warn');
+      const broken = new DnsResolverService(state, loadConfig({}), new CrawlStats(state, new Registry()), logger);
+      const cache = state.namespace('dns');
+      answers.set('junk.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });
+      answers.set('notip.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });
+      await cache.set('junk.test', '{not json');
+      await cache.set('notip.test', JSON.stringify({ address: 'example.com' }));
+      expect(await broken.resolve('junk.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'dns' });
+      expect(await broken.resolve('notip.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'dns' });
+      expect(await broken.resolve('junk.test')).toMatchObject({ source: 'cache' });
+      expect(warn).toHaveBeenCalledWith(expect.objectContaining({ event: 'dns-cache-unreadable', name: 'junk.test' }));
+    });
+  });
+
+  describe('configured DNS servers', () => {
+    it('asks them through a Resolver with the configured timeout and tries, instead of the system resolver', async () => {
+      const made: { options: unknown; servers: string[] }[] = [];
+      jest.spyOn(nodeDns.promises, 'Resolver').mockImplementation(function (options: unknown) {
+        const fake = { options, servers: [] as string[] };
+        made.push(fake);
+        return Object.assign(fake, {
+          setServers: (servers: string[]) => fake.servers.push(...servers),
+          resolve4: async (name: string) => {
+            queries.push(`configured-v4:${name}`);
+            return [{ address: '93.184.216.34', ttl: 60 }];
+          },
+          resolve6: async () => [],
+        });
+      } as any);
+      const { service } = resolver({ 'dns.servers': ['127.0.0.1:5353', '::1'], 'dns.timeoutMs': 500, 'dns.tries': 3 });
+      expect(made.map(({ options, servers }) => ({ options, servers }))).toEqual([
+        { options: { timeout: 500, tries: 3 }, servers: ['127.0.0.1:5353', '::1'] },
+      ]);
+      expect(await service.resolve('configured.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'dns' });
+      expect(queries).toEqual(['configured-v4:configured.test']);
+    });
+  });
+
+  describe('CIDR allowlist', () => {
+    it('allows non-public answers inside dns.allowCidrs and still refuses the rest', async () => {
+      const { service } = resolver({
+        'dns.allowCidrs': ['127.0.0.0/8', '::1/128'],
+        'dns.hosts': { 'web.test': '127.0.0.7', 'inside.test': '10.0.0.1' },
+      });
+      answers.set('looked-up.test', { v4: [{ address: '127.0.0.1', ttl: 300 }] });
+      expect(await service.resolve('web.test')).toEqual({ ok: true, address: '127.0.0.7', source: 'hosts' });
+      expect(await service.resolve('looked-up.test')).toEqual({ ok: true, address: '127.0.0.1', source: 'dns' });
+      expect(await service.resolve('[::1]')).toEqual({ ok: true, address: '::1', source: 'literal' });
+      expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringMatching(/10\.0\.0\.1 is not public.*DNS_ALLOW_CIDRS/) });
+      expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.1') });
     });
   });
 
