@@ -151,6 +151,8 @@ export const CrawlerConfigSchema = z.object({
     bodyTimeoutMs: int(1).default(15_000),
     /** A fetch is abandoned after this long in all, however the bytes trickle in. @defaultValue 60000 */
     totalTimeoutMs: int(1).default(60_000),
+    /** Response headers larger than this are refused (a protocol error). @defaultValue 16384 */
+    maxHeaderBytes: int(1024).default(16_384),
     /** Bodies are cut (and marked truncated) at this size. @defaultValue 262144 */
     maxBodyBytes: int(1024).default(256 * 1024),
     /** robots.txt answers are cached this long. @defaultValue 86400000 */
@@ -241,6 +243,7 @@ export const ENV_NAMES: Record<string, string> = {
   DOWNLOADER_HEADERS_TIMEOUT_MS: 'downloader.headersTimeoutMs',
   DOWNLOADER_BODY_TIMEOUT_MS: 'downloader.bodyTimeoutMs',
   DOWNLOADER_TOTAL_TIMEOUT_MS: 'downloader.totalTimeoutMs',
+  DOWNLOADER_MAX_HEADER_BYTES: 'downloader.maxHeaderBytes',
   DOWNLOADER_MAX_BODY_BYTES: 'downloader.maxBodyBytes',
   DOWNLOADER_ROBOTS_CACHE_TTL_MS: 'downloader.robotsCacheTtlMs',
   DOWNLOADER_ROBOTS_ERROR_TTL_MS: 'downloader.robotsErrorTtlMs',

@@ -5,7 +5,7 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
-import { FetchResponse, HttpFetcher } from './http-fetcher';
+import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { RobotsService } from './robots.service';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
@@ -81,10 +81,11 @@ export class DownloaderService implements OnApplicationShutdown {
       });
     } catch (error) {
       const message = describeError(error);
+      const errorKind = classifyFetchError(error);
       // A timeout is a slow host, not a fast one: its time counts towards the adaptive delay.
       const durationMs = Math.round(performance.now() - started);
-      this.fetchLog.record({ time, url: request.url, depth: request.depth, status: null, contentType: null, length: null, location: null, durationMs, error: message });
-      await this.stats.count(`error.fetch`);
+      this.fetchLog.record({ time, url: request.url, depth: request.depth, status: null, contentType: null, length: null, location: null, durationMs, error: message, errorKind });
+      await this.stats.count(`error.fetch.${errorKind}`);
       return { ...base, kind: 'error', requested: true, error: message, durationMs };
     }
     const location = response.headers.location ?? null;
@@ -114,7 +115,7 @@ export class DownloaderService implements OnApplicationShutdown {
         url: request.url,
         depth: request.depth,
         status: response.status,
-        headers: response.headers,
+        headers: bodyHeaders(response),
         contentType: response.contentType,
         bodyKey,
         length: response.body.length,
@@ -144,6 +145,13 @@ export class DownloaderService implements OnApplicationShutdown {
   onApplicationShutdown() {
     return this.fetcher.close();
   }
+}
+
+/** The body travels decoded: the headers that describe the bytes on the wire no longer apply to it. */
+function bodyHeaders(response: FetchResponse): Record<string, string> {
+  if (!response.encoding) return response.headers;
+  const { 'content-encoding': _encoding, 'content-length': _length, ...rest } = response.headers;
+  return rest;
 }
 
 /** The URL of a request, as the frontier queues it (to put it back). */

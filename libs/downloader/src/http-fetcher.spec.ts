@@ -79,7 +79,7 @@ describe('HttpFetcher', () => {
     expect(server.seen[0].url).toBe('/page?q=1');
     expect(server.seen[0].headers['user-agent']).toBe(SETTINGS.userAgent);
     expect(server.seen[0].headers.host).toBe(`made-up.test:${server.port}`);
-    expect(server.seen[0].headers['accept-encoding']).toBe('identity');
+    expect(server.seen[0].headers['accept-encoding']).toBe('gzip, deflate, br');
   });
 
   it('matches the name case-insensitively', async () => {

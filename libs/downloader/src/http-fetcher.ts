@@ -1,27 +1,46 @@
 import type { LookupFunction } from 'node:net';
+import { pipeline, Readable, Transform, TransformCallback } from 'node:stream';
+import zlib from 'node:zlib';
 import { Agent, request } from 'undici';
+import { FetchErrorCode, HttpFetchError } from './http-errors';
+
+// The fetcher's error vocabulary travels with it (and out through the library's index).
+export { classifyFetchError, FetchErrorCode, HttpFetchError, type FetchErrorKind } from './http-errors';
 
 export interface FetcherSettings {
   userAgent: string;
   connectTimeoutMs: number;
   headersTimeoutMs: number;
+  /** Longest silence allowed between two pieces of the body. */
   bodyTimeoutMs: number;
+  /** The whole request, connect to last byte: a body that trickles in forever is cut off by this. */
   totalTimeoutMs: number;
+  /** Largest response head (status line and headers) accepted, in bytes; larger fails the request. @defaultValue 16384 */
+  maxHeaderBytes?: number;
 }
 
 export interface FetchResponse {
   status: number;
   headers: Record<string, string>;
   contentType: string;
-  /** Null when the body was not wanted (wrong type, error status) and was discarded unread. */
+  /**
+   * Null when the body was not wanted (wrong type, error status) and was discarded unread. Always decoded:
+   * `headers['content-encoding']` and `headers['content-length']` still describe the bytes on the wire.
+   */
   body: Buffer | null;
+  /** The body stopped at `maxBytes` (decoded), or the encoded bytes read reached `maxBytes`. */
   truncated: boolean;
   durationMs: number;
+  /** The content coding(s) the server applied, lower-case and outermost last (`gzip`, `br`, `deflate, gzip`); absent for none. */
+  encoding?: string;
+  /** When the body was decoded: how many encoded bytes were read off the wire to produce it. */
+  decodedFrom?: number;
 }
 
 export interface FetchOptions {
   /** The address the resolver vetted: the connection goes there and nowhere else. */
   address: string;
+  /** Most bytes of body kept, after decoding; also the most encoded bytes read. */
   maxBytes: number;
   /** Decides from the status and headers whether the body is worth reading. */
   wantBody: (status: number, contentType: string) => boolean;
@@ -29,10 +48,21 @@ export interface FetchOptions {
   headers?: Record<string, string>;
 }
 
+/** What the fetcher asks for and can decode. */
+export const ACCEPT_ENCODING = 'gzip, deflate, br';
+/** An unwanted body is read off (to keep the connection) when it is this short and quick; else the connection is closed. */
+const DUMP_MAX_BYTES = 64 * 1024;
+const DUMP_MAX_MS = 1000;
+/** Content codings applied one over the other that the fetcher will undo, at most. */
+const MAX_CODINGS = 3;
+
 /**
  * GET over undici keep-alive pools, connecting only to the vetted address: the agent's lookup answers from
  * the pins set for the request in progress, so a name can never resolve to something unvetted (no DNS
- * rebinding). Redirects are never followed here.
+ * rebinding). Redirects are never followed here. Bodies are decoded (gzip, deflate, br) with the size limit
+ * applied to the decoded bytes, so a compression bomb stops at `maxBytes` like any long body. Every failure
+ * is a rejected promise whose error has a `code` (undici's `UND_ERR_*`, llhttp's `HPE_*`, Node's errno, or
+ * the fetcher's own `ERR_FETCH_*`); `classifyFetchError` turns it into a kind for metrics.
  */
 export class HttpFetcher {
   /** hostname → vetted address and the number of requests in progress that rely on it. */
@@ -42,7 +72,7 @@ export class HttpFetcher {
   constructor(private readonly settings: FetcherSettings) {
     const lookup: LookupFunction = (hostname, options, callback) => {
       const address = this.pins.get(hostname.toLowerCase())?.address;
-      if (!address) return callback(new Error(`no vetted address for ${hostname}`), '', 0);
+      if (!address) return callback(new HttpFetchError(`no vetted address for ${hostname}`, FetchErrorCode.Unvetted) as NodeJS.ErrnoException, '', 0);
       const family = address.includes(':') ? 6 : 4;
       if (options.all) return (callback as any)(null, [{ address, family }]);
       callback(null, address, family);
@@ -51,6 +81,7 @@ export class HttpFetcher {
       connect: { lookup, timeout: settings.connectTimeoutMs },
       headersTimeout: settings.headersTimeoutMs,
       bodyTimeout: settings.bodyTimeoutMs,
+      maxHeaderSize: settings.maxHeaderBytes ?? 16_384,
       keepAliveTimeout: 10_000,
       connections: 4,
     });
@@ -60,6 +91,7 @@ export class HttpFetcher {
     const hostname = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
     this.pin(hostname, options.address);
     const started = performance.now();
+    const signal = AbortSignal.timeout(this.settings.totalTimeoutMs);
     try {
       const response = await request(url, {
         dispatcher: this.agent,
@@ -68,31 +100,45 @@ export class HttpFetcher {
           ...options.headers,
           'user-agent': this.settings.userAgent,
           accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
-          'accept-encoding': 'identity',
+          'accept-encoding': ACCEPT_ENCODING,
         },
-        signal: AbortSignal.timeout(this.settings.totalTimeoutMs),
+        signal,
       });
-      const headers = flattenHeaders(response.headers);
-      const contentType = headers['content-type'] ?? '';
-      if (!options.wantBody(response.statusCode, contentType)) {
-        await response.body.dump().catch(() => undefined);
-        return { status: response.statusCode, headers, contentType, body: null, truncated: false, durationMs: since(started) };
-      }
-      const chunks: Buffer[] = [];
-      let length = 0;
-      let truncated = false;
-      for await (const chunk of response.body) {
-        if (length + chunk.length > options.maxBytes) {
-          chunks.push(chunk.subarray(0, options.maxBytes - length));
-          length = options.maxBytes;
-          truncated = true;
-          response.body.destroy();
-          break;
+      const body = response.body as unknown as Readable & { dump(options?: { limit?: number; signal?: AbortSignal }): Promise<void> };
+      // Readers see the body's errors; this keeps one raised after they stopped listening (undici turns our
+      // own destroy() of an unfinished body into an 'error') from becoming an uncaught exception.
+      body.on('error', () => undefined);
+      try {
+        const headers = flattenHeaders(response.headers);
+        const contentType = headers['content-type'] ?? '';
+        const codings = parseCodings(headers['content-encoding']);
+        const head = { status: response.statusCode, headers, contentType, ...(codings.length ? { encoding: codings.join(', ') } : {}) };
+        if (!options.wantBody(response.statusCode, contentType)) {
+          // A short unwanted body is read off so that the connection can be reused; a long or slow one
+          // closes it instead (a drip must not hold this fetch until the total timeout).
+          await body.dump({ limit: DUMP_MAX_BYTES, signal: AbortSignal.timeout(Math.min(DUMP_MAX_MS, this.settings.totalTimeoutMs)) }).catch(() => undefined);
+          return { ...head, body: null, truncated: false, durationMs: since(started) };
         }
-        chunks.push(chunk);
-        length += chunk.length;
+        const read = codings.length ? await readDecoded(body, codings, options.maxBytes) : await readPlain(body, options.maxBytes);
+        return { ...head, ...read, durationMs: since(started) };
+      } finally {
+        // Whatever happened, nothing more is read: an unfinished body closes its connection.
+        if (!body.readableEnded) body.destroy();
       }
-      return { status: response.statusCode, headers, contentType, body: Buffer.concat(chunks, length), truncated, durationMs: since(started) };
+    } catch (error) {
+      // Once the total timeout has fired, whatever undici or the decoder threw is its consequence.
+      if (signal.aborted && !(error instanceof HttpFetchError)) {
+        throw new HttpFetchError(`no complete response within ${this.settings.totalTimeoutMs} ms`, FetchErrorCode.TotalTimeout, {
+          cause: error,
+          name: 'TimeoutError',
+        });
+      }
+      // undici's parser errors come without their llhttp code (undici 7 looks it up the wrong way round).
+      const parserError = error as { name?: unknown; code?: string } | null;
+      if (parserError && typeof parserError === 'object' && parserError.name === 'HTTPParserError' && !parserError.code) {
+        parserError.code = 'UND_ERR_HTTP_PARSER';
+      }
+      throw error;
     } finally {
       this.unpin(hostname);
     }
@@ -114,6 +160,160 @@ export class HttpFetcher {
 
   close(): Promise<void> {
     return this.agent.close();
+  }
+}
+
+type BodyRead = Pick<FetchResponse, 'body' | 'truncated' | 'decodedFrom'>;
+
+/** Reads at most maxBytes, then stops reading (the caller closes the connection). */
+async function readPlain(body: Readable, maxBytes: number): Promise<BodyRead> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (length + chunk.length > maxBytes) {
+      chunks.push(chunk.subarray(0, maxBytes - length));
+      return { body: Buffer.concat(chunks, maxBytes), truncated: true };
+    }
+    chunks.push(chunk);
+    length += chunk.length;
+  }
+  return { body: Buffer.concat(chunks, length), truncated: false };
+}
+
+/**
+ * Undoes the content codings (last applied, first undone) as the bytes arrive. Two limits, both maxBytes:
+ * the decoded output (a bomb stops as soon as it passes it) and the encoded input read (a body that decodes
+ * to little but never ends). Decoders are lenient about a stream cut short (what was decoded is kept), strict
+ * about bytes that are not their format.
+ */
+async function readDecoded(body: Readable, codings: string[], maxBytes: number): Promise<BodyRead> {
+  if (codings.length > MAX_CODINGS) {
+    throw new HttpFetchError(`too many content-encodings (${codings.join(', ')})`, FetchErrorCode.UnsupportedEncoding);
+  }
+  const unsupported = codings.find((coding) => !(coding in DECODERS));
+  if (unsupported) throw new HttpFetchError(`unsupported content-encoding "${unsupported}"`, FetchErrorCode.UnsupportedEncoding);
+
+  let encodedBytes = 0;
+  let truncated = false;
+  /** Errors of the response itself (timeouts, resets): passed on as they are, not as decoding failures. */
+  const wireErrors = new WeakSet<object>();
+  async function* encoded(): AsyncGenerator<Buffer> {
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        const room = maxBytes - encodedBytes;
+        if (chunk.length > room) {
+          encodedBytes = maxBytes;
+          truncated = true;
+          if (room > 0) yield chunk.subarray(0, room);
+          return;
+        }
+        encodedBytes += chunk.length;
+        yield chunk;
+      }
+    } catch (error) {
+      if (error && typeof error === 'object') wireErrors.add(error);
+      throw error;
+    }
+  }
+
+  let failure: { coding: string; error: unknown } | undefined;
+  const stages = [...codings].reverse().map((coding) => {
+    const stage = DECODERS[coding]();
+    // Always listened to: a stage torn down after the pipeline settled must not raise an unhandled 'error'.
+    stage.on('error', (error) => {
+      if (!failure && !(error && typeof error === 'object' && wireErrors.has(error))) failure = { coding, error };
+    });
+    return stage;
+  });
+  const output = (pipeline as (...streams: unknown[]) => Readable)(encoded(), ...stages, () => undefined);
+
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of output as AsyncIterable<Buffer>) {
+      if (length + chunk.length > maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - length));
+        length = maxBytes;
+        truncated = true;
+        break;
+      }
+      chunks.push(chunk);
+      length += chunk.length;
+    }
+  } catch (error) {
+    if (error && typeof error === 'object' && wireErrors.has(error)) throw error;
+    const coding = failure?.coding ?? codings.join(', ');
+    const reason = (failure?.error as Error | undefined)?.message ?? (error as Error)?.message ?? String(error);
+    throw new HttpFetchError(`invalid ${coding} data: ${reason}`, FetchErrorCode.Decoding, { cause: failure?.error ?? error });
+  } finally {
+    output.destroy();
+    stages.forEach((stage) => stage.destroy());
+  }
+  return { body: Buffer.concat(chunks, length), truncated, decodedFrom: encodedBytes };
+}
+
+const { Z_SYNC_FLUSH, BROTLI_OPERATION_FLUSH } = zlib.constants;
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => zlib.createGunzip({ finishFlush: Z_SYNC_FLUSH }),
+  deflate: () => new InflateEither(),
+  br: () => zlib.createBrotliDecompress({ finishFlush: BROTLI_OPERATION_FLUSH }),
+};
+
+/** `Content-Encoding` as a list of codings in the order applied; `x-gzip` is gzip, `identity` is nothing. */
+function parseCodings(header: string | undefined): string[] {
+  if (!header) return [];
+  return header
+    .split(',')
+    .map((coding) => coding.trim().toLowerCase())
+    .filter((coding) => coding && coding !== 'identity')
+    .map((coding) => (coding === 'x-gzip' ? 'gzip' : coding));
+}
+
+/**
+ * HTTP's "deflate" is a zlib stream (RFC 9110 §8.4.1.2), but some servers send raw deflate: the first two
+ * bytes tell (a zlib header names method 8 and is a multiple of 31), and the matching inflater is used.
+ * Its output is paused while this stream's reader is full, so a bomb is decoded no faster than it is read.
+ */
+class InflateEither extends Transform {
+  private inner: zlib.Inflate | zlib.InflateRaw | undefined;
+  private head: Buffer = Buffer.alloc(0);
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+    if (this.inner) return void this.inner.write(chunk, () => done());
+    this.head = Buffer.concat([this.head, chunk]);
+    if (this.head.length < 2) return done();
+    this.start().write(this.head, () => done());
+  }
+
+  override _flush(done: TransformCallback) {
+    if (!this.inner) {
+      if (!this.head.length) return done();
+      this.start().write(this.head);
+    }
+    this.inner!.once('end', () => done());
+    this.inner!.end();
+  }
+
+  override _read(size: number) {
+    this.inner?.resume();
+    super._read(size);
+  }
+
+  override _destroy(error: Error | null, done: (error: Error | null) => void) {
+    this.inner?.destroy();
+    done(error);
+  }
+
+  private start() {
+    const [cmf, flg] = this.head;
+    const zlibWrapped = (cmf & 0x0f) === 8 && (cmf >> 4) <= 7 && flg !== undefined && ((cmf << 8) | flg) % 31 === 0;
+    const inner = zlibWrapped ? zlib.createInflate({ finishFlush: Z_SYNC_FLUSH }) : zlib.createInflateRaw({ finishFlush: Z_SYNC_FLUSH });
+    inner.on('data', (data: Buffer) => {
+      if (!this.push(data)) inner.pause();
+    });
+    inner.on('error', (error) => this.destroy(error));
+    this.inner = inner;
+    return inner;
   }
 }
 

@@ -14,6 +14,8 @@ export interface FetchLogEntry {
   /** Links followed from a seed to reach the URL. */
   depth?: number;
   error?: string;
+  /** Anticipated failures by kind: timeout-connect, timeout-headers, timeout-total, refused, reset, dns, tls, protocol, decode… */
+  errorKind?: string;
   robots?: boolean;
 }
 
