@@ -74,20 +74,34 @@ describe('embedded crawl (npm run crawl)', () => {
   });
 });
 
-describe('embedded crawl without --allow-private', () => {
-  it('refuses the loopback test web: no request reaches it', async () => {
+describe('embedded crawl of loopback names', () => {
+  const crawl = async (web: TestWeb, env: Record<string, string>, flags: string[] = []) => {
+    const out = tempDir('crawl-private-');
+    const [seed] = web.seeds();
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, seed, '--resolve', `${new URL(seed).hostname}=127.0.0.1`, '--delay', '0', '--max-depth', '0', '--out', out, '--json', ...flags],
+      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...env }, timeout: 60_000 },
+    );
+    return JSON.parse(stdout);
+  };
+
+  it('refuses a name that resolves to 127.0.0.1: no request reaches it', async () => {
     const web = await TestWeb.start({ hosts: 12 });
     try {
-      const out = tempDir('crawl-private-');
-      const [seed] = web.seeds();
-      const { stdout } = await run(
-        process.execPath,
-        [CLI, seed, '--resolve', `${new URL(seed).hostname}=127.0.0.1`, '--delay', '0', '--out', out, '--json'],
-        { env: { ...process.env, REDIS_URL: '', S3_URL: '' }, timeout: 60_000 },
-      );
-      const summary = JSON.parse(stdout);
-      expect(summary).toMatchObject({ complete: true, pagesFetched: 0, errors: 1 });
+      expect(await crawl(web, {})).toMatchObject({ complete: true, pagesFetched: 0, errors: 1 });
       expect(web.requests).toHaveLength(0);
+    } finally {
+      await web.close();
+    }
+  }, 60_000);
+
+  it('fetches it when 127.0.0.0/8 is on the CIDR allowlist (and only then)', async () => {
+    const web = await TestWeb.start({ hosts: 12 });
+    try {
+      expect(await crawl(web, { DNS_ALLOW_CIDRS: '10.0.0.0/8' })).toMatchObject({ pagesFetched: 0, errors: 1 });
+      expect(await crawl(web, { DNS_ALLOW_CIDRS: '127.0.0.0/8' })).toMatchObject({ complete: true, pagesFetched: 1, errors: 0 });
+      expect(web.requests.map((r) => r.path)).toEqual(['/robots.txt', '/']);
     } finally {
       await web.close();
     }
