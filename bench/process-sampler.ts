@@ -22,7 +22,7 @@ export function sampleProcess(pid: number): ProcessSample | null {
   }
 }
 
-/** Keeps the last sample of each process until stopped (the last one before exit is the total). */
+/** Keeps, per process, the largest CPU time and peak RSS seen until stopped. */
 export class ProcessSampler {
   private readonly last = new Map<number, ProcessSample>();
   private readonly timer: NodeJS.Timeout;
@@ -34,7 +34,13 @@ export class ProcessSampler {
   sample() {
     for (const pid of this.pids()) {
       const s = sampleProcess(pid);
-      if (s) this.last.set(pid, s);
+      if (!s) continue;
+      // A process that has exited but not been reaped still has /proc/<pid>/stat but no VmHWM: keep maxima.
+      const previous = this.last.get(pid);
+      this.last.set(pid, {
+        cpuMs: Math.max(s.cpuMs, previous?.cpuMs ?? 0),
+        peakRssBytes: Math.max(s.peakRssBytes, previous?.peakRssBytes ?? 0),
+      });
     }
   }
 
