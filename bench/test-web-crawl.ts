@@ -6,15 +6,12 @@
  * measured. Usage: npm run bench  (REDIS_URL defaults to redis://127.0.0.1:6379)
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startS3TestServer } from '@crawler/content-store';
-import { SERVICES, startService, stopService } from '../test/support/service-processes';
+import { TestWebCluster } from '../test/support/test-web-cluster';
 import { TestWeb } from '../test/web/test-web';
 import { ProcessSampler } from './process-sampler';
-import { clearPrefix, REDIS_URL } from '../test/support/redis-prefix';
 
 const HOSTS = Number(process.env.BENCH_HOSTS || 200);
 const PAGES = Number(process.env.BENCH_PAGES_PER_HOST || 5);
@@ -45,30 +42,17 @@ async function embedded(web: TestWeb, hostsFile: string): Promise<Result> {
   return { shape: 'embedded (1 process)', pages: summary.pagesFetched, seconds, cpuMs: usage.cpuMs, peakRssBytes: usage.peakRssBytes, complete: summary.complete };
 }
 
-async function distributed(web: TestWeb, hostsFile: string): Promise<Result> {
-  const prefix = `bench-${randomBytes(4).toString('hex')}`;
-  const s3 = await startS3TestServer();
-  const env = {
-    REDIS_URL, S3_URL: s3.url, S3_BUCKET: prefix, CRAWLER_PREFIX: prefix, DNS_HOSTS_FILE: hostsFile, DNS_ALLOW_PRIVATE: 'true',
-    URL_FILTER_SCOPE: 'any', URL_FILTER_MAX_DEPTH: '1000000', FRONTIER_MIN_DELAY_MS: String(DELAY_MS), LOG_LEVEL: 'info',
-  };
-  const services = await Promise.all(SERVICES.map((name) => startService(name, env)));
-  const sampler = new ProcessSampler(() => services.map((s) => s.process.pid!));
-  const control = `http://127.0.0.1:${services.find((s) => s.name === 'control-plane')!.port}`;
+async function distributed(web: TestWeb): Promise<Result> {
+  const cluster = await new TestWebCluster(web).start({ env: { URL_FILTER_MAX_DEPTH: '1000000', FRONTIER_MIN_DELAY_MS: String(DELAY_MS) } });
+  const sampler = new ProcessSampler(() => cluster.services.map((s) => s.process.pid!));
   const started = performance.now();
-  await fetch(`${control}/seeds`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ urls: web.seeds() }) });
-  let status: any;
-  do {
-    await new Promise((r) => setTimeout(r, 250));
-    status = await (await fetch(`${control}/status`)).json();
-  } while (!status.complete && performance.now() - started < 600_000);
+  await cluster.seed(web.seeds());
+  const status = await cluster.until((s) => s.complete, 600_000);
   const seconds = (performance.now() - started) / 1000;
   sampler.sample();
   const usage = sampler.stop();
-  await Promise.all(services.map((s) => stopService(s)));
-  await clearPrefix(prefix);
-  await s3.close();
-  return { shape: `distributed (${services.length} processes)`, pages: status.totals.fetched ?? 0, seconds, cpuMs: usage.cpuMs, peakRssBytes: usage.peakRssBytes, complete: status.complete };
+  await cluster.close();
+  return { shape: `distributed (${cluster.services.length} processes)`, pages: status.totals.fetched ?? 0, seconds, cpuMs: usage.cpuMs, peakRssBytes: usage.peakRssBytes, complete: status.complete };
 }
 
 function row(r: Result) {
@@ -81,10 +65,10 @@ async function main() {
   const hostsFile = join(mkdtempSync(join(tmpdir(), 'bench-')), 'hosts');
   writeFileSync(hostsFile, web.hostsFile());
   const results: Result[] = [];
-  for (const run of [embedded, distributed]) {
-    web.reset();
-    results.push(await run(web, hostsFile));
-  }
+  web.reset();
+  results.push(await embedded(web, hostsFile));
+  web.reset();
+  results.push(await distributed(web));
   await web.close();
   console.log(`\nTest web: ${HOSTS} hosts × ${PAGES} pages, ${web.expected.reachable.size} reachable URLs; politeness delay ${DELAY_MS} ms, robots.txt obeyed, 1 request per host at a time\n`);
   console.log('| shape | pages | seconds | pages/s | CPU ms/page | peak RSS MiB (sum) | complete |');

@@ -1,16 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { S3TestServer, startS3TestServer } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectPoliteCompleteCrawl } from './crawl-expectations';
-import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
-import { RunningService, SERVICES, startService, stopService } from '../support/service-processes';
-import { removeTempDirs, tempDir } from '../support/temp-dirs';
+import { startService } from '../support/service-processes';
+import { TestWebCluster } from '../support/test-web-cluster';
 
 const DELAY_MS = 200;
-
-afterAll(removeTempDirs);
 
 interface Scenario {
   title: string;
@@ -28,62 +21,40 @@ interface Scenario {
  */
 function crashScenario({ title, extra, victim, restart, check }: Scenario) {
   describe(title, () => {
-    const prefix = `crash-${randomBytes(4).toString('hex')}`;
     let web: TestWeb;
-    let s3: S3TestServer;
-    let services: RunningService[] = [];
+    let cluster: TestWebCluster;
     let fetchedAtKill = 0;
     let status: any;
 
     beforeAll(async () => {
       web = await TestWeb.start({ hosts: 60, seed: 3 });
-      s3 = await startS3TestServer();
-      const hostsFile = join(tempDir('crash-'), 'hosts');
-      writeFileSync(hostsFile, web.hostsFile());
-      const env = {
-        REDIS_URL,
-        S3_URL: s3.url,
-        S3_BUCKET: prefix,
-        CRAWLER_PREFIX: prefix,
-        DNS_HOSTS_FILE: hostsFile,
-        DNS_ALLOW_PRIVATE: 'true',
-        URL_FILTER_SCOPE: 'any',
-        URL_FILTER_MAX_DEPTH: '1000',
-        FRONTIER_MIN_DELAY_MS: String(DELAY_MS),
-        // Fast recovery for the test, in the production proportions: a lease outlives both the fetch
-        // timeout and the stall check, so work held by a dead process is recovered before its lease ends.
-        QUEUE_STALLED_MS: '3000',
-        DOWNLOADER_TOTAL_TIMEOUT_MS: '5000',
-        DOWNLOADER_HEARTBEAT_MS: '500',
-        FRONTIER_LEASE_MS: '15000',
-      };
-      services = await Promise.all([...SERVICES, ...extra].map((name) => startService(name, env)));
-      const control = `http://127.0.0.1:${services.find((s) => s.name === 'control-plane')!.port}`;
-      await fetch(`${control}/seeds`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ urls: web.seeds() }) });
-      const getStatus = async () => (await fetch(`${control}/status`)).json();
-      do {
-        await new Promise((r) => setTimeout(r, 100));
-        status = await getStatus();
-      } while ((status.totals.fetched ?? 0) < 80);
+      cluster = await new TestWebCluster(web).start({
+        extra,
+        env: {
+          FRONTIER_MIN_DELAY_MS: String(DELAY_MS),
+          // Fast recovery for the test, in the production proportions: a lease outlives both the fetch
+          // timeout and the stall check, so work held by a dead process is recovered before its lease ends.
+          QUEUE_STALLED_MS: '3000',
+          DOWNLOADER_TOTAL_TIMEOUT_MS: '5000',
+          DOWNLOADER_HEARTBEAT_MS: '500',
+          FRONTIER_LEASE_MS: '15000',
+        },
+      });
+      await cluster.seed(web.seeds());
+      status = await cluster.until((s) => (s.totals.fetched ?? 0) >= 80, 120_000, 100);
 
-      const i = services.findIndex((s) => s.name === victim);
+      const i = cluster.services.findIndex((s) => s.name === victim);
       fetchedAtKill = status.totals.fetched;
-      services[i].process.kill('SIGKILL');
+      cluster.services[i].process.kill('SIGKILL');
       if (restart) {
         await new Promise((r) => setTimeout(r, 500));
-        services[i] = await startService(victim, env);
+        cluster.services[i] = await startService(victim, cluster.env);
       }
-      const deadline = Date.now() + 150_000;
-      do {
-        await new Promise((r) => setTimeout(r, 500));
-        status = await getStatus();
-      } while (!status.complete && Date.now() < deadline);
+      status = await cluster.until((s) => s.complete, 150_000, 500);
     }, 240_000);
 
     afterAll(async () => {
-      await Promise.all(services.map((s) => stopService(s, 5000)));
-      await clearPrefix(prefix);
-      await s3?.close();
+      await cluster?.close();
       await web?.close();
     });
 

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { S3TestServer, startS3TestServer } from '@crawler/content-store';
+import type { TestWeb } from '../web/test-web';
+import { clearPrefix, REDIS_URL } from './redis-prefix';
+import { RunningService, SERVICES, startService, stopService } from './service-processes';
+
+/**
+ * The distributed shape pointed at the test web: an S3-compatible server, every service its own process
+ * (plus `extra` replicas) on the real Redis under a fresh prefix, names resolved through the test web's
+ * hosts file. Used by the distributed tests and the benchmark.
+ */
+export class TestWebCluster {
+  readonly prefix = `cluster-${randomBytes(4).toString('hex')}`;
+  services: RunningService[] = [];
+  env: Record<string, string> = {};
+  private s3?: S3TestServer;
+  private dir?: string;
+
+  constructor(private readonly web: TestWeb) {}
+
+  get s3Url(): string {
+    return this.s3!.url;
+  }
+
+  get control(): string {
+    return `http://127.0.0.1:${this.services.find((s) => s.name === 'control-plane')!.port}`;
+  }
+
+  async start(options: { env?: Record<string, string>; extra?: string[] } = {}): Promise<this> {
+    this.s3 = await startS3TestServer();
+    this.dir = mkdtempSync(join(tmpdir(), 'cluster-'));
+    const hostsFile = join(this.dir, 'hosts');
+    writeFileSync(hostsFile, this.web.hostsFile());
+    this.env = {
+      REDIS_URL,
+      S3_URL: this.s3.url,
+      S3_BUCKET: this.prefix,
+      CRAWLER_PREFIX: this.prefix,
+      DNS_HOSTS_FILE: hostsFile,
+      DNS_ALLOW_PRIVATE: 'true',
+      URL_FILTER_SCOPE: 'any',
+      URL_FILTER_MAX_DEPTH: '1000',
+      ...options.env,
+    };
+    this.services = await Promise.all([...SERVICES, ...(options.extra ?? [])].map((name) => startService(name, this.env)));
+    return this;
+  }
+
+  async seed(urls: string[]): Promise<number> {
+    const response = await fetch(`${this.control}/seeds`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ urls }) });
+    return response.status;
+  }
+
+  async status(): Promise<any> {
+    return (await fetch(`${this.control}/status`)).json();
+  }
+
+  /** Polls the control plane until `done(status)` or the deadline; answers the last status. */
+  async until(done: (status: any) => boolean, timeoutMs: number, pollMs = 250): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    let status;
+    do {
+      await new Promise((r) => setTimeout(r, pollMs));
+      status = await this.status();
+    } while (!done(status) && Date.now() < deadline);
+    return status;
+  }
+
+  /** SIGTERM to every service; answers their exit codes. */
+  stopServices(timeoutMs?: number): Promise<(number | null)[]> {
+    return Promise.all(this.services.map((s) => stopService(s, timeoutMs)));
+  }
+
+  async close(): Promise<void> {
+    await this.stopServices(5000);
+    await clearPrefix(this.prefix);
+    await this.s3?.close();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
