@@ -57,7 +57,7 @@ export const CrawlerConfigSchema = z.object({
   breaker: z.object({
     /** Unexpected errors of one consumer within the window that pause it. @defaultValue 20 */
     threshold: int(1).default(20),
-    /** @defaultValue 10000 */
+    /** The window in which unexpected errors are counted. @defaultValue 10000 */
     windowMs: int(1).default(10_000),
     /** How long a tripped consumer pauses before trying again. @defaultValue 30000 */
     cooldownMs: int(0).default(30_000),

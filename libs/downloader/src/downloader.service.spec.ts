@@ -300,6 +300,16 @@ describe('DownloaderService', () => {
     expect(requested).toEqual(['/robots.txt', '/robots-1.txt']);
   });
 
+  it('never lets a robots.txt cut at the size limit end in a half rule that allows more', async () => {
+    // The cut at 1024 bytes falls inside "Allow: /public/": read whole, it must not become "Allow: /".
+    const head = 'User-agent: *\nDisallow: /\n';
+    const filler = '#'.repeat(1024 - head.length - 'Allow: /'.length - 1) + '\n';
+    const robots = `${head}${filler}Allow: /public/\n`;
+    const { service, request } = await setup({ robots: (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(robots), overrides: { 'downloader.robotsMaxBytes': 1024 } });
+    await service.download(request('/'));
+    expect(await service.download(request('/page'))).toMatchObject({ kind: 'disallowed' });
+  });
+
   it('treats a robots.txt redirect to another host as unavailable (allow all)', async () => {
     const { service, request, requested } = await setup({ robots: (req, res) => res.writeHead(302, { location: 'http://elsewhere.test/robots.txt' }).end() });
     await service.download(request('/page'));
@@ -379,7 +389,6 @@ describe('DownloaderService', () => {
     expect(await stats.totals()).toEqual({
       'robots.fetched': 1,
       fetched: 2,
-      'revisit.changed': 1,
       'status.2xx': 1,
       'status.3xx': 1,
       disallowed: 1,

@@ -103,7 +103,7 @@ export class DownloaderService implements OnApplicationShutdown {
     await this.stats.count(response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
 
     const revisit = revisitOf(request, response);
-    if (revisit) await this.stats.count(revisit.changed ? 'revisit.changed' : 'revisit.unchanged');
+    if (revisit && request.revisit) await this.stats.count(revisit.changed ? 'revisit.changed' : 'revisit.unchanged');
     if (response.status >= 300 && response.status < 400 && location) await this.followLater(request, location);
     // An unchanged page is not parsed, stored or mined again.
     if (response.body && revisit?.changed !== false) {

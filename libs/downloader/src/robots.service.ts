@@ -41,7 +41,8 @@ export class RobotsService {
     let policy: RobotsPolicy;
     try {
       for (let hop = 0; ; hop++) {
-        const response = await fetcher.get(url, { address, maxBytes: robotsMaxBytes, wantBody: (s) => s >= 200 && s < 300 });
+        // One byte past the limit: the policy then sees the file was cut and drops a half-cut last line.
+        const response = await fetcher.get(url, { address, maxBytes: robotsMaxBytes + 1, wantBody: (s) => s >= 200 && s < 300 });
         durationMs += response.durationMs;
         status = response.status;
         const body = response.body?.toString('utf8') ?? null;

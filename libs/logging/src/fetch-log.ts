@@ -34,7 +34,9 @@ export class FetchLog {
   }
 
   record(entry: FetchLogEntry): void {
-    this.logger.info({ event: 'fetch', ...entry });
+    // The log line has its own `time` (when it was written); the request's start goes as `startedAt`.
+    const { time, ...rest } = entry;
+    this.logger.info({ event: 'fetch', startedAt: time, ...rest });
     this.file?.write(`${JSON.stringify(entry)}\n`);
   }
 
