@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TestWebCluster } from '../test/support/test-web-cluster';
+import { ROBOTS_ERROR_TTL_MS, TestWebCluster } from '../test/support/test-web-cluster';
 import { TestWeb } from '../test/web/test-web';
 import { ProcessSampler } from './process-sampler';
 
@@ -31,7 +31,7 @@ async function embedded(web: TestWeb, hostsFile: string): Promise<Result> {
   const args = [join(__dirname, '../apps/crawl/src/main.js'), ...web.seeds(), '--scope', 'any', '--max-depth', '1000000',
     '--delay', String(DELAY_MS / 1000), '--hosts-file', hostsFile, '--allow-private', '--out', out, '--json'];
   const started = performance.now();
-  const child = spawn(process.execPath, args, { env: { ...process.env, REDIS_URL: '', S3_URL: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, { env: { ...process.env, REDIS_URL: '', S3_URL: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS }, stdio: ['ignore', 'pipe', 'inherit'] });
   const sampler = new ProcessSampler(() => [child.pid!]);
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -9,6 +9,7 @@ import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
+import { ROBOTS_ERROR_TTL_MS } from '../support/test-web-cluster';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
@@ -31,7 +32,7 @@ describe('single process on Redis and S3 (npm run crawl -- --redis --s3)', () =>
       process.execPath,
       [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0.1', '--hosts-file', join(dir, 'hosts'), '--allow-private',
         '--redis', REDIS_URL, '--s3', s3.url, '--prefix', prefix, '--out', dir, '--json'],
-      { env: { ...process.env, S3_BUCKET: prefix }, timeout: 120_000 },
+      { env: { ...process.env, S3_BUCKET: prefix, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS }, timeout: 120_000 },
     );
     summary = JSON.parse(stdout);
   }, 150_000);

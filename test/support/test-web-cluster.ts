@@ -12,6 +12,9 @@ import { RunningService, SERVICES, startService, stopService } from './service-p
  * (plus `extra` replicas) on the real Redis under a fresh prefix, names resolved through the test web's
  * hosts file. Used by the distributed tests and the benchmark.
  */
+/** How soon a test crawl tries a failing robots.txt again. */
+export const ROBOTS_ERROR_TTL_MS = '300';
+
 export class TestWebCluster {
   readonly prefix = `cluster-${randomBytes(4).toString('hex')}`;
   services: RunningService[] = [];
@@ -43,6 +46,8 @@ export class TestWebCluster {
       DNS_ALLOW_PRIVATE: 'true',
       URL_FILTER_SCOPE: 'any',
       URL_FILTER_MAX_DEPTH: '1000',
+      // The test web's failing robots.txt hosts are retried on this period (production: 10 minutes).
+      DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
       ...options.env,
     };
     this.services = await Promise.all([...SERVICES, ...(options.extra ?? [])].map((name) => startService(name, this.env)));

@@ -66,8 +66,12 @@ export const FetchOutcome = z.object({
   url,
   host: z.string().min(1),
   /** What happened, for the frontier's bookkeeping. */
-  /** `skipped`: not attempted (the lease was about to run out), put the URL back. */
-  kind: z.enum(['fetched', 'robots-fetched', 'disallowed', 'error', 'skipped']),
+  /**
+   * `skipped`: not attempted (the lease was about to run out), put the URL back.
+   * `deferred`: not attempted because robots.txt could not be fetched ("disallow all for now", RFC 9309):
+   * the host waits `retryAfterMs`, and gives up after the retry limit.
+   */
+  kind: z.enum(['fetched', 'robots-fetched', 'disallowed', 'error', 'skipped', 'deferred']),
   /** Whether a request reached the host this turn (if not, no politeness delay is owed). */
   requested: z.boolean(),
   status: z.number().int().optional(),

@@ -262,23 +262,24 @@ describe('DownloaderService', () => {
     expect(lines[1]).toMatchObject({ url: expect.stringMatching(/\/boom$/), status: null, error: expect.any(String) });
   });
 
-  it('disallows every page of a host whose robots.txt answers 5xx', async () => {
+  it('defers every page of a host whose robots.txt answers 5xx (disallow all for now)', async () => {
     const { service, request, requested, sent } = await setup({ robots: (req, res) => res.writeHead(500).end('oops') });
     const first = await service.download(request('/'));
     expect(first).toMatchObject({ kind: 'robots-fetched', requested: true, status: 500 });
     for (const path of ['/', '/page', '/image.png']) {
-      expect(await service.download(request(path))).toMatchObject({ kind: 'disallowed', requested: false });
+      const outcome = await service.download(request(path));
+      expect(outcome).toMatchObject({ kind: 'deferred', requested: false, retryAfterMs: 600_000, retry: { url: expect.stringContaining(path) } });
     }
     expect(requested).toEqual(['/robots.txt']);
     expect(sent).toEqual([]);
   });
 
-  it('disallows every page of a host whose robots.txt cannot be fetched', async () => {
+  it('defers every page of a host whose robots.txt cannot be fetched', async () => {
     const { service, request, requested } = await setup({ robots: (req) => req.socket.destroy() });
     const first = await service.download(request('/'));
     expect(first).toMatchObject({ kind: 'robots-fetched', requested: true });
     expect(first.status).toBeUndefined();
-    expect(await service.download(request('/page'))).toMatchObject({ kind: 'disallowed', requested: false });
+    expect(await service.download(request('/page'))).toMatchObject({ kind: 'deferred', requested: false });
     expect(requested).toEqual(['/robots.txt']);
   });
 

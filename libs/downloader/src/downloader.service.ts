@@ -56,6 +56,12 @@ export class DownloaderService implements OnApplicationShutdown {
       };
     }
     const crawlDelayMs = policy.crawlDelayMs();
+    if (policy.outcome === 'unreachable') {
+      // RFC 9309: a robots.txt that answered 5xx or could not be reached means "disallow all for now":
+      // the site's URLs wait for it to come back (the cached answer expires), they are not dropped.
+      await this.stats.count('deferred.robots-unreachable');
+      return { ...base, kind: 'deferred', requested: false, durationMs: 0, retryAfterMs: this.config.downloader.robotsErrorTtlMs, retry: crawlUrlOf(request) };
+    }
     if (!policy.isAllowed(request.url)) {
       await this.stats.count('disallowed');
       return { ...base, kind: 'disallowed', requested: false, durationMs: 0, crawlDelayMs };

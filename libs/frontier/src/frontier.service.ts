@@ -41,14 +41,20 @@ export class FrontierService {
     const host = await this.store.hostInfo(outcome.host);
     const decision = politeDelay(outcome, host.politeness, frontier, host.delayMs);
     let requeue: string | undefined;
+    let giveUpOnHost = false;
     if ((outcome.kind === 'robots-fetched' || outcome.kind === 'skipped') && outcome.retry) {
       requeue = encodeEntry(outcome.retry);
+    } else if (outcome.kind === 'deferred' && outcome.retry) {
+      const attempts = (outcome.retry.attempts ?? 0) + 1;
+      if (attempts <= frontier.maxRetries) requeue = encodeEntry({ ...outcome.retry, attempts });
+      else giveUpOnHost = true;
     } else if (outcome.kind === 'fetched' && isSlowDown(outcome.status) && outcome.retry) {
       const attempts = (outcome.retry.attempts ?? 0) + 1;
       if (attempts <= frontier.maxRetries) requeue = encodeEntry({ ...outcome.retry, attempts });
       else await this.stats.count('error.retries-exhausted');
     }
-    const nextAt = now + decision.delayMs;
+    // A deferred host waits for its robots.txt to be tried again.
+    const nextAt = now + Math.max(decision.delayMs, outcome.kind === 'deferred' ? (outcome.retryAfterMs ?? 0) : 0);
     const completed = await this.store.complete(
       outcome.leaseId,
       { nextAt, requeue, ip: outcome.ip, fetched: outcome.kind === 'fetched' && !requeue, politeness: decision.politeness },
@@ -58,6 +64,11 @@ export class FrontierService {
       // Reclaimed (a downloader was presumed dead) or a redelivered outcome: the lease is no longer ours.
       await this.stats.count('frontier.stale-outcome');
       return;
+    }
+    if (giveUpOnHost) {
+      // robots.txt stayed unreachable through every retry: the host's URLs are dropped, now and to come.
+      const dropped = await this.store.purgeHost(outcome.host, now);
+      await this.stats.count('disallowed.robots-unreachable', dropped + 1);
     }
     const audit = [
       JSON.stringify({ at: now, event: outcome.kind, url: outcome.url, status: outcome.status, delayMs: decision.delayMs, cause: decision.cause, nextAt, requeued: !!requeue }),

@@ -62,7 +62,8 @@ export class UrlFilterService {
    */
   private async disallowedByRobots(url: string): Promise<boolean> {
     const policy = await this.robots.get(url);
-    return policy !== null && !policy.isAllowed(url);
+    // An unreachable robots.txt defers the site (the downloader retries it); it is no reason to drop links.
+    return policy !== null && policy.outcome !== 'unreachable' && !policy.isAllowed(url);
   }
 
   private async inScope(url: string, entry: CrawlUrl): Promise<boolean> {
