@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as iconv from 'iconv-lite';
-import { charsetFromContentType, decodeHtml } from './charset-decoder';
+import { charsetFromContentType, decodeHtml, looksMisdecoded } from './charset-decoder';
 
 const RUSSIAN =
   'Лев Николаевич Толстой — один из наиболее известных русских писателей и мыслителей, один из ' +
@@ -10,6 +10,7 @@ const RUSSIAN =
 const JAPANESE =
   '日本語の文章です。これはシフトJISでエンコードされたテキストの例であり、文字コードの自動判定を' +
   '確認するためのものです。東京は日本の首都です。';
+const POLISH = 'Położona nad Wisłą, Łazienki, przyjeżdżają tu tysiące turystów z całego świata.';
 const FRENCH = 'Le café est délicieux. Voilà une phrase en français : très cher à Noël, ça coûte.';
 
 /** A page with real-world markup around the text (markup dilutes byte statistics). */
@@ -158,7 +159,7 @@ describe('decodeHtml', () => {
     it('detects windows-1252 when a declared UTF-8 is not valid UTF-8', () => {
       const html = page(FRENCH, '<meta charset="utf-8">');
       const r = decodeHtml(bytesOf(html, 'windows-1252'), 'text/html; charset=utf-8');
-      expect(r).toEqual({ text: html, charset: 'windows-1252', source: 'detected' });
+      expect(r).toEqual({ text: html, charset: 'windows-1252', source: 'detected-over-declared' });
       expect(r.text).toContain('Le café est délicieux');
     });
 
@@ -176,8 +177,103 @@ describe('decodeHtml', () => {
       expect(decodeHtml(Buffer.from(html), 'text/html; charset=ISO-8859-1')).toEqual({
         text: html,
         charset: 'UTF-8',
-        source: 'detected',
+        source: 'detected-over-declared',
       });
+    });
+  });
+
+  describe('a plainly wrong declaration', () => {
+    it('decodes windows-1251 served as ISO-8859-1 as windows-1251 (the issue\'s example)', () => {
+      const html = page(RUSSIAN, '<meta charset="iso-8859-1">');
+      const r = decodeHtml(bytesOf(html, 'windows-1251'), 'text/html; charset=ISO-8859-1');
+      expect(r).toEqual({ text: html, charset: 'windows-1251', source: 'detected-over-declared' });
+    });
+
+    it('decodes Shift_JIS served as ISO-8859-1 as Shift_JIS (the issue\'s example)', () => {
+      const r = decodeHtml(bytesOf(page(JAPANESE), 'shift_jis'), 'text/html; charset=ISO-8859-1');
+      expect(r).toEqual({ text: page(JAPANESE), charset: 'Shift_JIS', source: 'detected-over-declared' });
+    });
+
+    it('tells KOI8-R from windows-1251 by their case patterns, both ways', () => {
+      const html = page(RUSSIAN.replace(/—/g, '-'));
+      expect(decodeHtml(bytesOf(html, 'koi8-r'), 'text/html; charset=windows-1251')).toEqual({
+        text: html,
+        charset: 'KOI8-R',
+        source: 'detected-over-declared',
+      });
+      expect(decodeHtml(bytesOf(html, 'windows-1251'), 'text/html; charset=koi8-r')).toEqual({
+        text: html,
+        charset: 'windows-1251',
+        source: 'detected-over-declared',
+      });
+    });
+
+    it('ignores a header-declared UTF-16 when the bytes hold no 0x00 (the meta decides)', () => {
+      const html = page(RUSSIAN, '<meta charset="windows-1251">');
+      expect(decodeHtml(bytesOf(html, 'windows-1251'), 'text/html; charset=utf-16')).toEqual({
+        text: html,
+        charset: 'windows-1251',
+        source: 'meta',
+      });
+      const utf8 = page('Grüße, мир');
+      expect(decodeHtml(Buffer.from(utf8), 'text/html; charset=utf-16le')).toEqual({
+        text: utf8,
+        charset: 'UTF-8',
+        source: 'detected-over-declared',
+      });
+    });
+
+    it('keeps a correct label that detection alone would get wrong', () => {
+      // Czech in windows-1250: undeclared, chardet does not settle on it; declared, its decode is clean.
+      const czech = 'Příliš žluťoučký kůň úpěl ďábelské ódy. Šťastný člověk říká „děkuji“ a usmívá se.';
+      const html = page(czech);
+      expect(decodeHtml(bytesOf(html, 'windows-1250'))).not.toMatchObject({ charset: 'windows-1250' });
+      expect(decodeHtml(bytesOf(html, 'windows-1250'), 'text/html; charset=windows-1250')).toEqual({
+        text: html,
+        charset: 'windows-1250',
+        source: 'http',
+      });
+    });
+
+    it('keeps a correct label over a stray bad sequence (a body cut inside a character)', () => {
+      const bytes = iconv.encode(page(JAPANESE), 'shift_jis');
+      const cut = bytes.subarray(0, bytes.indexOf(iconv.encode('首都', 'shift_jis')) + 1);
+      const r = decodeHtml(cut, 'text/html; charset=Shift_JIS');
+      expect(r).toMatchObject({ charset: 'Shift_JIS', source: 'http' });
+      expect(r.text.endsWith('日本の\uFFFD')).toBe(true);
+    });
+
+    it('keeps a correct label on text set in capitals', () => {
+      const notice = 'ВНИМАНИЕ! АКЦИЯ ДЕЙСТВУЕТ ДО КОНЦА МЕСЯЦА. ЗВОНИТЕ ПРЯМО СЕЙЧАС. ГЛАВНАЯ | НОВОСТИ | КОНТАКТЫ';
+      for (const charset of ['windows-1251', 'koi8-r']) {
+        const r = decodeHtml(bytesOf(page(notice), charset), `text/html; charset=${charset}`);
+        expect(r).toMatchObject({ text: page(notice), source: 'http' });
+      }
+    });
+  });
+
+  describe('looksMisdecoded', () => {
+    it.each([
+      ['French', FRENCH],
+      ['Russian', RUSSIAN],
+      ['Japanese', JAPANESE],
+      ['Russian in capitals', 'ВНИМАНИЕ! АКЦИЯ ДЕЙСТВУЕТ ДО КОНЦА МЕСЯЦА. ЗВОНИТЕ ПРЯМО СЕЙЧАС.'],
+      ['symbols next to words', 'Acme® Widget™ © 2024 — £9.99, 20°C ± 2°, «citation», l’été, col·lecció, nº 5'],
+      ['one stray bad character', `${FRENCH} \uFFFD`],
+      ['ASCII', 'Hello, world'],
+    ])('answers false for natural text: %s', (_name, text) => {
+      expect(looksMisdecoded(text)).toBe(false);
+    });
+
+    it.each([
+      ['windows-1251 read as windows-1252 (accented letters only)', RUSSIAN, 'windows-1251', 'windows-1252'],
+      ['windows-1251 read as KOI8-R (inverted case)', RUSSIAN.replace(/—/g, '-'), 'windows-1251', 'koi8-r'],
+      ['windows-1252 read as windows-1251 (mixed scripts)', FRENCH, 'windows-1252', 'windows-1251'],
+      ['ISO-8859-2 read as windows-1252 (symbols in words)', POLISH, 'iso-8859-2', 'windows-1252'],
+      ['Shift_JIS read as EUC-JP (invalid sequences)', JAPANESE, 'shift_jis', 'euc-jp'],
+      ['Shift_JIS read as windows-1252', JAPANESE, 'shift_jis', 'windows-1252'],
+    ])('answers true for %s', (_name, text, encoding, readAs) => {
+      expect(looksMisdecoded(iconv.decode(bytesOf(text, encoding), readAs))).toBe(true);
     });
   });
 

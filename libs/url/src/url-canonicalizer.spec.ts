@@ -66,6 +66,19 @@ describe('canonicalize', () => {
     it('leaves a lone % alone (the server would see different bytes otherwise)', () => {
       expect(canon('http://example.com/100%/x?p=5%')).toBe('http://example.com/100%/x?p=5%');
     });
+    it('never completes a lone % into a new escape (was: %%36%31 → %61, then → a on the next pass)', () => {
+      // Found by the urlcanon conformance suite (supplemental_whatwg.json): decoding %36 and %31 next to a
+      // stray % built "%61", so the result was not a fixed point and named a different resource.
+      expect(canon('http://host/%%36%31')).toBe('http://host/%%361');
+      expect(canon('http://host/?%%36%31')).toBe('http://host/?%%361');
+      expect(canon('http://host/%6%31x')).toBe('http://host/%6%31x');
+      expect(canon('http://host/%%41B')).toBe('http://host/%%41B');
+      expect(canon('http://host/%%7e%41')).toBe('http://host/%~A'); // ~ is no hex digit: no escape can form
+      for (const input of ['http://host/%%36%31', 'http://host/%6%31x', 'http://host/%2%34%31', 'http://host/%%%36%36']) {
+        const once = canon(input);
+        expect(canon(once)).toBe(once);
+      }
+    });
     it('normalizePercentEncoding is exported for other stages', () => {
       expect(normalizePercentEncoding('%7e%7b%zz')).toBe('~%7B%zz');
     });

@@ -57,15 +57,22 @@ function compileMatcher(list: readonly (string | RegExp)[]): KeyMatcher {
 }
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
+const HEX_DIGIT = /[0-9A-Fa-f]/;
 
 /**
  * Decodes escapes of unreserved characters (RFC 3986 §6.2.2.2: `%7E` ≡ `~`) and upper-cases the hex of the
  * rest (§6.2.2.1). A `%` not followed by two hex digits is left as it is: the server sees the same bytes.
+ * A hex digit is not decoded where it would complete such a stray `%` into a new escape (`%%36%31` must not
+ * become `%61`, which the next pass would read as `a`): the result is a fixed point and names what the
+ * input named.
  */
 export function normalizePercentEncoding(s: string): string {
-  return s.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) => {
+  return s.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string, at: number) => {
     const ch = String.fromCharCode(parseInt(hex, 16));
-    return UNRESERVED.test(ch) ? ch : `%${hex.toUpperCase()}`;
+    if (!UNRESERVED.test(ch)) return `%${hex.toUpperCase()}`;
+    // A `%` just before, or `%` + one hex digit: that `%` starts no escape (an escape cannot contain `%`).
+    const afterStrayPercent = s[at - 1] === '%' || (s[at - 2] === '%' && HEX_DIGIT.test(s[at - 1]));
+    return afterStrayPercent && HEX_DIGIT.test(ch) ? `%${hex.toUpperCase()}` : ch;
   });
 }
 
