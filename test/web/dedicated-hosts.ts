@@ -9,7 +9,15 @@
  * - `shared-N.test`: mapped to 127.0.0.2 in the hosts file (one address, several hosts); the home
  *   pages link to each other so one seed reaches them all;
  * - `fresh-0.test`: `/static` never changes, `/news` changes on every request, `/expires` answers
- *   with an `Expires` header one hour ahead.
+ *   with an `Expires` header one hour ahead;
+ * - spider traps (option `traps`), pages generated on request without end:
+ *   - `calendar-0.test`: an infinite calendar. `/` links to this month (UTC) `/calendar/YYYY/MM`; a month
+ *     links to the months before and after and to its first day `/calendar?date=YYYY-MM-01&view=day`; a
+ *     day links to the days before and after and to its month; years 0001 to 9999;
+ *   - `loop-0.test`: a `/a/b/a/b/…` generator. `/` and every path made of `a/` and `b/` segments link
+ *     relatively to `a/` and `b/` (so paths grow /a/b/a/…), and to the two ordinary pages `/p/1`, `/p/2`.
+ *   `trapLinks()` says what a trap page links to, so a test can compute what a crawler with given rules
+ *   reaches.
  *
  * None of them is linked from the graph or in `expected.reachable`: tests seed them with `extraSeeds()`.
  * Only the request counters live here; validators and delays are applied by the server (test-web.ts).
@@ -37,6 +45,8 @@ export interface DedicatedHostsOptions {
   slowHosts: SlowHostOptions[];
   sharedIpHosts: number;
   freshness: boolean;
+  /** Adds the spider-trap hosts `calendar-0.test` and `loop-0.test`. */
+  traps: boolean;
   seed: number;
 }
 
@@ -50,6 +60,10 @@ export interface DedicatedRoles {
   sharedIp: string[];
   /** `['fresh-0.test']` when `freshness` is on. */
   fresh: string[];
+  /** `['calendar-0.test']` when `traps` is on: an infinite calendar. */
+  calendar: string[];
+  /** `['loop-0.test']` when `traps` is on: the `/a/b/a/b/…` generator. */
+  loop: string[];
 }
 
 export const DEFAULT_ADDRESS = '127.0.0.1';
@@ -61,6 +75,12 @@ export const EXPIRES_AFTER_MS = 60 * 60 * 1000;
 const HTML = 'text/html; charset=utf-8';
 const SMALL_SITE_PATHS = ['/', '/p/1', '/p/2', '/p/3'];
 const FRESH_SITE_PATHS = ['/', '/static', '/news', '/expires'];
+/** Trap sites: the home page is the only fixed path; the rest is generated (trapPage). */
+const TRAP_SITE_PATHS = ['/'];
+const LOOP_PAGES = ['/p/1', '/p/2'];
+const LOOP_PATH = /^\/(?:[ab]\/)*$/;
+const MONTH_PATH = /^\/calendar\/(\d{4})\/(\d{2})$/;
+const DAY_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** Last-Modified dates are spread over the year from here (fixed, so the same page always has the same date). */
 const LAST_MODIFIED_EPOCH = Date.UTC(2024, 0, 1);
 /** `/news` editions are dated from here, one second apart: strictly increasing, always in the past. */
@@ -101,7 +121,7 @@ export interface DedicatedReply {
 
 export class DedicatedHosts {
   readonly hostNames: string[] = [];
-  readonly roles: DedicatedRoles = { rateLimited: [], slow: [], sharedIp: [], fresh: [] };
+  readonly roles: DedicatedRoles = { rateLimited: [], slow: [], sharedIp: [], fresh: [], calendar: [], loop: [] };
   private readonly sites = new Map<string, DedicatedSite>();
   /** Non-robots requests per rate-limited host since start or the last `resetCounters()`. */
   private readonly asked = new Map<string, number>();
@@ -117,7 +137,11 @@ export class DedicatedHosts {
     options.slowHosts.forEach(({ delayMs }, i) => this.add({ name: `slow-${i}.test`, kind: 'slow', delayMs }));
     for (let i = 0; i < options.sharedIpHosts; i++) this.add({ name: `shared-${i}.test`, kind: 'sharedIp', address: SHARED_ADDRESS });
     if (options.freshness) this.add({ name: 'fresh-0.test', kind: 'fresh', paths: FRESH_SITE_PATHS });
-    for (const site of this.sites.values()) this.buildPages(site);
+    if (options.traps) {
+      this.add({ name: 'calendar-0.test', kind: 'calendar', paths: TRAP_SITE_PATHS });
+      this.add({ name: 'loop-0.test', kind: 'loop', paths: TRAP_SITE_PATHS });
+    }
+    for (const site of this.sites.values()) if (!isTrap(site.kind)) this.buildPages(site);
   }
 
   has(host: string): boolean {
@@ -137,8 +161,18 @@ export class DedicatedHosts {
 
   /** Home pages a crawl of the dedicated hosts starts from (one shared host reaches the others). */
   seeds(): string[] {
-    const { rateLimited, slow, sharedIp, fresh } = this.roles;
-    return [...rateLimited, ...slow, ...sharedIp.slice(0, 1), ...fresh].map((h) => this.url(h, '/'));
+    const { rateLimited, slow, sharedIp, fresh, calendar, loop } = this.roles;
+    return [...rateLimited, ...slow, ...sharedIp.slice(0, 1), ...fresh, ...calendar, ...loop].map((h) => this.url(h, '/'));
+  }
+
+  /**
+   * Absolute URLs the trap page at `url` links to, in page order; null when `url` is no page of a trap
+   * host (it answers 404).
+   */
+  trapLinks(url: string): string[] | null {
+    const target = new URL(url);
+    const page = this.trapPage(target.hostname, target.pathname + target.search);
+    return page && page.links.map((l) => new URL(l.href, target).href);
   }
 
   /** Restarts the failure count of every rate-limited host. */
@@ -165,6 +199,17 @@ export class DedicatedHosts {
         return { ...plain, status, contentType: HTML, body: Buffer.from(renderError(status, reason, this.url(host, path))), headers };
       }
     }
+    if (isTrap(site.kind)) {
+      const page = this.trapPage(host, path);
+      if (!page) return { ...plain, status: 404, contentType: HTML, body: Buffer.from(renderError(404, 'Not Found', this.url(host, path))) };
+      const rng = new Prng(this.options.seed ^ hashInt(`${host}${path}`));
+      const html = renderPage({
+        title: `${page.title} | ${host}`,
+        paragraphs: [`${describe(site)} Page ${this.url(host, path)}.`, capitalise(words(rng, 15, 40)) + '.'],
+        links: page.links,
+      });
+      return { ...plain, status: 200, contentType: HTML, body: Buffer.from(html) };
+    }
     if (site.kind === 'fresh' && path === '/news') {
       const edition = ++this.newsEdition;
       return { ...plain, status: 200, contentType: HTML, body: this.newsBody(host, edition), lastModified: NEWS_EPOCH + edition * 1000 };
@@ -179,6 +224,48 @@ export class DedicatedHosts {
       reply.noCache = false;
     }
     return reply;
+  }
+
+  /** Title and links (hrefs as written in the page) of a trap page; null for a path the host does not serve. */
+  private trapPage(host: string, target: string): { title: string; links: { href: string; text: string }[] } | null {
+    const kind = this.sites.get(host)?.kind;
+    const { pathname, searchParams } = new URL(target, 'http://trap.invalid');
+    if (kind === 'calendar') {
+      if (target === '/') {
+        const now = new Date();
+        return { title: 'Calendar', links: [{ href: monthPath(now.getUTCFullYear(), now.getUTCMonth() + 1), text: 'this month' }] };
+      }
+      const month = MONTH_PATH.exec(target);
+      if (month) {
+        const [y, m] = [+month[1], +month[2]];
+        if (y < 1 || m < 1 || m > 12) return null;
+        const links: { href: string; text: string }[] = [];
+        if (y > 1 || m > 1) links.push({ href: monthPath(m === 1 ? y - 1 : y, m === 1 ? 12 : m - 1), text: 'previous month' });
+        if (y < 9999 || m < 12) links.push({ href: monthPath(m === 12 ? y + 1 : y, m === 12 ? 1 : m + 1), text: 'next month' });
+        links.push({ href: dayPath(utcDate(y, m, 1)), text: 'first day' });
+        return { title: `Calendar ${month[1]}-${month[2]}`, links };
+      }
+      const date = DAY_DATE.exec(searchParams.get('date') ?? '');
+      if (pathname === '/calendar' && searchParams.get('view') === 'day' && date && [...searchParams.keys()].length === 2) {
+        const day = utcDate(+date[1], +date[2], +date[3]);
+        if (+date[1] < 1 || isoDate(day) !== date[0]) return null;
+        const links: { href: string; text: string }[] = [];
+        const before = new Date(day.getTime() - 86_400_000);
+        const after = new Date(day.getTime() + 86_400_000);
+        if (before.getUTCFullYear() >= 1) links.push({ href: dayPath(before), text: 'previous day' });
+        if (after.getUTCFullYear() <= 9999) links.push({ href: dayPath(after), text: 'next day' });
+        links.push({ href: monthPath(+date[1], +date[2]), text: 'month' });
+        return { title: `Calendar ${date[0]}`, links };
+      }
+      return null;
+    }
+    if (kind === 'loop') {
+      const ordinary = LOOP_PAGES.filter((p) => p !== target).map((p) => ({ href: p, text: `page ${p.slice(3)}` }));
+      if (LOOP_PATH.test(target)) return { title: `Loop ${target}`, links: [{ href: 'a/', text: 'a' }, { href: 'b/', text: 'b' }, ...ordinary] };
+      if (LOOP_PAGES.includes(target)) return { title: `Page ${target}`, links: [{ href: '/', text: 'home' }, ...ordinary] };
+      return null;
+    }
+    return null;
   }
 
   // ---- construction -------------------------------------------------------------------------------
@@ -233,6 +320,23 @@ export function fixedLastModified(host: string, path: string): number {
   return LAST_MODIFIED_EPOCH + (h % 365) * 86_400_000 + (h % 86_400) * 1000;
 }
 
+function isTrap(kind: Kind): boolean {
+  return kind === 'calendar' || kind === 'loop';
+}
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+const monthPath = (year: number, month: number) => `/calendar/${pad(year, 4)}/${pad(month, 2)}`;
+const isoDate = (d: Date) => `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`;
+/** Parameters in canonical (sorted) order, so the URL a crawler fetches is the one written. */
+const dayPath = (d: Date) => `/calendar?date=${isoDate(d)}&view=day`;
+
+/** Midnight UTC of a date; years below 100 are not shifted to 19xx as Date.UTC would. */
+function utcDate(year: number, month: number, day: number): Date {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day);
+  return d;
+}
+
 function hashInt(text: string): number {
   return createHash('sha1').update(text).digest().readUInt32BE(0);
 }
@@ -247,6 +351,10 @@ function describe(site: DedicatedSite): string {
       return `Host sharing the address ${site.address} with the other shared hosts.`;
     case 'fresh':
       return 'Freshness host.';
+    case 'calendar':
+      return 'Spider trap: a calendar without end.';
+    case 'loop':
+      return 'Spider trap: relative links that make paths grow without end.';
   }
 }
 
@@ -268,4 +376,5 @@ function validate(o: DedicatedHostsOptions): void {
     if (!Number.isFinite(h.delayMs) || h.delayMs < 0) fail(`slowHosts[${i}].delayMs=${h.delayMs}`, 'must be a number >= 0');
   });
   if (!isCount(o.sharedIpHosts)) fail(`sharedIpHosts=${o.sharedIpHosts}`, 'must be an integer >= 0');
+  if (typeof o.traps !== 'boolean') fail(`traps=${String(o.traps)}`, 'must be true or false');
 }

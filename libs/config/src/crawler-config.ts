@@ -171,20 +171,58 @@ export const CrawlerConfigSchema = z.object({
     concurrency: int(1).default(8),
   }),
   filter: z.object({
-    /** Which links are followed: the seed's host, its registrable domain, or any. @defaultValue 'domain' */
-    scope: z.enum(['host', 'domain', 'any']).default('domain'),
+    /** Which links are followed: the seed's host, its registrable domain, the allowlist, or any. @defaultValue 'domain' */
+    scope: z.enum(['host', 'domain', 'allowlist', 'any']).default('domain'),
+    /** Registrable domains (and their subdomains) followed with scope 'allowlist' (comma-separated). */
+    allowedDomains: z.array(z.string()).default([]),
     /** Links followed from a seed at most. @defaultValue 10 */
     maxDepth: int(0).default(10),
     /** Longer URLs are dropped (they are mostly traps). @defaultValue 2048 */
     maxUrlLength: int(16).default(2048),
     /** File extensions never fetched (comma-separated); empty = the built-in list. */
     blockedExtensions: z.array(z.string()).optional(),
+    /** Query parameters removed during canonicalisation (comma-separated; `utm_*` style prefixes allowed); empty = the built-in tracking and session list. */
+    stripParams: z.array(z.string()).optional(),
+    /** A file of blocked domains (one a line, `#` comments; a domain blocks its subdomains), re-read while running. */
+    blocklistFile: z.string().min(1).optional(),
+    /** How often the blocklist file is checked for changes. @defaultValue 10000 */
+    blocklistReloadMs: int(100).default(10_000),
+    /** URLs with more query parameters than this are dropped (a trap sign). @defaultValue 12 */
+    maxQueryParams: int(0).default(12),
+    /** A path segment (or run of segments) repeated more than this many times in a row marks a trap: /a/b/a/b/a/b. @defaultValue 2 */
+    maxPathRepeats: int(1).default(2),
+    /** Calendar-like URLs (a year, year/month or date in the path or query) further than this many days from today are dropped. @defaultValue 366 */
+    calendarWindowDays: int(1).default(366),
+    /** URLs admitted per host at most; 0 = no budget. @defaultValue 100000 */
+    maxPagesPerHost: int(0).default(100_000),
   }),
   seen: z.object({
+    /** URL-seen structure: a Bloom filter (fixed memory, rare false positives) or exact 64-bit fingerprints. @defaultValue 'bloom' */
+    mode: z.enum(['bloom', 'exact']).default('bloom'),
     /** The Bloom filter is sized for this many URLs. @defaultValue 10000000 */
     expectedUrls: int(1).default(10_000_000),
     /** …at this false-positive rate. @defaultValue 0.001 */
     falsePositiveRate: z.coerce.number().gt(0).lt(0.5).default(0.001),
+  }),
+  contentSeen: z.object({
+    /** Pages whose 64-bit simhashes differ in at most this many bits are near duplicates; 0 = exact duplicates only. @defaultValue 3 */
+    nearDuplicateDistance: int(0).max(7).default(3),
+  }),
+  storage: z.object({
+    /** Also write WARC 1.1 files (request, response, revisit records) with a CDX index to the content store. @defaultValue false */
+    warc: bool.default(false),
+    /** A WARC file is closed and uploaded at this size. @defaultValue 67108864 */
+    warcRotateBytes: int(1024).default(64 * 1024 * 1024),
+    /** …or this long after its first record, so a slow crawl's records still land. @defaultValue 60000 */
+    warcRotateMs: int(100).default(60_000),
+  }),
+  sitemaps: z.object({
+    /** Where sitemaps are found: robots.txt `Sitemap:` lines, those or else /sitemap.xml, or nowhere. @defaultValue 'robots+probe' */
+    mode: z.enum(['off', 'robots', 'robots+probe']).default('robots+probe'),
+    /** A sitemap body (after gunzip) is read up to this size. @defaultValue 10485760 */
+    maxBytes: int(1024).default(10 * 1024 * 1024),
+    /** URLs taken from one sitemap at most (the protocol's own limit is 50000). @defaultValue 50000 */
+    maxUrls: int(1).default(50_000),
   }),
 });
 
@@ -255,11 +293,27 @@ export const ENV_NAMES: Record<string, string> = {
   URL_FILTER_MAX_DEPTH: 'filter.maxDepth',
   URL_FILTER_MAX_URL_LENGTH: 'filter.maxUrlLength',
   URL_FILTER_BLOCKED_EXTENSIONS: 'filter.blockedExtensions',
+  URL_FILTER_ALLOWED_DOMAINS: 'filter.allowedDomains',
+  URL_FILTER_STRIP_PARAMS: 'filter.stripParams',
+  URL_FILTER_BLOCKLIST_FILE: 'filter.blocklistFile',
+  URL_FILTER_BLOCKLIST_RELOAD_MS: 'filter.blocklistReloadMs',
+  URL_FILTER_MAX_QUERY_PARAMS: 'filter.maxQueryParams',
+  URL_FILTER_MAX_PATH_REPEATS: 'filter.maxPathRepeats',
+  URL_FILTER_CALENDAR_WINDOW_DAYS: 'filter.calendarWindowDays',
+  URL_FILTER_MAX_PAGES_PER_HOST: 'filter.maxPagesPerHost',
+  URL_SEEN_MODE: 'seen.mode',
   URL_SEEN_EXPECTED_URLS: 'seen.expectedUrls',
   URL_SEEN_FALSE_POSITIVE_RATE: 'seen.falsePositiveRate',
+  CONTENT_SEEN_NEAR_DUPLICATE_DISTANCE: 'contentSeen.nearDuplicateDistance',
+  WARC_ENABLED: 'storage.warc',
+  WARC_ROTATE_BYTES: 'storage.warcRotateBytes',
+  WARC_ROTATE_MS: 'storage.warcRotateMs',
+  SITEMAP_MODE: 'sitemaps.mode',
+  SITEMAP_MAX_BYTES: 'sitemaps.maxBytes',
+  SITEMAP_MAX_URLS: 'sitemaps.maxUrls',
 };
 
-const LIST_SETTINGS = new Set(['filter.blockedExtensions']);
+const LIST_SETTINGS = new Set(['filter.blockedExtensions', 'filter.allowedDomains', 'filter.stripParams']);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -310,7 +364,18 @@ const PATH_TO_ENV = Object.fromEntries(Object.entries(ENV_NAMES).map(([env, path
  * ConfigError naming the variable, the value and what is allowed.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Record<string, unknown> = {}): CrawlerConfig {
-  const input: Record<string, any> = { frontier: {}, dns: {}, downloader: {}, parser: {}, filter: {}, seen: {}, breaker: {} };
+  const input: Record<string, any> = {
+    frontier: {},
+    dns: {},
+    downloader: {},
+    parser: {},
+    filter: {},
+    seen: {},
+    contentSeen: {},
+    storage: {},
+    sitemaps: {},
+    breaker: {},
+  };
   const problems: string[] = [];
   for (const [name, path] of Object.entries(ENV_NAMES)) {
     const raw = env[name];

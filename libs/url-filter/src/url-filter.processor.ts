@@ -3,6 +3,10 @@ import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { UrlFilterService } from './url-filter.service';
 
+/**
+ * Links in, canonical admitted URLs out to URL-seen. Every rejection is counted by its reason as
+ * `filtered.<reason>` (crawl totals, and the Prometheus counter `crawler_events_total{event=…}`).
+ */
 @Injectable()
 export class UrlFilterProcessor implements OnApplicationBootstrap {
   constructor(

@@ -1,16 +1,34 @@
-import { loadConfig } from '@crawler/config';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '@crawler/config';
 import { CrawlUrl } from '@crawler/contracts';
+import type { Logger } from '@crawler/logging';
 import { MemoryStateStore, StateStore } from '@crawler/state';
-import { registrableDomain } from '@crawler/url';
-import { UrlFilterService } from './url-filter.service';
+import { DEFAULT_STRIP_PARAMS, registrableDomain } from '@crawler/url';
+import { stripParamsOption, UrlFilterService } from './url-filter.service';
 
+const quietLogger = () => ({ info: jest.fn(), warn: jest.fn() }) as unknown as Logger & { info: jest.Mock; warn: jest.Mock };
+
+const running: UrlFilterService[] = [];
+afterEach(() => running.splice(0).forEach((f) => f.onModuleDestroy()));
+
+/** A filter as the module starts it (init reads the blocklist and starts watching it; stopped after each test). */
 function filter(overrides: Record<string, unknown> = {}, state: StateStore = new MemoryStateStore(), env: NodeJS.ProcessEnv = {}) {
-  return new UrlFilterService(state, loadConfig(env, { 'filter.scope': 'any', ...overrides }));
+  const f = new UrlFilterService(state, loadConfig(env, { 'filter.scope': 'any', ...overrides }), quietLogger());
+  f.onModuleInit();
+  running.push(f);
+  return f;
 }
 
 const seed = (url: string): CrawlUrl => ({ url, depth: 0, source: 'seed', hops: 0 });
 const link = (url: string, depth = 1): CrawlUrl => ({ url, depth, source: 'link', hops: 0 });
 const redirect = (url: string, depth: number, hops = 1): CrawlUrl => ({ url, depth, source: 'redirect', hops });
+const sitemap = (url: string, depth = 0): CrawlUrl => ({ url, kind: 'sitemap', depth, source: 'sitemap', hops: 0 });
+const urls = (result: { accepted: CrawlUrl[] }) => result.accepted.map((u) => u.url);
+
+const dir = mkdtempSync(join(tmpdir(), 'url-filter-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('UrlFilterService', () => {
   describe('canonicalisation', () => {
@@ -195,7 +213,7 @@ describe('UrlFilterService and robots.txt', () => {
     const { RobotsCache, RobotsPolicy, ROBOTS_NAMESPACE } = await import('@crawler/robots');
     const { UrlFilterService } = await import('./url-filter.service');
     const state = new MemoryStateStore();
-    const filter = new UrlFilterService(state, loadConfig({}, { 'filter.scope': 'any' }));
+    const filter = new UrlFilterService(state, loadConfig({}, { 'filter.scope': 'any' }), quietLogger());
     const policy = RobotsPolicy.fromResponse(200, 'User-agent: *\nDisallow: /private/', 'http://a.test/robots.txt', 'crawler-bot/0.1');
     await new RobotsCache(state.namespace(ROBOTS_NAMESPACE)).put('http://a.test/', policy, 60_000);
     const result = await filter.filter([
@@ -205,5 +223,242 @@ describe('UrlFilterService and robots.txt', () => {
     ]);
     expect(result.accepted.map((u) => u.url)).toEqual(['http://a.test/public', 'http://b.test/private/x']);
     expect(result.rejected).toEqual({ robots: 1 });
+  });
+});
+
+describe('UrlFilterService: tracking and session parameters', () => {
+  it('strips the built-in list when none is configured', async () => {
+    const result = await filter().filter([link('http://site.test/p?gclid=x&PHPSESSID=y&utm_term=z&q=1')]);
+    expect(urls(result)).toEqual(['http://site.test/p?q=1']);
+  });
+
+  it('strips the configured list instead, `*` marking a prefix', async () => {
+    const result = await filter({ 'filter.stripParams': ['ref', 'trk_*'] }).filter([
+      link('http://site.test/p?REF=a&trk_src=b&trk_=c&trkx=d&gclid=e&q=1'),
+    ]);
+    expect(urls(result)).toEqual(['http://site.test/p?gclid=e&q=1&trkx=d']);
+  });
+
+  it('reads the list from URL_FILTER_STRIP_PARAMS', async () => {
+    const f = filter({}, new MemoryStateStore(), { URL_FILTER_STRIP_PARAMS: 'Sort, sess_*' });
+    expect(urls(await f.filter([link('http://site.test/p?sort=asc&sess_id=1&utm_source=x')]))).toEqual(['http://site.test/p?utm_source=x']);
+  });
+
+  describe('stripParamsOption', () => {
+    it('is the built-in list for nothing configured', () => {
+      expect(stripParamsOption(undefined)).toBe(DEFAULT_STRIP_PARAMS);
+      expect(stripParamsOption([])).toBe(DEFAULT_STRIP_PARAMS);
+      expect(stripParamsOption([' ', ''])).toBe(DEFAULT_STRIP_PARAMS);
+    });
+    it('turns `x*` into a case-insensitive prefix pattern, with regex characters taken literally', () => {
+      const [exact, prefix, dotted] = stripParamsOption(['sid', 'utm_*', 'a.b*']);
+      expect(exact).toBe('sid');
+      expect(prefix).toEqual(/^utm_/i);
+      expect((dotted as RegExp).test('a.bc')).toBe(true);
+      expect((dotted as RegExp).test('axbc')).toBe(false);
+    });
+  });
+});
+
+describe("UrlFilterService: scope 'allowlist'", () => {
+  const allowlist = (domains: string[], state?: StateStore) =>
+    filter({ 'filter.scope': 'allowlist', 'filter.allowedDomains': domains }, state);
+
+  it('admits the listed domains and their subdomains, seeds included, and nothing else', async () => {
+    const state = new MemoryStateStore();
+    const f = allowlist(['a.test', '*.Example.COM'], state);
+    const result = await f.filter([
+      seed('http://www.a.test/'),
+      seed('http://b.test/'),
+      link('http://a.test/x'),
+      link('http://deep.sub.a.test/'),
+      link('http://shop.example.com/'),
+      link('http://xa.test/'),
+      link('http://a.test.evil.test/'),
+    ]);
+    expect(urls(result)).toEqual(['http://www.a.test/', 'http://a.test/x', 'http://deep.sub.a.test/', 'http://shop.example.com/']);
+    expect(result.rejected).toEqual({ 'out-of-scope': 3 });
+    // A seed outside the list does not widen it.
+    expect(await state.namespace('url-filter').setMembers('scope')).toEqual([]);
+    expect((await f.filter([link('http://b.test/page')])).rejected).toEqual({ 'out-of-scope': 1 });
+  });
+
+  it('reads the list from URL_FILTER_ALLOWED_DOMAINS', async () => {
+    const f = new UrlFilterService(
+      new MemoryStateStore(),
+      loadConfig({ URL_FILTER_SCOPE: 'allowlist', URL_FILTER_ALLOWED_DOMAINS: 'a.test, B.test' }),
+      quietLogger(),
+    );
+    f.onModuleInit();
+    expect(urls(await f.filter([link('http://x.b.test/'), link('http://c.test/')]))).toEqual(['http://x.b.test/']);
+  });
+
+  it('refuses an empty list and entries that are not domains, naming the variable', () => {
+    expect(() => allowlist([])).toThrow(ConfigError);
+    expect(() => allowlist([])).toThrow(/URL_FILTER_ALLOWED_DOMAINS: scope 'allowlist' needs at least one domain/);
+    expect(() => allowlist(['a.test', 'http://b.test/x'])).toThrow(/URL_FILTER_ALLOWED_DOMAINS: not domain names: "http:\/\/b.test\/x"/);
+  });
+});
+
+describe('UrlFilterService: domain blocklist', () => {
+  let n = 0;
+  const file = (text: string) => {
+    const path = join(dir, `blocklist-${++n}.txt`);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it('drops a listed domain and its subdomains', async () => {
+    const f = filter({ 'filter.blocklistFile': file('# spam\nbad.test\n\n*.worse.test  # and all below\n') });
+    const result = await f.filter([
+      link('http://bad.test/'),
+      link('http://www.bad.test/x'),
+      link('http://a.worse.test/'),
+      link('http://notbad.test/'),
+      seed('http://bad.test/'),
+    ]);
+    expect(urls(result)).toEqual(['http://notbad.test/']);
+    expect(result.rejected).toEqual({ blocklisted: 4 });
+  });
+
+  it('applies to sitemaps too', async () => {
+    const f = filter({ 'filter.blocklistFile': file('bad.test\n') });
+    expect((await f.filter([sitemap('http://bad.test/sitemap.xml')])).rejected).toEqual({ blocklisted: 1 });
+  });
+
+  it('stops the service at boot when the file is missing, naming URL_FILTER_BLOCKLIST_FILE', () => {
+    const missing = join(dir, 'no-such-file.txt');
+    expect(() => filter({ 'filter.blocklistFile': missing })).toThrow(ConfigError);
+    expect(() => filter({ 'filter.blocklistFile': missing })).toThrow(`URL_FILTER_BLOCKLIST_FILE: cannot read ${missing}`);
+  });
+
+  it('picks up a changed file while running, on its timer, and stops the timer on destroy', async () => {
+    const path = file('bad.test\n');
+    const f = filter({ 'filter.blocklistFile': path, 'filter.blocklistReloadMs': 100 });
+    expect((await f.filter([link('http://new.test/')])).accepted).toHaveLength(1);
+    writeFileSync(path, 'bad.test\nnew.test\n');
+    const deadline = Date.now() + 5000;
+    while ((await f.filter([link('http://new.test/')])).accepted.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect((await f.filter([link('http://new.test/')])).rejected).toEqual({ blocklisted: 1 });
+    f.onModuleDestroy();
+    writeFileSync(path, 'bad.test\n');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await f.filter([link('http://new.test/')])).rejected).toEqual({ blocklisted: 1 });
+  });
+});
+
+describe('UrlFilterService: spider traps', () => {
+  const NOW = Date.UTC(2031, 4, 15, 12);
+
+  it('drops and counts repeated path runs, far calendar dates and exploding query strings', async () => {
+    const many = Array.from({ length: 5 }, (_, i) => `p${i}=1`).join('&');
+    const { accepted, rejected } = await filter({ 'filter.maxQueryParams': 4, 'filter.calendarWindowDays': 30 }).filter(
+      [
+        link('http://site.test/a/b/a/b/a/b/'),
+        link('http://site.test/a/a/a'),
+        link('http://site.test/a/b/a/b/'),
+        link('http://site.test/calendar/2031/05'),
+        link('http://site.test/calendar/2031/08'),
+        link('http://site.test/cal?view=day&date=2030-01-01'),
+        link(`http://site.test/search?${many}`),
+        link('http://site.test/search?p1=1&p2=2&p3=3&p4=4'),
+      ],
+      NOW,
+    );
+    expect(rejected).toEqual({ 'trap.repeated-path': 2, 'trap.calendar': 2, 'too-many-params': 1 });
+    expect(accepted.map((u) => u.url)).toEqual([
+      'http://site.test/a/b/a/b/',
+      'http://site.test/calendar/2031/05',
+      'http://site.test/search?p1=1&p2=2&p3=3&p4=4',
+    ]);
+  });
+
+  it('counts query parameters after tracking parameters are stripped', async () => {
+    const result = await filter({ 'filter.maxQueryParams': 1 }).filter([link('http://site.test/p?utm_source=a&utm_medium=b&q=1')]);
+    expect(urls(result)).toEqual(['http://site.test/p?q=1']);
+  });
+
+  it('takes the repeat limit from the configuration', async () => {
+    const f = filter({ 'filter.maxPathRepeats': 1 });
+    expect((await f.filter([link('http://site.test/a/a/')])).rejected).toEqual({ 'trap.repeated-path': 1 });
+  });
+
+  it('lets a sitemap through the extension rule and the traps, but not the length, scheme or scope rules', async () => {
+    const f = filter({ 'filter.scope': 'host', 'filter.maxQueryParams': 0, 'filter.maxUrlLength': 60 });
+    await f.filter([seed('http://site.test/')]);
+    const { accepted, rejected } = await f.filter(
+      [
+        sitemap('http://site.test/sitemap.xml.gz'),
+        sitemap('http://site.test/sitemaps/2001/01'),
+        sitemap('http://site.test/s/a/s/a/s/a/sitemap.xml?page=2'),
+        sitemap(`http://site.test/${'x'.repeat(60)}.xml`),
+        sitemap('ftp://site.test/sitemap.xml'),
+        sitemap('http://other.test/sitemap.xml'),
+        link('http://site.test/archive.gz'),
+      ],
+      NOW,
+    );
+    expect(accepted.map((u) => u.url)).toEqual([
+      'http://site.test/sitemap.xml.gz',
+      'http://site.test/sitemaps/2001/01',
+      'http://site.test/s/a/s/a/s/a/sitemap.xml?page=2',
+    ]);
+    expect(accepted.every((u) => u.kind === 'sitemap')).toBe(true);
+    expect(rejected).toEqual({ 'too-long': 1, scheme: 1, 'out-of-scope': 1, extension: 1 });
+  });
+});
+
+describe('UrlFilterService: per-host page budget', () => {
+  const pages = (host: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => link(`http://${host}/p/${from + i}`));
+
+  it('admits maxPagesPerHost URLs per host, then drops the rest as host-budget', async () => {
+    const state = new MemoryStateStore();
+    const f = filter({ 'filter.maxPagesPerHost': 3 }, state);
+    const first = await f.filter([...pages('a.test', 5), ...pages('b.test', 2), link('http://a.test:8080/other-port')]);
+    expect(urls(first)).toEqual([
+      'http://a.test/p/0',
+      'http://a.test/p/1',
+      'http://a.test/p/2',
+      'http://b.test/p/0',
+      'http://b.test/p/1',
+      'http://a.test:8080/other-port',
+    ]);
+    expect(first.rejected).toEqual({ 'host-budget': 2 });
+    expect((await f.filter(pages('a.test', 1, 10))).rejected).toEqual({ 'host-budget': 1 });
+    // The count is what was admitted, never more.
+    expect(await state.namespace('url-filter').hashGetAll('host-pages')).toEqual({ 'a.test': '3', 'b.test': '2', 'a.test:8080': '1' });
+  });
+
+  it('counts a URL found again (a link on every page) once, and still admits it', async () => {
+    const state = new MemoryStateStore();
+    const f = filter({ 'filter.maxPagesPerHost': 2 }, state);
+    const nav = link('http://a.test/about');
+    const result = await f.filter([nav, nav, link('http://a.test/x'), nav, link('http://a.test/y'), nav]);
+    expect(urls(result)).toEqual(['http://a.test/about', 'http://a.test/about', 'http://a.test/x', 'http://a.test/about', 'http://a.test/about']);
+    expect(result.rejected).toEqual({ 'host-budget': 1 });
+    expect(await state.namespace('url-filter').hashGet('host-pages', 'a.test')).toBe('2');
+  });
+
+  it('counts only URLs the filter accepts', async () => {
+    const state = new MemoryStateStore();
+    const f = filter({ 'filter.maxPagesPerHost': 2 }, state);
+    const result = await f.filter([link('http://a.test/a/a/a'), link('http://a.test/photo.jpg'), link('http://a.test/1'), link('http://a.test/2')]);
+    expect(urls(result)).toEqual(['http://a.test/1', 'http://a.test/2']);
+    expect(result.rejected).toEqual({ 'trap.repeated-path': 1, extension: 1 });
+  });
+
+  it('never admits more than the budget, however many replicas ask at once', async () => {
+    const state = new MemoryStateStore();
+    const replicas = [filter({ 'filter.maxPagesPerHost': 10 }, state), filter({ 'filter.maxPagesPerHost': 10 }, state)];
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => replicas[i % 2].filter(pages('a.test', 1, i))));
+    expect(results.reduce((n, r) => n + r.accepted.length, 0)).toBe(10);
+    expect(await state.namespace('url-filter').hashGet('host-pages', 'a.test')).toBe('10');
+  });
+
+  it('does not count sitemaps, and 0 means no budget', async () => {
+    const limited = filter({ 'filter.maxPagesPerHost': 1 });
+    expect(urls(await limited.filter([sitemap('http://a.test/sitemap.xml'), sitemap('http://a.test/sitemap-2.xml'), link('http://a.test/')]))).toHaveLength(3);
+    const unlimited = filter({ 'filter.maxPagesPerHost': 0 });
+    expect(urls(await unlimited.filter(pages('a.test', 50)))).toHaveLength(50);
   });
 });

@@ -1,59 +1,150 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CrawlUrl } from '@crawler/contracts';
-import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { ConfigError, CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { LOGGER, Logger } from '@crawler/logging';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { ROBOTS_NAMESPACE, RobotsCache } from '@crawler/robots';
-import { canonicalize, DEFAULT_BLOCKED_EXTENSIONS, isBlockedExtension, scopeKey, toExtensionSet } from '@crawler/url';
+import {
+  canonicalize,
+  DEFAULT_BLOCKED_EXTENSIONS,
+  DEFAULT_STRIP_PARAMS,
+  isBlockedExtension,
+  matchesDomain,
+  normalizeDomain,
+  scopeKey,
+  spiderTrap,
+  toExtensionSet,
+  TrapLimits,
+} from '@crawler/url';
+import { DomainBlocklist } from './domain-blocklist';
+
+/** Why a URL was dropped; each is counted as `filtered.<reason>`. */
+export type FilterReason =
+  | 'malformed'
+  | 'scheme'
+  | 'credentials'
+  | 'too-long'
+  | 'too-many-redirects'
+  | 'too-deep'
+  | 'blocklisted'
+  | 'out-of-scope'
+  | 'extension'
+  | 'too-many-params'
+  | 'trap.repeated-path'
+  | 'trap.calendar'
+  | 'robots'
+  | 'host-budget';
 
 export interface FilterResult {
   accepted: CrawlUrl[];
   /** Rejections counted by reason. */
-  rejected: Record<string, number>;
+  rejected: Partial<Record<FilterReason, number>>;
 }
 
 /**
- * Canonical form first (so every later stage sees one spelling of a URL), then the rules: URL length,
- * redirect hops, depth, blocked extension, scope, and robots.txt when the site's policy is cached. Seeds define the scope: with scope 'host' or 'domain'
- * each seed registers its host or registrable domain, and so does the target of a seed's redirect
- * (http://example.com → https://www.example.com).
+ * Configured strip parameters as canonicalize() takes them: `utm_*` (any entry ending in `*`) is a prefix,
+ * anything else an exact name, both case-insensitive; none configured = the built-in tracking and session
+ * list (DEFAULT_STRIP_PARAMS).
+ */
+export function stripParamsOption(configured: readonly string[] | undefined): readonly (string | RegExp)[] {
+  const entries = (configured ?? []).map((p) => p.trim()).filter(Boolean);
+  if (entries.length === 0) return DEFAULT_STRIP_PARAMS;
+  return entries.map((p) => (p.endsWith('*') ? new RegExp(`^${p.slice(0, -1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i') : p));
+}
+
+/** How many URLs a process remembers having counted against their host's budget. */
+const COUNTED_MEMORY = 65_536;
+
+/**
+ * Canonical form first (so every later stage sees one spelling of a URL, tracking and session parameters
+ * gone), then the rules, first match wins, those that need no shared state first: URL length, redirect
+ * hops, depth, domain blocklist, file extension, spider traps (too many query parameters, repeated path
+ * segments, calendar dates far from today), scope, robots.txt when the site's policy is cached, and last
+ * the host's page budget, so that only URLs the filter accepts are counted against it.
+ *
+ * Sitemaps (`kind: 'sitemap'`) skip the extension rule (they are XML, often `.xml.gz`), the trap heuristics
+ * and the page budget; every other rule applies to them.
+ *
+ * Scope: with 'host' or 'domain' each seed registers its host or registrable domain, and so does the target
+ * of a seed's redirect (http://example.com → https://www.example.com); with 'allowlist' only the configured
+ * domains and their subdomains are in scope, seeds included (a seed is not added to the list).
  */
 @Injectable()
-export class UrlFilterService {
+export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   private readonly store: StateStore;
-  private readonly blocked: ReadonlySet<string>;
+  private readonly blockedExtensions: ReadonlySet<string>;
+  private readonly stripParams: readonly (string | RegExp)[];
+  private readonly allowedDomains: ReadonlySet<string>;
+  /** Bad settings found while reading the configuration, thrown at init (see onModuleInit). */
+  private readonly configProblems: string[] = [];
+  private readonly blocklist: DomainBlocklist | undefined;
+  private readonly traps: TrapLimits;
   private readonly inScopeCache = new Set<string>();
   private readonly robots: RobotsCache;
+  /** URLs this process counted against their host's budget lately: re-discoveries are not counted again. */
+  private readonly counted = new Set<string>();
 
   constructor(
     @Inject(STATE_STORE) state: StateStore,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
+    @Inject(LOGGER) logger: Logger,
   ) {
+    const { filter } = config;
     this.store = state.namespace('url-filter');
     this.robots = new RobotsCache(state.namespace(ROBOTS_NAMESPACE));
-    this.blocked = config.filter.blockedExtensions ? toExtensionSet(config.filter.blockedExtensions) : DEFAULT_BLOCKED_EXTENSIONS;
+    this.blockedExtensions = filter.blockedExtensions ? toExtensionSet(filter.blockedExtensions) : DEFAULT_BLOCKED_EXTENSIONS;
+    this.stripParams = stripParamsOption(filter.stripParams);
+    this.allowedDomains = allowedDomains(filter.allowedDomains, filter.scope, this.configProblems);
+    this.traps = { maxPathRepeats: filter.maxPathRepeats, calendarWindowDays: filter.calendarWindowDays, maxQueryParams: filter.maxQueryParams };
+    if (filter.blocklistFile) this.blocklist = new DomainBlocklist(filter.blocklistFile, filter.blocklistReloadMs, logger);
   }
 
-  async filter(urls: CrawlUrl[]): Promise<FilterResult> {
+  /**
+   * Checks the allowlist and reads the blocklist file, then starts watching it. A bad setting throws a
+   * ConfigError naming its variable. (Here rather than in the constructor: Nest aborts the process on an
+   * error while it creates providers, before the message is logged; an error in a lifecycle hook reaches
+   * the caller, which prints it.)
+   */
+  onModuleInit(): void {
+    if (this.configProblems.length) throw new ConfigError(this.configProblems);
+    this.blocklist?.load();
+    this.blocklist?.start();
+  }
+
+  onModuleDestroy(): void {
+    this.blocklist?.stop();
+  }
+
+  async filter(urls: CrawlUrl[], now: number = Date.now()): Promise<FilterResult> {
     const accepted: CrawlUrl[] = [];
-    const rejected: Record<string, number> = {};
-    const reject = (reason: string) => (rejected[reason] = (rejected[reason] ?? 0) + 1);
-    const { maxUrlLength, maxDepth, scope } = this.config.filter;
+    const rejected: FilterResult['rejected'] = {};
+    const { maxUrlLength, maxDepth } = this.config.filter;
     for (const entry of urls) {
-      const canonical = canonicalize(entry.url);
-      if (!canonical.ok) {
-        reject(canonical.reason);
-        continue;
-      }
-      const url = canonical.url;
-      if (url.length > maxUrlLength) reject('too-long');
-      else if (entry.hops > this.config.downloader.maxRedirects) reject('too-many-redirects');
-      else if (entry.depth > maxDepth) reject('too-deep');
-      else if (isBlockedExtension(url, this.blocked)) reject('extension');
-      else if (!(await this.inScope(url, entry))) reject('out-of-scope');
-      else if (await this.disallowedByRobots(url)) reject('robots');
-      else accepted.push({ ...entry, url });
+      const reason = await this.judge(entry, maxUrlLength, maxDepth, now);
+      if (typeof reason === 'string') rejected[reason] = (rejected[reason] ?? 0) + 1;
+      else accepted.push({ ...entry, url: reason.url });
     }
     return { accepted, rejected };
+  }
+
+  /** The reason to drop `entry`, or its canonical URL. */
+  private async judge(entry: CrawlUrl, maxUrlLength: number, maxDepth: number, now: number): Promise<FilterReason | { url: string }> {
+    const canonical = canonicalize(entry.url, undefined, { stripParams: this.stripParams });
+    if (!canonical.ok) return canonical.reason;
+    const { url, host } = canonical;
+    const page = entry.kind !== 'sitemap';
+    if (url.length > maxUrlLength) return 'too-long';
+    if (entry.hops > this.config.downloader.maxRedirects) return 'too-many-redirects';
+    if (entry.depth > maxDepth) return 'too-deep';
+    const parsed = new URL(url);
+    if (this.blocklist?.blocks(parsed.hostname)) return 'blocklisted';
+    if (page && isBlockedExtension(parsed, this.blockedExtensions)) return 'extension';
+    const trap = page ? spiderTrap(parsed, this.traps, now) : null;
+    if (trap) return trap;
+    if (!(await this.inScope(parsed, entry))) return 'out-of-scope';
+    if (await this.disallowedByRobots(url)) return 'robots';
+    if (page && !(await this.withinHostBudget(url, host))) return 'host-budget';
+    return { url };
   }
 
   /**
@@ -66,8 +157,10 @@ export class UrlFilterService {
     return policy !== null && policy.outcome !== 'unreachable' && !policy.isAllowed(url);
   }
 
-  private async inScope(url: string, entry: CrawlUrl): Promise<boolean> {
-    const key = scopeKey(url, this.config.filter.scope);
+  private async inScope(url: URL, entry: CrawlUrl): Promise<boolean> {
+    const { scope } = this.config.filter;
+    if (scope === 'allowlist') return matchesDomain(url.hostname, this.allowedDomains);
+    const key = scopeKey(url, scope);
     if (key === null) return true;
     if (entry.source === 'seed' || (entry.source === 'redirect' && entry.depth === 0)) {
       await this.store.setAdd('scope', [key]);
@@ -79,4 +172,45 @@ export class UrlFilterService {
     if (allowed) this.inScopeCache.add(key);
     return allowed;
   }
+
+  /**
+   * The per-host page budget: URLs admitted per host (`host-pages` in the state store, shared by every
+   * replica), at most `maxPagesPerHost`. The filter runs before URL-seen, so the same URL found on many
+   * pages would count each time; a process remembers the URLs it counted lately and counts those once
+   * (another replica, or this one after forgetting, may count a URL again: the count is never below the
+   * number of distinct URLs admitted, so a host never gets more fetches than its budget, and a site with
+   * many repeated links may reach its budget a little before that many distinct pages).
+   *
+   * Increment first, then give the unit back when over: an atomic count, no check-then-act race between
+   * replicas.
+   */
+  private async withinHostBudget(url: string, host: string): Promise<boolean> {
+    const budget = this.config.filter.maxPagesPerHost;
+    if (budget === 0 || this.counted.has(url)) return true;
+    const count = await this.store.hashIncr('host-pages', host);
+    if (count > budget) {
+      await this.store.hashIncr('host-pages', host, -1);
+      return false;
+    }
+    this.counted.add(url);
+    if (this.counted.size > COUNTED_MEMORY) this.counted.delete(this.counted.values().next().value!);
+    return true;
+  }
+}
+
+/** The allowlist, normalised; a bad entry (or none with scope 'allowlist') is added to `problems`. */
+function allowedDomains(configured: readonly string[], scope: CrawlerConfig['filter']['scope'], problems: string[]): ReadonlySet<string> {
+  const domains = new Set<string>();
+  const bad: string[] = [];
+  for (const entry of configured) {
+    if (entry.trim() === '') continue;
+    const domain = normalizeDomain(entry);
+    if (domain === null) bad.push(JSON.stringify(entry));
+    else domains.add(domain);
+  }
+  if (bad.length) problems.push(`URL_FILTER_ALLOWED_DOMAINS: not domain names: ${bad.join(', ')}`);
+  if (scope === 'allowlist' && domains.size === 0) {
+    problems.push("URL_FILTER_ALLOWED_DOMAINS: scope 'allowlist' needs at least one domain (URL_FILTER_SCOPE=allowlist)");
+  }
+  return domains;
 }

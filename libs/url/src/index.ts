@@ -3,3 +3,4 @@ export * from './link-resolver';
 export * from './url-scope';
 export * from './extension-filter';
 export * from './url-fingerprint';
+export * from './spider-traps';
