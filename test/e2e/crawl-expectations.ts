@@ -36,7 +36,10 @@ export function expectPoliteCompleteCrawl(web: TestWeb, options: { delayMs: numb
 /** Pages answering 200 with HTML, minus the copies of exact duplicates: what must be stored. */
 export function expectedStoredPages(web: TestWeb): number {
   const ok = new Set(
-    web.requests.filter((r) => r.status === 200 && r.path !== '/robots.txt').map((r) => new URL(r.path, web.origin(r.host)).href),
+    web.requests
+      .filter((r) => r.status === 200 && r.path !== '/robots.txt')
+      .map((r) => new URL(r.path, web.origin(r.host)).href)
+      .filter((url) => !web.expected.sitemaps.has(url)),
   );
   const copies = web.expected.duplicates.reduce((n, group) => n + group.length - 1, 0);
   return ok.size - copies;

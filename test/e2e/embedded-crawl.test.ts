@@ -41,11 +41,19 @@ describe('embedded crawl (npm run crawl)', () => {
   it('terminates on its own and says so', () => {
     expect(summary.complete).toBe(true);
     expect(summary.pagesFetched).toBe(web.expected.reachable.size);
-    // One robots.txt per host, plus a bounded number of retries on the hosts whose robots.txt fails (their
-    // URLs are deferred FRONTIER_MAX_RETRIES times, then the host is given up).
-    expect(summary.robotsFetched).toBeGreaterThan(web.hostNames.length);
-    expect(summary.robotsFetched).toBeLessThanOrEqual(web.hostNames.length + web.roles.robotsError.length * 10);
+    // One robots.txt per host; a host whose robots.txt fails is deferred 1 + FRONTIER_MAX_RETRIES (5) times,
+    // each failed fetch being one deferral, then given up: at most 6 requests for its robots.txt.
     expect(summary.totals['deferred.robots-unreachable']).toBe(web.roles.robotsError.length * 6);
+    const counts = web.requestCountByUrl();
+    for (const host of web.roles.robotsError) {
+      const n = counts.get(`${web.origin(host)}/robots.txt`);
+      expect(n).toBeGreaterThanOrEqual(2);
+      expect(n).toBeLessThanOrEqual(6);
+    }
+    expect(summary.robotsFetched).toBeLessThanOrEqual(web.hostNames.length + web.roles.robotsError.length * 5);
+    // Sitemaps: every one the test web announces or serves was read, and its pages (some linked from nowhere else) fetched.
+    expect(summary.totals['sitemap.parsed']).toBe([...web.expected.sitemaps].filter((u) => web.requests.some((r) => r.status === 200 && `${web.origin(r.host)}${r.path}` === u)).length);
+    expect([...web.expected.reachable].filter((u) => u.includes('/orphan/') && web.requestCountByUrl().get(u) !== 1)).toEqual([]);
     expect(Object.keys(summary.totals).filter((k) => k.startsWith('failed.'))).toEqual([]);
   });
 
@@ -85,7 +93,7 @@ describe('embedded crawl of loopback names', () => {
     const [seed] = web.seeds();
     const { stdout } = await run(
       process.execPath,
-      [CLI, seed, '--resolve', `${new URL(seed).hostname}=127.0.0.1`, '--delay', '0', '--max-depth', '0', '--out', out, '--json', ...flags],
+      [CLI, seed, '--resolve', `${new URL(seed).hostname}=127.0.0.1`, '--delay', '0', '--max-depth', '0', '--sitemaps', 'off', '--out', out, '--json', ...flags],
       { env: { ...process.env, REDIS_URL: '', S3_URL: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, ...env }, timeout: 60_000 },
     );
     return JSON.parse(stdout);

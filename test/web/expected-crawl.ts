@@ -1,6 +1,8 @@
 /**
  * What a correct crawler must do on the test web: a breadth-first walk from the seeds over the very
- * resources the server answers with, obeying robots.txt, following redirects, scope "any".
+ * resources the server answers with, obeying robots.txt, following redirects and sitemaps, scope "any".
+ * A crawler reads a host's robots.txt before anything else there, and learns its sitemaps from it
+ * (`Sitemap:` lines, else a probe of /sitemap.xml): so the first URL of a host brings its sitemaps along.
  */
 import { createHash } from 'node:crypto';
 import { RUSSIAN_TEXT } from './html';
@@ -12,8 +14,10 @@ export interface ExpectedCrawl {
    * and 500 answers, both ends of every redirect. robots.txt is not included.
    */
   reachable: Set<string>;
-  /** URLs linked from reachable pages (or redirected to) that robots.txt forbids: never requested. */
+  /** URLs linked from reachable pages (or redirected to, or in a sitemap) that robots.txt forbids: never requested. */
   disallowed: Set<string>;
+  /** The reachable URLs that are sitemaps (or probes for one): fetched once, never stored as pages. */
+  sitemaps: Set<string>;
   /** Groups of reachable URLs whose bodies are byte-identical (a content store keeps one copy). */
   duplicates: string[][];
   /** Host → Crawl-delay in seconds, for hosts whose robots.txt sets one. */
@@ -32,8 +36,23 @@ export function normaliseUrl(href: string, base?: string | URL): string {
 export function expectedCrawl(graph: SiteGraph, seeds: string[]): ExpectedCrawl {
   const reachable = new Set<string>();
   const disallowed = new Set<string>();
-  const queue = seeds.map((s) => normaliseUrl(s));
-  const seen = new Set(queue);
+  const sitemaps = new Set<string>();
+  const queue: string[] = [];
+  const seen = new Set<string>();
+  const hostsMet = new Set<string>();
+  const enqueue = (link: string) => {
+    if (seen.has(link)) return;
+    seen.add(link);
+    queue.push(link);
+    const host = new URL(link).hostname;
+    if (hostsMet.has(host)) return;
+    hostsMet.add(host);
+    for (const sitemap of graph.sitemapsOf(host)) {
+      sitemaps.add(sitemap);
+      enqueue(sitemap);
+    }
+  };
+  for (const s of seeds) enqueue(normaliseUrl(s));
 
   for (let next = 0; next < queue.length; next++) {
     const href = queue[next];
@@ -51,14 +70,13 @@ export function expectedCrawl(graph: SiteGraph, seeds: string[]): ExpectedCrawl 
     } else if (resource?.kind === 'page' && resource.status === 200) {
       const base = resource.base === undefined ? url : new URL(resource.base, url);
       found = resource.hrefs.map((h) => normaliseUrl(h, base));
+    } else if (resource?.kind === 'sitemap') {
+      found = resource.entries.map((h) => normaliseUrl(h));
+      if (resource.index) for (const entry of found) sitemaps.add(entry);
     }
-    for (const link of found) {
-      if (!seen.has(link)) {
-        seen.add(link);
-        queue.push(link);
-      }
-    }
+    for (const link of found) enqueue(link);
   }
+  for (const sitemap of sitemaps) if (!reachable.has(sitemap)) sitemaps.delete(sitemap);
 
   const crawlDelay = new Map<string, number>();
   for (const host of graph.hostNames) {
@@ -69,6 +87,7 @@ export function expectedCrawl(graph: SiteGraph, seeds: string[]): ExpectedCrawl 
   return {
     reachable,
     disallowed,
+    sitemaps,
     duplicates: identicalBodies(graph, reachable),
     crawlDelay,
     charsetPage: { url: graph.url(graph.roles.charset, '/cp1251'), charset: 'windows-1251', text: RUSSIAN_TEXT },

@@ -6,6 +6,7 @@
  * Nothing here touches the network: `reply(host, path)` is what the server sends, and `resource()` is
  * what the expectation BFS walks (expected-crawl.ts), so the two cannot drift apart.
  */
+import { gzipSync } from 'node:zlib';
 import * as iconv from 'iconv-lite';
 import { Prng } from './prng';
 import { RUSSIAN_TEXT, capitalise, renderError, renderPage, words } from './html';
@@ -35,6 +36,8 @@ export interface Robots {
   /** Path prefixes disallowed for every user agent (status 200 only). */
   disallow: string[];
   crawlDelay?: number;
+  /** Absolute URLs of its `Sitemap:` lines. */
+  sitemaps?: string[];
 }
 
 /** An HTML answer and the links a parser would find in it. */
@@ -56,7 +59,18 @@ export interface RedirectResource {
   location: string;
 }
 
-export type Resource = PageResource | RedirectResource;
+/** A sitemap (sitemaps.org): a urlset of pages or an index of sitemaps, XML or gzip-compressed XML. */
+export interface SitemapResource {
+  kind: 'sitemap';
+  status: 200;
+  contentType: string;
+  body: Buffer;
+  /** Absolute URLs of the pages it lists (urlset) or of its child sitemaps (index). */
+  entries: string[];
+  index: boolean;
+}
+
+export type Resource = PageResource | RedirectResource | SitemapResource;
 
 /** What the server sends for one request. */
 export interface Reply {
@@ -86,6 +100,12 @@ export interface HostRoles {
   crossRedirect: { from: string; to: string };
   /** The home page declares `<base href="/p/">`. */
   baseHref: string;
+  /**
+   * Sitemaps. `probed` (the seed host) names none in robots.txt but serves `/sitemap.xml`; `announced`
+   * names an index in robots.txt (`Sitemap:`), which lists a gzip urlset, a plain one and a missing one.
+   * Both list orphan pages (`/orphan/N`) that no page links to, and a page robots.txt disallows.
+   */
+  sitemaps: { probed: string; announced: string };
 }
 
 interface Target {
@@ -101,6 +121,7 @@ interface Site {
 
 const HTML = 'text/html; charset=utf-8';
 const BASE_HREF = '/p/';
+const SITEMAP_INDEX = '/sitemaps/index.xml';
 
 export class SiteGraph {
   readonly hostNames: string[];
@@ -121,6 +142,8 @@ export class SiteGraph {
     this.roles = this.assignRoles();
     this.blocked = new Set([...this.roles.robotsError, this.roles.disallowAll].map((h) => this.indexOf(h)));
     for (let i = 0; i < hosts; i++) this.buildSite(i);
+    // Last, so that the rest of the web is what it was before sitemaps were added (same random draws).
+    for (const host of new Set([this.roles.sitemaps.probed, this.roles.sitemaps.announced])) this.buildSitemaps(host, this.sites.get(host)!.resources);
   }
 
   origin(host: string): string {
@@ -147,6 +170,17 @@ export class SiteGraph {
     return !robots.disallow.some((prefix) => path.startsWith(prefix));
   }
 
+  /**
+   * The sitemap URLs a crawler learns from this host's robots.txt: its `Sitemap:` lines, else (with probing)
+   * `/sitemap.xml`; none while robots.txt fails (5xx: nothing is known of the site yet).
+   */
+  sitemapsOf(host: string, probe = true): string[] {
+    const robots = this.sites.get(host)?.robots;
+    if (!robots || robots.status === 500) return [];
+    if (robots.sitemaps?.length) return robots.sitemaps;
+    return probe ? [this.url(host, '/sitemap.xml')] : [];
+  }
+
   /** The resource at `path` (path + query) on `host`; undefined means 404. */
   resource(host: string, path: string): Resource | undefined {
     const site = this.sites.get(host);
@@ -168,7 +202,7 @@ export class SiteGraph {
     }
     const resource = this.resource(host, path);
     if (!resource) return htmlReply(404, renderError(404, 'Not Found', this.url(host, path)));
-    if (resource.kind === 'page') {
+    if (resource.kind === 'page' || resource.kind === 'sitemap') {
       return { status: resource.status, contentType: resource.contentType, body: resource.body };
     }
     const target = new URL(resource.location, this.url(host, path)).href;
@@ -210,6 +244,7 @@ export class SiteGraph {
       charset,
       crossRedirect: { from, to },
       baseHref,
+      sitemaps: { probed: name(0), announced: charset },
     };
   }
 
@@ -230,7 +265,9 @@ export class SiteGraph {
       crawlDelay = CRAWL_DELAY_SECONDS;
       lines.push(`Crawl-delay: ${crawlDelay}`);
     }
-    return { kind: 'normal', status: 200, body: lines.join('\n') + '\n', disallow: ['/private/'], crawlDelay };
+    const sitemaps = host === r.sitemaps.announced ? [this.url(host, SITEMAP_INDEX)] : undefined;
+    for (const sitemap of sitemaps ?? []) lines.push(`Sitemap: ${sitemap}`);
+    return { kind: 'normal', status: 200, body: lines.join('\n') + '\n', disallow: ['/private/'], crawlDelay, sitemaps };
   }
 
   private buildSite(i: number): void {
@@ -262,6 +299,19 @@ export class SiteGraph {
       const targets = [{ host, path: '/' }, { host, path: pagePath(1) }];
       resources.set('/landing', this.buildPage(host, ['/landing'], undefined, targets));
     }
+  }
+
+  private buildSitemaps(host: string, resources: Map<string, Resource>): void {
+    const url = (path: string) => this.url(host, path);
+    for (const k of [1, 2, 3]) resources.set(`/orphan/${k}`, this.buildPage(host, [`/orphan/${k}`], undefined, [{ host, path: '/' }]));
+    if (host === this.roles.sitemaps.probed) {
+      resources.set('/sitemap.xml', urlset([url('/'), url(pagePath(1)), url('/orphan/1'), url('/orphan/2'), url('/private/sitemapped')]));
+      return;
+    }
+    resources.set(SITEMAP_INDEX, sitemapIndex([url('/sitemaps/pages.xml.gz'), url('/sitemaps/more.xml'), url('/sitemaps/gone.xml')]));
+    const pages = urlset([url('/orphan/1'), url('/orphan/2'), url(pagePath(1)), url('/private/sitemapped')]);
+    resources.set('/sitemaps/pages.xml.gz', { ...pages, contentType: 'application/gzip', body: gzipSync(pages.body) });
+    resources.set('/sitemaps/more.xml', { ...urlset([url('/orphan/3')]), contentType: 'text/xml; charset=utf-8' });
   }
 
   /** Where page k of host i links to (before choosing how each href is written). */
@@ -385,6 +435,18 @@ function charsetPage(): PageResource {
     body: iconv.encode(html, 'win1251'),
     hrefs: ['/'],
   };
+}
+
+function urlset(entries: string[]): SitemapResource {
+  const urls = entries.map((loc, i) => `  <url><loc>${loc}</loc><priority>${(0.9 - i / 10).toFixed(1)}</priority></url>\n`);
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('')}</urlset>\n`;
+  return { kind: 'sitemap', status: 200, contentType: 'application/xml', body: Buffer.from(xml), entries, index: false };
+}
+
+function sitemapIndex(entries: string[]): SitemapResource {
+  const sitemaps = entries.map((loc) => `  <sitemap><loc>${loc}</loc></sitemap>\n`);
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${sitemaps.join('')}</sitemapindex>\n`;
+  return { kind: 'sitemap', status: 200, contentType: 'application/xml', body: Buffer.from(xml), entries, index: true };
 }
 
 function htmlReply(status: number, html: string): Reply {

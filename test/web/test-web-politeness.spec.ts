@@ -468,11 +468,13 @@ describe('TestWeb freshness', () => {
 });
 
 describe('TestWeb defaults stay as they were', () => {
-  it('keeps the default web: 1152 reachable, 141 disallowed, no dedicated hosts, only 127.0.0.1', async () => {
+  it('keeps the default web: 1152 pages + 200 sitemaps + 5 sitemap-only pages reachable, 141 + 3 disallowed, no dedicated hosts, only 127.0.0.1', async () => {
     const web = await TestWeb.start({ hosts: 200, pagesPerHost: 5, seed: 1 });
     try {
-      expect(web.expected.reachable.size).toBe(1152);
-      expect(web.expected.disallowed.size).toBe(141);
+      expect(web.expected.reachable.size).toBe(1152 + 200 + 5);
+      expect(web.expected.sitemaps.size).toBe(200);
+      expect([...web.expected.reachable].filter((u) => u.includes('/orphan/'))).toHaveLength(5);
+      expect(web.expected.disallowed.size).toBe(141 + 3);
       expect(web.dedicatedHostNames).toEqual([]);
       expect(web.extraSeeds()).toEqual([]);
       expect(web.roles).toMatchObject({ rateLimited: [], slow: [], sharedIp: [], fresh: [] });
@@ -505,8 +507,8 @@ describe('TestWeb defaults stay as they were', () => {
       }),
     ]);
     try {
-      expect(full.expected.reachable.size).toBe(1152);
-      expect(full.expected.disallowed.size).toBe(141);
+      expect(full.expected.reachable.size).toBe(1152 + 200 + 5);
+      expect(full.expected.disallowed.size).toBe(141 + 3);
       expect(portless(full, full.expected.reachable)).toEqual(portless(plain, plain.expected.reachable));
       expect(portless(full, full.expected.disallowed)).toEqual(portless(plain, plain.expected.disallowed));
       expect(full.expected.duplicates.map((g) => portless(full, g))).toEqual(plain.expected.duplicates.map((g) => portless(plain, g)));

@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import http from 'node:http';
 import { Parser } from 'htmlparser2';
 import * as iconv from 'iconv-lite';
@@ -259,6 +260,9 @@ describe('TestWeb', () => {
 
     it('is exactly what a small robots-obeying crawler fetches over HTTP', async () => {
       const robots = new Map<string, Promise<(url: string) => boolean>>();
+      // Sitemaps a host's robots.txt announces (else /sitemap.xml), met when robots.txt is read.
+      const announced: string[] = [];
+      const sitemapUrls = new Set<string>();
       const allowed = async (url: string) => {
         const host = hostOf(url);
         if (!robots.has(host)) {
@@ -266,9 +270,14 @@ describe('TestWeb', () => {
             host,
             get(web, host, '/robots.txt').then((res) => {
               if (res.status >= 500) return () => false;
-              if (res.status >= 400) return () => true;
-              const parsed = robotsParser(new URL('/robots.txt', url).href, res.body.toString());
-              return (u: string) => parsed.isAllowed(u, 'politecrawler') === true;
+              const robotsUrl = new URL('/robots.txt', url).href;
+              const parsed = res.status >= 400 ? null : robotsParser(robotsUrl, res.body.toString());
+              const listed = parsed?.getSitemaps() ?? [];
+              for (const s of listed.length ? listed : [new URL('/sitemap.xml', url).href]) {
+                announced.push(s);
+                sitemapUrls.add(s);
+              }
+              return parsed ? (u: string) => parsed.isAllowed(u, 'politecrawler') === true : () => true;
             }),
           );
         }
@@ -289,10 +298,16 @@ describe('TestWeb', () => {
             const res = await fetchVia(web, url);
             if (res.status >= 300 && res.status < 400) return [normaliseUrl(res.headers.location!, url)];
             if (res.status !== 200) return [];
+            if (sitemapUrls.has(url)) {
+              const xml = (res.body[0] === 0x1f ? gunzipSync(res.body) : res.body).toString();
+              const locs = [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]);
+              if (xml.includes('<sitemapindex')) locs.forEach((l) => sitemapUrls.add(l));
+              return locs;
+            }
             return linksOf(res.body.toString('latin1'), url);
           }),
         );
-        frontier = [...new Set(found.flat())].filter((u) => !seen.has(u));
+        frontier = [...new Set([...found.flat(), ...announced.splice(0)])].filter((u) => !seen.has(u));
         frontier.forEach((u) => seen.add(u));
       }
       expect(fetched).toEqual(web.expected.reachable);
@@ -342,5 +357,102 @@ describe('TestWeb defaults and determinism', () => {
     await expect(TestWeb.start({ hosts: 5 })).rejects.toThrow(/hosts=5/);
     await expect(TestWeb.start({ pagesPerHost: 1 })).rejects.toThrow(/pagesPerHost=1/);
     await expect(TestWeb.start({ hosts: 20, crawlDelayHosts: 50 })).rejects.toThrow(/crawlDelayHosts=50/);
+  });
+});
+
+describe('TestWeb spider traps', () => {
+  let web: TestWeb;
+  const CAL = 'calendar-0.test';
+  const LOOP = 'loop-0.test';
+  /** The page's links as served, and as trapLinks() says they are: they must agree. */
+  const page = async (host: string, path: string) => {
+    const url = new URL(path, web.origin(host)).href;
+    const res = await get(web, host, path);
+    const links = res.status === 200 ? linksOf(res.body.toString(), url) : [];
+    if (res.status === 200) expect(web.trapLinks(url)).toEqual(links);
+    else expect(web.trapLinks(url)).toBeNull();
+    return { status: res.status, links: links.map((l) => l.slice(web.origin(host).length)), body: res.body.toString() };
+  };
+
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 12, traps: true });
+  });
+  afterAll(() => web.close());
+
+  it('adds the trap hosts only when asked: in the roles, the extra seeds and the hosts file', async () => {
+    expect(web.roles.calendar).toEqual([CAL]);
+    expect(web.roles.loop).toEqual([LOOP]);
+    expect(web.extraSeeds()).toEqual([`${web.origin(CAL)}/`, `${web.origin(LOOP)}/`]);
+    expect(web.hostsFile()).toContain(`127.0.0.1 ${CAL}\n127.0.0.1 ${LOOP}\n`);
+    const plain = await TestWeb.start({ hosts: 12 });
+    try {
+      expect([plain.roles.calendar, plain.roles.loop, plain.extraSeeds()]).toEqual([[], [], []]);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('allows everything in robots.txt', async () => {
+    for (const host of [CAL, LOOP]) {
+      const res = await get(web, host, '/robots.txt');
+      expect([res.status, res.body.toString()]).toEqual([200, 'User-agent: *\nDisallow:\n']);
+    }
+  });
+
+  describe('calendar-0.test', () => {
+    it('links its home page to this month (UTC)', async () => {
+      const now = new Date();
+      const month = `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+      expect((await page(CAL, '/')).links).toEqual([`/calendar/${month}`]);
+    });
+
+    it('links a month to the months before and after, across years, and to its first day', async () => {
+      expect((await page(CAL, '/calendar/2031/12')).links).toEqual(['/calendar/2031/11', '/calendar/2032/01', '/calendar?date=2031-12-01&view=day']);
+      expect((await page(CAL, '/calendar/2031/01')).links).toEqual(['/calendar/2030/12', '/calendar/2031/02', '/calendar?date=2031-01-01&view=day']);
+      expect((await page(CAL, '/calendar/0001/01')).links).toEqual(['/calendar/0001/02', '/calendar?date=0001-01-01&view=day']);
+    });
+
+    it('links a day to the days before and after and to its month, whatever the order of the parameters', async () => {
+      const links = ['/calendar?date=2031-12-30&view=day', '/calendar?date=2032-01-01&view=day', '/calendar/2031/12'];
+      expect((await page(CAL, '/calendar?date=2031-12-31&view=day')).links).toEqual(links);
+      expect((await page(CAL, '/calendar?view=day&date=2031-12-31')).links).toEqual(links);
+      expect((await page(CAL, '/calendar?date=2032-03-01&view=day')).links[0]).toBe('/calendar?date=2032-02-29&view=day');
+    });
+
+    it('goes on without end: fifty months back and forth, every one a different page', async () => {
+      const bodies = new Set<string>();
+      for (const [start, step] of [['/calendar/2000/01', 0], ['/calendar/2000/01', 1]] as const) {
+        let path: string = start;
+        for (let i = 0; i < 25; i++) {
+          const p = await page(CAL, path);
+          expect(p.status).toBe(200);
+          bodies.add(p.body.replace(path, ''));
+          path = p.links[step];
+        }
+      }
+      expect(bodies.size).toBe(49); // 2000/01 twice
+    });
+
+    it('answers 404 for what is no month or day', async () => {
+      for (const path of ['/calendar/2031/13', '/calendar/2031/00', '/calendar/31/01', '/calendar/2031/05/01', '/calendar?date=2031-02-30&view=day', '/calendar?date=2031-05-01', '/calendar?date=2031-05-01&view=day&x=1', '/other']) {
+        expect([path, (await page(CAL, path)).status]).toEqual([path, 404]);
+      }
+    });
+  });
+
+  describe('loop-0.test', () => {
+    it('links / and every a/b path relatively to a/ and b/, and to the ordinary pages', async () => {
+      const home = await page(LOOP, '/');
+      expect(home.links).toEqual(['/a/', '/b/', '/p/1', '/p/2']);
+      expect(home.body).toContain('<a href="a/">');
+      expect((await page(LOOP, '/a/b/a/b/a/b/')).links).toEqual(['/a/b/a/b/a/b/a/', '/a/b/a/b/a/b/b/', '/p/1', '/p/2']);
+      expect((await page(LOOP, '/a/a/a/a/')).status).toBe(200);
+    });
+
+    it('serves the two ordinary pages, and 404 for anything else', async () => {
+      expect((await page(LOOP, '/p/1')).links).toEqual(['/', '/p/2']);
+      expect((await page(LOOP, '/p/2')).links).toEqual(['/', '/p/1']);
+      for (const path of ['/a', '/c/', '/a/c/', '/p/3', '/a/?x=1']) expect([path, (await page(LOOP, path)).status]).toEqual([path, 404]);
+    });
   });
 });

@@ -66,6 +66,13 @@ export interface TestWebOptions {
    * Last-Modified) gets `304 Not Modified`. Adds the host `fresh-0.test`. @defaultValue false
    */
   freshness?: boolean;
+  /**
+   * Adds two spider-trap hosts whose pages are generated without end (robots.txt allows everything):
+   * `calendar-0.test`, an infinite calendar (months and days, both directions), and `loop-0.test`, whose
+   * relative links `a/` and `b/` grow paths /a/b/a/b/…. `trapLinks()` tells what a trap page links to.
+   * @defaultValue false
+   */
+  traps?: boolean;
 }
 
 /** The roles of the graph hosts and of the dedicated hosts (empty arrays when their option is off). */
@@ -149,6 +156,7 @@ export class TestWeb {
       slowHosts: options.slowHosts ?? [],
       sharedIpHosts: options.sharedIpHosts ?? 0,
       freshness: options.freshness ?? false,
+      traps: options.traps ?? false,
       seed: graphOptions.seed,
     };
     // Build once up front so bad options fail before a port is taken.
@@ -176,10 +184,15 @@ export class TestWeb {
 
   /**
    * Home pages of the dedicated hosts: every rate-limited and slow host, the first shared host (its
-   * home page links to the other shared hosts) and fresh-0. Empty with the default options.
+   * home page links to the other shared hosts), fresh-0 and the trap hosts. Empty with the default options.
    */
   extraSeeds(): string[] {
     return this.dedicated.seeds();
+  }
+
+  /** Absolute URLs a page of a trap host links to (null: not a page of a trap host). See TestWebOptions.traps. */
+  trapLinks(url: string): string[] | null {
+    return this.dedicated.trapLinks(url);
   }
 
   /** hosts(5) lines pointing every graph host at 127.0.0.1, then each dedicated host at its address. */

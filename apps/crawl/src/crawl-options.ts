@@ -17,6 +17,8 @@ export interface CrawlOptions {
   s3?: string;
   prefix?: string;
   recrawl?: boolean;
+  sitemaps?: string;
+  warc?: boolean;
 }
 
 const nonNegative = (name: string) => (value: string) => {
@@ -32,7 +34,7 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .option('--seeds-file <file>', 'more seeds, one URL or domain a line (# comments)')
     .option('--max-pages <n>', 'stop after fetching this many pages', nonNegative('--max-pages'))
     .option('--max-depth <n>', 'follow links this many levels from a seed (default 10)', nonNegative('--max-depth'))
-    .option('--scope <scope>', "which links to follow: 'host' (the seed's host), 'domain' (its registrable domain, default) or 'any'")
+    .option('--scope <scope>', "which links to follow: 'host' (the seed's host), 'domain' (its registrable domain, default), 'allowlist' (URL_FILTER_ALLOWED_DOMAINS) or 'any'")
     .option('--delay <seconds>', 'minimum delay between two requests to one host (default 2)', nonNegative('--delay'))
     .option('--out <dir>', 'where pages, the fetch log and the summary go', './crawl-data')
     .option('--allow-private', 'allow hosts that resolve to loopback or private addresses')
@@ -42,6 +44,8 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .option('--redis <url>', 'queues and state in Redis (persistent, resumable) instead of memory')
     .option('--s3 <url>', 'page bodies in S3/MinIO, e.g. http://KEY:SECRET@127.0.0.1:9000, instead of --out')
     .option('--prefix <name>', 'namespace of the Redis keys and queues (default crawler)')
+    .option('--sitemaps <mode>', "where to find sitemaps: 'robots' (robots.txt Sitemap: lines), 'robots+probe' (or else /sitemap.xml, default) or 'off'")
+    .option('--warc', 'also write WARC 1.1 files with a CDX index next to the pages')
     .option('--recrawl', 'keep recrawling fetched pages, more often the more they change (stop with --max-pages or Ctrl-C)')
     .action(async (seeds: string[], options: Omit<CrawlOptions, 'seeds'>) => run({ ...options, seeds }));
 }
@@ -61,5 +65,7 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     'dns.hosts': options.resolve.length ? parseHostPairs(options.resolve.join(',')) : undefined,
     'dns.hostsFile': options.hostsFile,
     'frontier.recrawl': options.recrawl,
+    'sitemaps.mode': options.sitemaps,
+    'storage.warc': options.warc,
   };
 }

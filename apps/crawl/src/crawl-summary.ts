@@ -3,6 +3,8 @@ export interface CrawlSummary {
   pagesFetched: number;
   pagesStored: number;
   duplicates: number;
+  nearDuplicates: number;
+  sitemapsRead: number;
   disallowedByRobots: number;
   filtered: number;
   errors: number;
@@ -24,6 +26,8 @@ export function summarize(totals: Record<string, number>, seconds: number, compl
     pagesFetched,
     pagesStored: totals.stored ?? 0,
     duplicates: totals.duplicate ?? 0,
+    nearDuplicates: totals['duplicate.near'] ?? 0,
+    sitemapsRead: totals['sitemap.parsed'] ?? 0,
     disallowedByRobots: totals.disallowed ?? 0,
     filtered: sum(totals, 'filtered.'),
     errors: sum(totals, 'error.'),
@@ -35,14 +39,19 @@ export function summarize(totals: Record<string, number>, seconds: number, compl
 }
 
 export function formatSummary(s: CrawlSummary): string {
+  const byReason = Object.entries(s.totals)
+    .filter(([k]) => k.startsWith('filtered.'))
+    .sort(([, a], [, b]) => b - a)
+    .map(([k, v]) => `${k.slice('filtered.'.length)} ${v}`);
   return [
     `${s.complete ? 'Crawl complete' : 'Crawl stopped'} in ${s.durationSeconds} s (${s.pagesPerSecond} pages/s)`,
     `  pages fetched      ${s.pagesFetched}`,
     `  pages stored       ${s.pagesStored}`,
-    `  duplicates         ${s.duplicates}`,
+    `  duplicates         ${s.duplicates} exact, ${s.nearDuplicates} near`,
+    `  sitemaps read      ${s.sitemapsRead}`,
     `  robots.txt fetched ${s.robotsFetched}`,
     `  disallowed         ${s.disallowedByRobots}`,
-    `  filtered           ${s.filtered}`,
+    `  filtered           ${s.filtered}${byReason.length ? ` (${byReason.join(', ')})` : ''}`,
     `  errors             ${s.errors}`,
   ].join('\n');
 }

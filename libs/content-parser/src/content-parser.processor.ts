@@ -1,7 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { FetchedPage, QueueName } from '@crawler/contracts';
+import { FetchedPage, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { parseSitemap } from '@crawler/html';
 import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { ContentParserService } from './content-parser.service';
@@ -24,6 +25,7 @@ export class ContentParserProcessor implements OnApplicationBootstrap {
   private async handle(fetched: FetchedPage) {
     const stored = await this.content.get(fetched.bodyKey);
     if (!stored) throw new Error(`staged body ${fetched.bodyKey} is missing`);
+    if (fetched.kind === 'sitemap') return this.handleSitemap(fetched, stored.body);
     const result = this.parser.parse(fetched, stored.body);
     if (!result.ok) {
       this.logger.info({ event: 'parse-rejected', url: fetched.url, reason: result.reason });
@@ -32,5 +34,28 @@ export class ContentParserProcessor implements OnApplicationBootstrap {
       return;
     }
     await this.pipeline.send(QueueName.ContentSeen, result.page);
+  }
+
+  /** A sitemap is not content: its entries go straight to the URL extractor, as one batch. */
+  private async handleSitemap(fetched: FetchedPage, body: Buffer) {
+    const { maxBytes, maxUrls } = this.config.sitemaps;
+    const sitemap = await parseSitemap(body, { maxBytes, maxUrls });
+    if (sitemap.format === 'unknown') {
+      this.logger.info({ event: 'sitemap-rejected', url: fetched.url, reason: 'not a sitemap' });
+      await this.stats.count('rejected.not-a-sitemap');
+    } else {
+      if (sitemap.truncated) this.logger.info({ event: 'sitemap-truncated', url: fetched.url, entries: sitemap.entries.length });
+      await this.stats.count('sitemap.parsed');
+      const tag = sitemap.format === 'sitemapindex' ? 'sitemap' : 'url';
+      await this.pipeline.send(QueueName.ExtractLinks, {
+        v: SCHEMA_VERSION,
+        url: fetched.url,
+        kind: 'sitemap',
+        depth: fetched.depth,
+        nofollow: false,
+        links: sitemap.entries.map(({ loc, priority }) => (priority === undefined ? { href: loc, tag } : { href: loc, tag, priority })),
+      });
+    }
+    await this.content.delete(fetched.bodyKey);
   }
 }

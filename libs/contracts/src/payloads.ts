@@ -11,8 +11,14 @@ const url = z.string().min(1).max(8192);
 export const UrlSource = z.enum(['seed', 'link', 'redirect', 'sitemap', 'recrawl']);
 export type UrlSource = z.infer<typeof UrlSource>;
 
+/** What a URL is fetched as: a page (HTML, parsed for links) or a sitemap (XML, read for its URLs). */
+export const UrlKind = z.enum(['page', 'sitemap']);
+export type UrlKind = z.infer<typeof UrlKind>;
+
 export const CrawlUrl = z.object({
   url,
+  /** Absent means 'page'. */
+  kind: UrlKind.optional(),
   /** Links followed from a seed (seed = 0; a redirect keeps the depth of its source). */
   depth: z.number().int().min(0),
   source: UrlSource,
@@ -106,6 +112,8 @@ export const FetchedPage = z.object({
   v: version,
   fetchId: z.string(),
   url,
+  /** Absent means 'page'. */
+  kind: UrlKind.optional(),
   depth: z.number().int().min(0),
   status: z.number().int(),
   headers,
@@ -120,14 +128,17 @@ export type FetchedPage = z.infer<typeof FetchedPage>;
 
 export const RawLink = z.object({
   href: z.string().max(8192),
-  tag: z.enum(['a', 'area', 'link', 'iframe', 'frame']),
+  /** The element it came from; from a sitemap: 'url' (a page of a urlset) or 'sitemap' (a child of an index). */
+  tag: z.enum(['a', 'area', 'link', 'iframe', 'frame', 'url', 'sitemap']),
   rel: z.string().optional(),
+  /** A sitemap's `<priority>` (0…1). */
+  priority: z.number().min(0).max(1).optional(),
 });
 export type RawLink = z.infer<typeof RawLink>;
 
 export const ParsedPage = FetchedPage.extend({
   charset: z.string(),
-  /** How the charset was decided: bom, http, meta, detected, default. */
+  /** How the charset was decided: bom, http, meta, detected, detected-over-declared (a label overruled as plainly wrong), default. */
   charsetSource: z.string(),
   title: z.string().optional(),
   lang: z.string().optional(),
@@ -137,6 +148,8 @@ export const ParsedPage = FetchedPage.extend({
   baseHref: z.string().optional(),
   /** SHA-256 of the normalised text, hex: the exact-duplicate key. */
   contentHash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** 64-bit simhash of the text's shingles, 16 hex digits: the near-duplicate key. */
+  simhash: z.string().regex(/^[0-9a-f]{16}$/),
   links: z.array(RawLink).max(100000),
 });
 export type ParsedPage = z.infer<typeof ParsedPage>;
@@ -144,6 +157,8 @@ export type ParsedPage = z.infer<typeof ParsedPage>;
 export const PageLinks = z.object({
   v: version,
   url,
+  /** 'sitemap' when the links are a sitemap's entries (absent means 'page'). */
+  kind: UrlKind.optional(),
   depth: z.number().int().min(0),
   baseHref: z.string().optional(),
   nofollow: z.boolean(),

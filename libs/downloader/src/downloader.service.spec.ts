@@ -32,6 +32,8 @@ function site(robots: Route) {
     '/private/deep': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
     '/moved': (req, res) => res.writeHead(301, { location: '/new-home?x=1' }).end(),
     '/offsite': (req, res) => res.writeHead(302, { location: 'https://other.test/landing' }).end(),
+    '/sitemap.xml.gz': (req, res) => res.writeHead(200, { 'content-type': 'application/x-gzip' }).end(Buffer.from([0x1f, 0x8b, 8, 0])),
+    '/sitemap-as-html': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE),
     '/image.png': (req, res) => res.writeHead(200, { 'content-type': 'image/png', 'content-length': '8' }).end(Buffer.alloc(8)),
     '/missing': (req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>not here</h1>'),
     '/big': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${'x'.repeat(5000)}</body></html>`),
@@ -69,7 +71,8 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
   const state = new MemoryStateStore();
   const stats = new CrawlStats(state, new Registry());
   const content = new FsContentStore(join(dir, 'content'));
-  const config = loadConfig({}, { 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)', ...options.overrides });
+  // Sitemap discovery has its own tests below; elsewhere it would only add a FilterUrls message to `sent`.
+  const config = loadConfig({}, { 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)', 'sitemaps.mode': 'off', ...options.overrides });
   const fetchLog = new FetchLog(pino({ enabled: false }), logFile);
   const robots = new RobotsService(state, config, fetchLog);
   const service = new DownloaderService(config, content, robots, pipeline, stats, fetchLog);
@@ -264,8 +267,9 @@ describe('DownloaderService', () => {
 
   it('defers every page of a host whose robots.txt answers 5xx (disallow all for now)', async () => {
     const { service, request, requested, sent } = await setup({ robots: (req, res) => res.writeHead(500).end('oops') });
+    // The failed fetch is the first deferral (it counts towards the retry limit), the cached answer the next ones.
     const first = await service.download(request('/'));
-    expect(first).toMatchObject({ kind: 'robots-fetched', requested: true, status: 500 });
+    expect(first).toMatchObject({ kind: 'deferred', requested: true, status: 500, retryAfterMs: 600_000, retry: { url: expect.stringMatching(/\/$/) } });
     for (const path of ['/', '/page', '/image.png']) {
       const outcome = await service.download(request(path));
       expect(outcome).toMatchObject({ kind: 'deferred', requested: false, retryAfterMs: 600_000, retry: { url: expect.stringContaining(path) } });
@@ -277,7 +281,7 @@ describe('DownloaderService', () => {
   it('defers every page of a host whose robots.txt cannot be fetched', async () => {
     const { service, request, requested } = await setup({ robots: (req) => req.socket.destroy() });
     const first = await service.download(request('/'));
-    expect(first).toMatchObject({ kind: 'robots-fetched', requested: true });
+    expect(first).toMatchObject({ kind: 'deferred', requested: true });
     expect(first.status).toBeUndefined();
     expect(await service.download(request('/page'))).toMatchObject({ kind: 'deferred', requested: false });
     expect(requested).toEqual(['/robots.txt']);
@@ -409,6 +413,52 @@ describe('DownloaderService', () => {
       expect(requested).toEqual(['/robots.txt']);
       expect(await logLines()).toEqual([expect.objectContaining({ url: expect.stringMatching(/\/robots\.txt$/), robots: true })]);
     });
+  });
+});
+
+describe('DownloaderService sitemaps', () => {
+  const sitemapBatches = (sent: { queue: QueueName; payload: any }[]) =>
+    sent.filter((s) => s.queue === QueueName.FilterUrls).map((s) => s.payload.urls);
+
+  it("feeds robots.txt's Sitemap lines to the filter as sitemap documents, at the depth of the page that brought them", async () => {
+    const robots: Route = (req, res) => res.writeHead(200).end('User-agent: *\nDisallow:\nSitemap: /s/index.xml\nSitemap: https://cdn.test/map.xml.gz\n');
+    const { service, request, sent, host } = await setup({ robots, overrides: { 'sitemaps.mode': 'robots+probe' } });
+    await service.download(request('/page', { depth: 4 }));
+    expect(sitemapBatches(sent)).toEqual([
+      [
+        { url: `http://${host}/s/index.xml`, kind: 'sitemap', depth: 4, source: 'sitemap', hops: 0 },
+        { url: 'https://cdn.test/map.xml.gz', kind: 'sitemap', depth: 4, source: 'sitemap', hops: 0 },
+      ],
+    ]);
+  });
+
+  it('probes /sitemap.xml when robots.txt names none (or is missing), only in robots+probe mode', async () => {
+    for (const robots of [robotsOk, ((req, res) => res.writeHead(404).end()) as Route]) {
+      const probe = await setup({ robots, overrides: { 'sitemaps.mode': 'robots+probe' } });
+      await probe.service.download(probe.request('/'));
+      expect(sitemapBatches(probe.sent)).toEqual([[{ url: `http://${probe.host}/sitemap.xml`, kind: 'sitemap', depth: 2, source: 'sitemap', hops: 0 }]]);
+    }
+    const noProbe = await setup({ overrides: { 'sitemaps.mode': 'robots' } });
+    await noProbe.service.download(noProbe.request('/'));
+    expect(noProbe.sent).toEqual([]);
+  });
+
+  it('learns nothing of sitemaps from a robots.txt that failed', async () => {
+    const { service, request, sent } = await setup({ robots: (req, res) => res.writeHead(503).end(), overrides: { 'sitemaps.mode': 'robots+probe' } });
+    await service.download(request('/'));
+    expect(sent).toEqual([]);
+  });
+
+  it('hands a gzip sitemap to the parser as a sitemap, and drops an HTML answer to a sitemap request unread', async () => {
+    const { service, request, sent, content } = await setup();
+    await service.download(request('/'));
+    const outcome = await service.download(request('/sitemap.xml.gz', { kind: 'sitemap', source: 'sitemap' }));
+    expect(outcome).toMatchObject({ kind: 'fetched', status: 200, retry: { kind: 'sitemap' } });
+    const [parse] = sent.filter((s) => s.queue === QueueName.Parse);
+    expect(parse.payload).toMatchObject({ kind: 'sitemap', contentType: 'application/x-gzip', length: 4 });
+    expect((await content.get(parse.payload.bodyKey))!.body).toEqual(Buffer.from([0x1f, 0x8b, 8, 0]));
+    await service.download(request('/sitemap-as-html', { kind: 'sitemap', source: 'sitemap' }));
+    expect(sent.filter((s) => s.queue === QueueName.Parse)).toHaveLength(1);
   });
 });
 

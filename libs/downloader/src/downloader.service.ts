@@ -4,11 +4,14 @@ import { CrawlUrl, FetchOutcome, FetchRequest, QueueName, SCHEMA_VERSION } from 
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
+import { RobotsPolicy } from '@crawler/robots';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { RobotsService } from './robots.service';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
+/** What sitemaps are served as: XML, gzip (`.xml.gz` is the file itself), or the protocol's text format. */
+const SITEMAP_TYPES = /^\s*($|;|(text|application)\/([\w.+-]*\+)?xml|text\/plain|application\/(x-)?gzip|application\/octet-stream)/i;
 
 /**
  * One turn of one host: robots.txt first if the site's policy is not cached (that request is the whole
@@ -45,6 +48,22 @@ export class DownloaderService implements OnApplicationShutdown {
     if (!policy) {
       const robots = await this.robots.fetch(request.url, address, this.fetcher);
       await this.stats.count('robots.fetched');
+      if (robots.policy.outcome === 'unreachable') {
+        // The failed fetch is itself a deferral, counted towards the host's retry limit: were only the
+        // deferrals on the cached answer counted, a politeness delay longer than the error TTL would let
+        // robots.txt be refetched forever without the count ever growing.
+        await this.stats.count('deferred.robots-unreachable');
+        return {
+          ...base,
+          kind: 'deferred',
+          requested: true,
+          status: robots.status ?? undefined,
+          durationMs: robots.durationMs,
+          retryAfterMs: this.config.downloader.robotsErrorTtlMs,
+          retry: crawlUrlOf(request),
+        };
+      }
+      await this.discoverSitemaps(request, robots.policy);
       return {
         ...base,
         kind: 'robots-fetched',
@@ -69,6 +88,24 @@ export class DownloaderService implements OnApplicationShutdown {
     return { ...(await this.fetchPage(request, address)), crawlDelayMs };
   }
 
+  /**
+   * A site's sitemaps are announced by its robots.txt (`Sitemap:` lines, which may name other hosts) or, when
+   * it names none, looked for at /sitemap.xml. They enter the crawl like any URL: filter, seen, frontier.
+   * Found again at each robots.txt refresh, they are dropped by URL-seen.
+   */
+  private async discoverSitemaps(request: FetchRequest, policy: RobotsPolicy) {
+    const { mode } = this.config.sitemaps;
+    if (mode === 'off') return;
+    let sitemaps = policy.sitemaps();
+    if (sitemaps.length === 0 && mode === 'robots+probe') sitemaps = [new URL('/sitemap.xml', request.url).href];
+    if (sitemaps.length === 0) return;
+    await this.stats.count('sitemap.discovered', sitemaps.length);
+    await this.pipeline.send(QueueName.FilterUrls, {
+      v: SCHEMA_VERSION,
+      urls: sitemaps.map((url) => ({ url, kind: 'sitemap' as const, depth: request.depth, source: 'sitemap' as const, hops: 0 })),
+    });
+  }
+
   private base(request: FetchRequest) {
     return { v: SCHEMA_VERSION, leaseId: request.leaseId, fetchId: request.fetchId, url: request.url, host: request.host, ip: request.ip } as const;
   }
@@ -77,12 +114,15 @@ export class DownloaderService implements OnApplicationShutdown {
     const base = this.base(request);
     const time = new Date().toISOString();
     const started = performance.now();
+    const sitemap = request.kind === 'sitemap';
+    // Content-type routing happens on the headers, before a byte of the body is read.
+    const wanted = sitemap ? SITEMAP_TYPES : HTML_TYPES;
     let response;
     try {
       response = await this.fetcher.get(request.url, {
         address,
-        maxBytes: this.config.downloader.maxBodyBytes,
-        wantBody: (status, type) => status >= 200 && status < 300 && HTML_TYPES.test(type),
+        maxBytes: sitemap ? this.config.sitemaps.maxBytes : this.config.downloader.maxBodyBytes,
+        wantBody: (status, type) => status >= 200 && status < 300 && wanted.test(type),
         headers: conditionalHeaders(request),
       });
     } catch (error) {
@@ -119,6 +159,7 @@ export class DownloaderService implements OnApplicationShutdown {
         v: SCHEMA_VERSION,
         fetchId: request.fetchId,
         url: request.url,
+        ...(sitemap ? { kind: 'sitemap' as const } : {}),
         depth: request.depth,
         status: response.status,
         headers: bodyHeaders(response),
@@ -162,8 +203,8 @@ function bodyHeaders(response: FetchResponse): Record<string, string> {
 
 /** The URL of a request, as the frontier queues it (to put it back). */
 function crawlUrlOf(request: FetchRequest): CrawlUrl {
-  const { url, depth, source, hops, attempts, priority, revisit } = request;
-  return { url, depth, source, hops, attempts, priority, revisit };
+  const { url, kind, depth, source, hops, attempts, priority, revisit } = request;
+  return { url, kind, depth, source, hops, attempts, priority, revisit };
 }
 
 /** A refetch asks only for a newer version: If-None-Match / If-Modified-Since from the last fetch. */

@@ -20,4 +20,10 @@ describe('frontier entries', () => {
     expect(decodeEntry(encodeEntry(full))).toEqual(full);
     expect(decodeEntry(encodeEntry({ ...full, attempts: undefined, priority: undefined }))).toEqual({ ...full, attempts: undefined, priority: undefined });
   });
+
+  it('round-trip a sitemap document', () => {
+    const sitemap = { url: 'https://a.test/sitemap.xml', kind: 'sitemap' as const, depth: 0, source: 'sitemap' as const, hops: 0 };
+    expect(encodeEntry(sitemap)).toBe('["https://a.test/sitemap.xml",0,3,0,0,null,null,1]');
+    expect(decodeEntry(encodeEntry(sitemap))).toEqual(sitemap);
+  });
 });

@@ -3,7 +3,9 @@ import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { UrlExtractorService } from './url-extractor.service';
 
-/** One page's links in, one batch of absolute URLs out. */
+const MAX_BATCH = 5000;
+
+/** One page's links in, one batch of absolute URLs out (a large sitemap's, a few). */
 @Injectable()
 export class UrlExtractorProcessor implements OnApplicationBootstrap {
   constructor(
@@ -18,7 +20,10 @@ export class UrlExtractorProcessor implements OnApplicationBootstrap {
       async (page) => {
         const urls = this.extractor.extract(page);
         await this.stats.count('links.extracted', urls.length);
-        if (urls.length) await this.pipeline.send(QueueName.FilterUrls, { v: SCHEMA_VERSION, urls });
+        // A sitemap lists up to 50,000 URLs: more than one message may carry.
+        for (let i = 0; i < urls.length; i += MAX_BATCH) {
+          await this.pipeline.send(QueueName.FilterUrls, { v: SCHEMA_VERSION, urls: urls.slice(i, i + MAX_BATCH) });
+        }
       },
       { concurrency: 8 },
     );

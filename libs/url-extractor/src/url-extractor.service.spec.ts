@@ -35,4 +35,30 @@ describe('UrlExtractorService', () => {
   it('follows nothing from a nofollow page', () => {
     expect(extractor.extract(page({ nofollow: true, links: [{ href: '/a', tag: 'a' }] }))).toEqual([]);
   });
+
+  it('turns a urlset into pages one level down with their priority, and an index into sitemaps at the same depth', () => {
+    const urlset = page({
+      kind: 'sitemap',
+      url: 'http://a.test/sitemap.xml',
+      nofollow: true, // never set for a sitemap; shown not to matter
+      links: [{ href: 'http://a.test/1', tag: 'url', priority: 0.8 }, { href: '/2', tag: 'url' }, { href: 'mailto:x@a.test', tag: 'url' }],
+    });
+    expect(extractor.extract(urlset)).toEqual([
+      { url: 'http://a.test/1', depth: 3, source: 'sitemap', hops: 0, priority: 0.8 },
+      { url: 'http://a.test/2', depth: 3, source: 'sitemap', hops: 0 },
+    ]);
+    const index = page({ kind: 'sitemap', url: 'http://a.test/index.xml', links: [{ href: 'http://a.test/s1.xml.gz', tag: 'sitemap' }] });
+    expect(extractor.extract(index)).toEqual([{ url: 'http://a.test/s1.xml.gz', kind: 'sitemap', depth: 2, source: 'sitemap', hops: 0 }]);
+  });
+
+  it('takes links from area, iframe, frame and page-naming <link>s', () => {
+    const links = [
+      { href: '/map', tag: 'area' as const },
+      { href: '/frame', tag: 'iframe' as const },
+      { href: '/old-frame', tag: 'frame' as const },
+      { href: '/next', tag: 'link' as const, rel: 'next' },
+      { href: '/style.css', tag: 'link' as const, rel: 'stylesheet' },
+    ];
+    expect(extractor.extract(page({ links })).map((u) => u.url)).toEqual(['http://a.test/map', 'http://a.test/frame', 'http://a.test/old-frame', 'http://a.test/next']);
+  });
 });

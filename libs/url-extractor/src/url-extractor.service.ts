@@ -12,6 +12,7 @@ const PAGE_RELS = new Set(['canonical', 'alternate', 'next', 'prev', 'previous']
 @Injectable()
 export class UrlExtractorService {
   extract(page: PageLinks): CrawlUrl[] {
+    if (page.kind === 'sitemap') return this.fromSitemap(page);
     if (page.nofollow) return [];
     const seen = new Set<string>();
     const urls: CrawlUrl[] = [];
@@ -23,6 +24,24 @@ export class UrlExtractorService {
       if (!url || seen.has(url)) continue;
       seen.add(url);
       urls.push({ url, depth: page.depth + 1, source: 'link', hops: 0 });
+    }
+    return urls;
+  }
+
+  /**
+   * A urlset's pages are one level below the sitemap; an index's child sitemaps are sitemaps again, at the
+   * index's own depth (a sitemap is not a page, so nesting costs no depth). `<priority>` travels with the
+   * URL for the frontier's prioritizer. Scope is the filter's business, as for any link.
+   */
+  private fromSitemap(page: PageLinks): CrawlUrl[] {
+    const seen = new Set<string>();
+    const urls: CrawlUrl[] = [];
+    for (const link of page.links) {
+      const url = resolveLink(link.href, page.url);
+      if (!url || seen.has(url)) continue;
+      seen.add(url);
+      if (link.tag === 'sitemap') urls.push({ url, kind: 'sitemap', depth: page.depth, source: 'sitemap', hops: 0 });
+      else urls.push({ url, depth: page.depth + 1, source: 'sitemap', hops: 0, ...(link.priority === undefined ? {} : { priority: link.priority }) });
     }
     return urls;
   }

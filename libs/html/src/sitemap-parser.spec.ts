@@ -1,0 +1,82 @@
+import { gzipSync } from 'node:zlib';
+import { parseSitemap } from './sitemap-parser';
+
+const LIMITS = { maxBytes: 1024 * 1024, maxUrls: 1000 };
+
+const urlset = (locs: string[]) =>
+  `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n` +
+  locs.map((loc, i) => `  <url><loc>${loc}</loc><lastmod>2026-01-0${(i % 9) + 1}</lastmod><priority>0.${i % 10}</priority></url>\n`).join('') +
+  `</urlset>\n`;
+
+describe('parseSitemap', () => {
+  it('reads a urlset with priorities and decodes XML entities', async () => {
+    const xml = urlset(['http://a.test/', 'http://a.test/p?x=1&amp;y=2']);
+    const parsed = await parseSitemap(Buffer.from(xml), LIMITS);
+    expect(parsed).toEqual({
+      format: 'urlset',
+      entries: [{ loc: 'http://a.test/', priority: 0 }, { loc: 'http://a.test/p?x=1&y=2', priority: 0.1 }],
+      truncated: false,
+    });
+  });
+
+  it('reads a sitemap index', async () => {
+    const xml =
+      '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
+      '<sitemap><loc> http://a.test/s1.xml.gz </loc></sitemap><sitemap><loc>http://a.test/s2.xml</loc><lastmod>2026</lastmod></sitemap>' +
+      '</sitemapindex>';
+    const parsed = await parseSitemap(Buffer.from(xml), LIMITS);
+    expect(parsed.format).toBe('sitemapindex');
+    expect(parsed.entries.map((e) => e.loc)).toEqual(['http://a.test/s1.xml.gz', 'http://a.test/s2.xml']);
+  });
+
+  it('inflates a gzip-compressed sitemap recognised by its magic bytes', async () => {
+    const parsed = await parseSitemap(gzipSync(urlset(['http://a.test/1', 'http://a.test/2'])), LIMITS);
+    expect(parsed.entries.map((e) => e.loc)).toEqual(['http://a.test/1', 'http://a.test/2']);
+  });
+
+  it('cuts a gzip bomb at maxBytes and keeps the entries before the cut', async () => {
+    const locs = Array.from({ length: 20_000 }, (_, i) => `http://a.test/page/${i}`);
+    const parsed = await parseSitemap(gzipSync(urlset(locs)), { maxBytes: 64 * 1024, maxUrls: 50_000 });
+    expect(parsed.truncated).toBe(true);
+    expect(parsed.entries.length).toBeGreaterThan(100);
+    expect(parsed.entries.length).toBeLessThan(1000);
+    expect(parsed.entries[0].loc).toBe('http://a.test/page/0');
+  });
+
+  it('keeps at most maxUrls entries and says so', async () => {
+    const parsed = await parseSitemap(Buffer.from(urlset(['http://a.test/1', 'http://a.test/2', 'http://a.test/3'])), { ...LIMITS, maxUrls: 2 });
+    expect(parsed.entries).toHaveLength(2);
+    expect(parsed.truncated).toBe(true);
+  });
+
+  it('reads the text format, one URL a line', async () => {
+    const parsed = await parseSitemap(Buffer.from('http://a.test/1\r\n\nnot a url\nhttps://a.test/2\n'), LIMITS);
+    expect(parsed).toEqual({ format: 'text', entries: [{ loc: 'http://a.test/1' }, { loc: 'https://a.test/2' }], truncated: false });
+  });
+
+  it('ignores out-of-range priorities and namespace prefixes do not hide entries', async () => {
+    const xml = '<s:urlset xmlns:s="http://www.sitemaps.org/schemas/sitemap/0.9"><s:url><s:loc>http://a.test/</s:loc><s:priority>7</s:priority></s:url></s:urlset>';
+    const parsed = await parseSitemap(Buffer.from(xml), LIMITS);
+    expect(parsed.entries).toEqual([{ loc: 'http://a.test/' }]);
+  });
+
+  it('answers unknown, with no entries, for HTML, garbage and corrupt gzip', async () => {
+    for (const body of [
+      Buffer.from('<html><body><a href="http://a.test/">x</a></body></html>'),
+      Buffer.from([0x00, 0xff, 0x13, 0x37]),
+      Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01, 0x02, 0x03]),
+      Buffer.alloc(0),
+    ]) {
+      const parsed = await parseSitemap(body, LIMITS);
+      expect(parsed.format).toBe('unknown');
+      expect(parsed.entries).toEqual([]);
+    }
+  });
+
+  it('keeps the entries before a document that breaks off mid-way, not the cut one', async () => {
+    const whole = urlset(['http://a.test/1', 'http://a.test/22']);
+    const xml = whole.slice(0, whole.indexOf('http://a.test/22') + 'http://a.test/2'.length);
+    const parsed = await parseSitemap(Buffer.from(xml), LIMITS);
+    expect(parsed.entries.map((e) => e.loc)).toEqual(['http://a.test/1']);
+  });
+});

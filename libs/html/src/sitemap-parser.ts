@@ -1,0 +1,136 @@
+import { createGunzip } from 'node:zlib';
+import { Parser } from 'htmlparser2';
+
+/** One `<loc>` of a sitemap: a page of a urlset, or a child sitemap of an index. */
+export interface SitemapEntry {
+  loc: string;
+  /** `<priority>` (0…1) of a urlset entry, when it is a number in range. */
+  priority?: number;
+}
+
+export interface ParsedSitemap {
+  /** `urlset`, `sitemapindex`, a plain-text list of URLs, or not a sitemap at all. */
+  format: 'urlset' | 'sitemapindex' | 'text' | 'unknown';
+  /** Pages (urlset, text) or child sitemaps (sitemapindex), in document order, at most `maxUrls`. */
+  entries: SitemapEntry[];
+  /** True when the body was cut at `maxBytes` or entries were dropped at `maxUrls`. */
+  truncated: boolean;
+}
+
+export interface ParseSitemapOptions {
+  /** Bytes of (decompressed) sitemap read at most. */
+  maxBytes: number;
+  /** Entries kept at most (the protocol allows 50,000 per file). */
+  maxUrls: number;
+}
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+const MAX_LOC_CHARS = 8192;
+
+/**
+ * Reads a sitemap (sitemaps.org 0.9): XML urlset or sitemap index, gzip-compressed or not, or a text file
+ * of one URL a line. A `.xml.gz` arrives as raw gzip (it is the file, not a Content-Encoding), so gzip is
+ * recognised by its magic bytes and inflated up to `maxBytes` — a gzip bomb yields a truncated sitemap,
+ * not an exhausted heap. htmlparser2 in XML mode recovers from any input: a broken file yields the
+ * entries before the damage.
+ */
+export async function parseSitemap(body: Buffer, options: ParseSitemapOptions): Promise<ParsedSitemap> {
+  let truncated = false;
+  let bytes = body;
+  if (body[0] === GZIP_MAGIC[0] && body[1] === GZIP_MAGIC[1]) {
+    ({ bytes, truncated } = await gunzipCapped(body, options.maxBytes));
+  } else if (body.length > options.maxBytes) {
+    bytes = body.subarray(0, options.maxBytes);
+    truncated = true;
+  }
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const parsed = /^\s*</.test(text) ? parseXml(text, options.maxUrls) : parseText(text, options.maxUrls);
+  return { ...parsed, truncated: truncated || parsed.truncated };
+}
+
+function parseXml(text: string, maxUrls: number): ParsedSitemap {
+  let format: ParsedSitemap['format'] = 'unknown';
+  const entries: SitemapEntry[] = [];
+  let truncated = false;
+  let entry: { loc: string; priority: string; closed: boolean } | null = null;
+  let field: 'loc' | 'priority' | null = null;
+
+  const local = (name: string) => name.slice(name.lastIndexOf(':') + 1).toLowerCase();
+  const parser = new Parser(
+    {
+      onopentag(raw) {
+        const name = local(raw);
+        if (format === 'unknown' && (name === 'urlset' || name === 'sitemapindex')) format = name;
+        else if ((name === 'url' && format === 'urlset') || (name === 'sitemap' && format === 'sitemapindex')) {
+          entry = { loc: '', priority: '', closed: false };
+        } else if (entry && (name === 'loc' || name === 'priority')) field = name;
+      },
+      ontext(data) {
+        if (entry && field && entry[field].length < MAX_LOC_CHARS) entry[field] += data;
+      },
+      onclosetag(raw, implied) {
+        const name = local(raw);
+        if (name === 'loc' || name === 'priority') {
+          // A <loc> closed only by the end of a cut-off file may itself be cut: not a URL to trust.
+          if (entry && name === 'loc' && !implied) entry.closed = true;
+          field = null;
+        } else if (entry && (name === 'url' || name === 'sitemap')) {
+          const loc = entry.loc.trim();
+          if (entry.closed && loc && loc.length <= MAX_LOC_CHARS) {
+            if (entries.length < maxUrls) entries.push(withPriority(loc, entry.priority));
+            else truncated = true;
+          }
+          entry = null;
+        }
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  );
+  parser.end(text);
+  return { format, entries: format === 'unknown' ? [] : entries, truncated };
+}
+
+/** The protocol's text format: one absolute http(s) URL a line, nothing else. */
+function parseText(text: string, maxUrls: number): ParsedSitemap {
+  const entries: SitemapEntry[] = [];
+  let truncated = false;
+  for (const line of text.split(/\r?\n/)) {
+    const loc = line.trim();
+    if (!/^https?:\/\/\S+$/i.test(loc) || loc.length > MAX_LOC_CHARS) continue;
+    if (entries.length >= maxUrls) {
+      truncated = true;
+      break;
+    }
+    entries.push({ loc });
+  }
+  return { format: entries.length ? 'text' : 'unknown', entries, truncated };
+}
+
+function withPriority(loc: string, raw: string): SitemapEntry {
+  const priority = Number(raw.trim());
+  return raw.trim() !== '' && priority >= 0 && priority <= 1 ? { loc, priority } : { loc };
+}
+
+/** Inflates at most `maxBytes`; a cut or corrupt stream yields what inflated before the damage. */
+function gunzipCapped(body: Buffer, maxBytes: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const gunzip = createGunzip();
+    const finish = (truncated: boolean) => {
+      if (done) return;
+      done = true;
+      gunzip.destroy();
+      resolve({ bytes: Buffer.concat(chunks).subarray(0, maxBytes), truncated });
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > maxBytes) finish(true);
+    });
+    gunzip.on('end', () => finish(false));
+    gunzip.on('error', () => finish(true));
+    gunzip.end(body);
+  });
+}
