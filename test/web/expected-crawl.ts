@@ -33,7 +33,8 @@ export function normaliseUrl(href: string, base?: string | URL): string {
   return url.href;
 }
 
-export function expectedCrawl(graph: SiteGraph, seeds: string[]): ExpectedCrawl {
+/** `sitemaps: false` is the crawl of a crawler that reads no sitemaps (SITEMAP_MODE=off). */
+export function expectedCrawl(graph: SiteGraph, seeds: string[], options: { sitemaps?: boolean } = {}): ExpectedCrawl {
   const reachable = new Set<string>();
   const disallowed = new Set<string>();
   const sitemaps = new Set<string>();
@@ -45,7 +46,7 @@ export function expectedCrawl(graph: SiteGraph, seeds: string[]): ExpectedCrawl 
     seen.add(link);
     queue.push(link);
     const host = new URL(link).hostname;
-    if (hostsMet.has(host)) return;
+    if (hostsMet.has(host) || options.sitemaps === false) return;
     hostsMet.add(host);
     for (const sitemap of graph.sitemapsOf(host)) {
       sitemaps.add(sitemap);

@@ -144,6 +144,11 @@ export class TestWeb {
     };
   }
 
+  /** The graph crawl from `seeds()` of a crawler that reads no sitemaps (`--sitemaps off`). */
+  expectedWithoutSitemaps(): ExpectedCrawl {
+    return expectedCrawl(this.graph, this.seeds(), { sitemaps: false });
+  }
+
   static async start(options: TestWebOptions = {}): Promise<TestWeb> {
     const graphOptions = {
       hosts: options.hosts ?? 200,

@@ -1,6 +1,7 @@
 import * as iconv from 'iconv-lite';
 import { loadConfig } from '@crawler/config';
 import { FetchedPage, ParsedPage, SCHEMA_VERSION } from '@crawler/contracts';
+import { hammingDistance } from '@crawler/simhash';
 import { ContentParserService } from './content-parser.service';
 
 function fetched(headers: Record<string, string> = { 'content-type': 'text/html' }): FetchedPage {
@@ -143,6 +144,21 @@ describe('ContentParserService', () => {
     const utf8 = parsed(Buffer.from(html), { 'content-type': 'text/html; charset=utf-8' });
     const cp1251 = parsed(iconv.encode(html, 'windows-1251'), { 'content-type': 'text/html; charset=windows-1251' });
     expect(cp1251.contentHash).toBe(utf8.contentHash);
+  });
+
+  it('simhashes the visible text: 16 hex, equal across markup and whitespace, a few bits off for one changed word, far for another page', () => {
+    const sentences = (changed: string) =>
+      Array.from({ length: 40 }, (_, i) => `<p>Paragraph ${i} tells how the crawler fetched page ${i * 7} of host ${i % 5} politely.</p>`)
+        .join('\n')
+        .replace('Paragraph 20 tells', `Paragraph 20 ${changed}`);
+    const a = parsed(`<html><head><title>T</title><script>var x = 1;</script></head><body>${sentences('tells')}</body></html>`);
+    const b = parsed(`<html>\n<body>\n  ${sentences('tells').replace(/<p>/g, '<div>  ').replace(/<\/p>/g, '</div>')}</body></html>`);
+    const c = parsed(`<html><body>${sentences('explains')}</body></html>`);
+    const other = parsed(`<html><body>${Array.from({ length: 40 }, (_, i) => `<p>Entirely different words number ${i * 3} about sitemaps and Bloom filters.</p>`).join('')}</body></html>`);
+    expect(a.simhash).toMatch(/^[0-9a-f]{16}$/);
+    expect(b.simhash).toBe(a.simhash);
+    expect(hammingDistance(a.simhash, c.simhash)).toBeLessThanOrEqual(3);
+    expect(hammingDistance(a.simhash, other.simhash)).toBeGreaterThan(10);
   });
 
   describe('regressions', () => {

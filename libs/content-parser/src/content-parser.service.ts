@@ -3,10 +3,14 @@ import { FetchedPage, ParsedPage } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { contentHash, decodeHtml, parseHtmlPage, parseXRobotsTag } from '@crawler/html';
 import { productToken } from '@crawler/robots';
+import { simhash64 } from '@crawler/simhash';
 
 export type ParseResult = { ok: true; page: ParsedPage } | { ok: false; reason: string };
 
-/** Bytes → text in the right charset → title, robots directives, canonical, base and raw links. */
+/**
+ * Bytes → text in the right charset → title, robots directives, canonical, base and raw links, and the
+ * text's two fingerprints: SHA-256 (exact duplicates) and 64-bit simhash (near duplicates).
+ */
 @Injectable()
 export class ContentParserService {
   private readonly botName: string;
@@ -34,6 +38,7 @@ export class ContentParserService {
         canonical: html.canonical,
         baseHref: html.baseHref,
         contentHash: contentHash(html.text),
+        simhash: simhash64(html.text),
         links: html.links,
       },
     };

@@ -1,0 +1,2 @@
+export * from './simhash';
+export * from './simhash-index';
