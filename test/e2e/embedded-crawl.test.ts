@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { decode } from 'iconv-lite';
+import { WARCParser } from 'warcio';
 import { collectKeys, FsContentStore } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
@@ -84,6 +85,56 @@ describe('embedded crawl (npm run crawl)', () => {
     const redirect = lines.find((l) => l.status === 301);
     expect(redirect).toMatchObject({ url: expect.any(String), location: expect.any(String), durationMs: expect.any(Number) });
     expect(lines.every((l) => typeof l.time === 'string' && 'contentType' in l && 'length' in l)).toBe(true);
+  });
+});
+
+describe('embedded crawl archived as WARC (--warc)', () => {
+  let web: TestWeb;
+  let out: string;
+  let summary: Record<string, any>;
+
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 30, seed: 3 });
+    out = tempDir('crawl-warc-');
+    const hostsFile = join(out, 'testweb.hosts');
+    writeFileSync(hostsFile, web.hostsFile());
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0', '--hosts-file', hostsFile, '--allow-private', '--out', out, '--warc', '--json'],
+      { env: { ...process.env, REDIS_URL: '', S3_URL: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS }, timeout: 120_000 },
+    );
+    summary = JSON.parse(stdout);
+  }, 150_000);
+
+  afterAll(() => web?.close());
+
+  it('writes a response for every stored page and a revisit for every byte-identical copy, readable by warcio and indexed in CDXJ', async () => {
+    const store = new FsContentStore(join(out, 'content'));
+    const keys = await collectKeys(store.list('warc/'));
+    const warcs = keys.filter((k) => k.endsWith('.warc.gz'));
+    expect(warcs.length).toBeGreaterThan(0);
+    expect(keys.filter((k) => k.endsWith('.cdxj')).sort()).toEqual(warcs.map((k) => k.replace(/\.warc\.gz$/, '.cdxj')).sort());
+    const types = new Map<string, number>();
+    const responses = new Set<string>();
+    let cdxLines = 0;
+    for (const key of warcs) {
+      const bytes = (await store.get(key))!.body;
+      for await (const record of new WARCParser([bytes])) {
+        types.set(record.warcType, (types.get(record.warcType) ?? 0) + 1);
+        if (record.warcType === 'response') {
+          responses.add(record.warcTargetURI!);
+          const body = Buffer.from(await record.readFully());
+          expect(body).toEqual(Buffer.from(web.replyBody(record.warcTargetURI!)));
+        }
+      }
+      cdxLines += (await store.get(key.replace(/\.warc\.gz$/, '.cdxj')))!.body.toString().trim().split('\n').length;
+    }
+    expect(types.get('warcinfo')).toBe(warcs.length);
+    expect(types.get('response')).toBe(summary.pagesStored);
+    expect(types.get('revisit')).toBe(summary.duplicates);
+    expect(types.get('request')).toBe(summary.pagesStored + summary.duplicates);
+    expect(cdxLines).toBe(summary.pagesStored + summary.duplicates);
+    expect(summary.duplicates).toBeGreaterThan(0);
   });
 });
 

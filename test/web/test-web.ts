@@ -144,6 +144,12 @@ export class TestWeb {
     };
   }
 
+  /** The body the graph answers for an absolute URL (what a faithful archive of the page holds). */
+  replyBody(url: string): Buffer {
+    const { hostname, pathname, search } = new URL(url);
+    return this.graph.reply(hostname, pathname + search).body;
+  }
+
   /** The graph crawl from `seeds()` of a crawler that reads no sitemaps (`--sitemaps off`). */
   expectedWithoutSitemaps(): ExpectedCrawl {
     return expectedCrawl(this.graph, this.seeds(), { sitemaps: false });

@@ -1,0 +1,94 @@
+import { hostname } from 'node:os';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { ParsedPage } from '@crawler/contracts';
+import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { LOGGER, Logger } from '@crawler/logging';
+import { STATE_STORE, StateStore } from '@crawler/state';
+import { sha1Digest, WarcWriter } from '@crawler/warc';
+import type { SeenVerdict } from './content-seen.service';
+
+/** What a revisit record needs of the capture that holds the payload. */
+interface Capture {
+  url: string;
+  date: string;
+  digest: string;
+  recordId: string;
+}
+
+/**
+ * The optional WARC 1.1 archive (`WARC_ENABLED`): each new page becomes a response record and its request
+ * record; an exact duplicate whose bytes are identical to its original's becomes a revisit record pointing
+ * at the original's capture (same text in different bytes is archived in full: an archive keeps bytes).
+ * Near duplicates are not archived, as they are not stored. Files are written straight to the content store
+ * (S3) under `warc/`, with a CDXJ index each, one series per process; see libs/warc.
+ *
+ * Records wait in memory until their file rotates (WARC_ROTATE_BYTES / WARC_ROTATE_MS) or the service stops:
+ * a process killed outright loses its open file's records (its pages are stored all the same).
+ */
+@Injectable()
+export class WarcArchive implements OnApplicationShutdown {
+  private readonly writer?: WarcWriter;
+  private readonly captures: StateStore;
+
+  constructor(
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
+    @Inject(CONTENT_STORE) content: ContentStore,
+    @Inject(STATE_STORE) state: StateStore,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.captures = state.namespace('warc');
+    const { warc, warcRotateBytes, warcRotateMs } = config.storage;
+    if (!warc) return;
+    this.writer = new WarcWriter(content, {
+      rotateBytes: warcRotateBytes,
+      rotateMs: warcRotateMs,
+      software: config.downloader.userAgent,
+      filenamePrefix: `${config.prefix}-${hostname().replace(/[^A-Za-z0-9-]/g, '-')}-${process.pid}`,
+      onError: (error) => logger.error({ event: 'warc-error', err: error }, 'WARC upload failed; will retry'),
+    });
+  }
+
+  async record(page: ParsedPage, body: Buffer, verdict: SeenVerdict): Promise<void> {
+    if (!this.writer || verdict.kind === 'near') return;
+    const requestHeaders = { 'user-agent': this.config.downloader.userAgent };
+    if (verdict.kind === 'exact') {
+      const raw = await this.captures.hashGet('captures', page.contentHash);
+      const original = raw ? (JSON.parse(raw) as Capture) : null;
+      const digest = sha1Digest(body);
+      if (original?.digest === digest) {
+        await this.writer.writeRevisit({
+          url: page.url,
+          fetchedAt: page.fetchedAt,
+          status: page.status,
+          responseHeaders: page.headers,
+          refersToUri: original.url,
+          refersToDate: original.date,
+          refersToRecordId: original.recordId,
+          payloadDigest: digest,
+          payloadLength: body.length,
+          requestHeaders,
+        });
+        return;
+      }
+    }
+    const written = await this.writer.writeFetch({
+      url: page.url,
+      fetchedAt: page.fetchedAt,
+      requestHeaders,
+      status: page.status,
+      responseHeaders: page.headers,
+      body,
+      ...(page.truncated ? { truncated: 'length' as const } : {}),
+    });
+    if (verdict.kind === 'new') {
+      const capture: Capture = { url: page.url, date: written.warcDate, digest: written.payloadDigest, recordId: written.response.recordId };
+      await this.captures.hashSet('captures', page.contentHash, JSON.stringify(capture));
+    }
+  }
+
+  /** Runs after the queues have drained (RuntimeModule closes them first): the last file is uploaded. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.writer?.close();
+  }
+}
