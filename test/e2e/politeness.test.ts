@@ -90,8 +90,11 @@ describe('politeness, as the test web saw it', () => {
     const firstOfHost = new Set(web.roles.sharedIp.map((host) => shared.find((r) => r.host === host)));
     const known = shared.filter((r) => !firstOfHost.has(r));
     expect(known.length).toBeGreaterThan(10);
-    const gaps = known.slice(1).map((r, i) => r.at - known[i].at);
     // Pacing applies when the frontier hands the URL out; queueing on the way may shift arrivals a little.
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(IP_INTERVAL_MS * 0.8);
+    const tooClose = known
+      .slice(1)
+      .map((r, i) => ({ gapMs: Math.round(r.at - known[i].at), previous: `${known[i].host}${known[i].path}`, next: `${r.host}${r.path}` }))
+      .filter((pair) => pair.gapMs < IP_INTERVAL_MS * 0.8);
+    expect(tooClose).toEqual([]);
   });
 });

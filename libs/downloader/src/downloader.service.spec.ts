@@ -416,6 +416,16 @@ describe('DownloaderService', () => {
   });
 });
 
+describe('DownloaderService per-address interval', () => {
+  it('spaces its own requests to one address by FRONTIER_PER_IP_INTERVAL_MS, even when two arrive together', async () => {
+    const { service, request } = await setup({ overrides: { 'frontier.perIpIntervalMs': 150 } });
+    await service.download(request('/')); // robots.txt
+    const times: number[] = [];
+    await Promise.all(['/', '/page'].map(async (path) => (await service.download(request(path)), times.push(Date.now()))));
+    expect(Math.abs(times[1] - times[0])).toBeGreaterThanOrEqual(140);
+  });
+});
+
 describe('DownloaderService sitemaps', () => {
   const sitemapBatches = (sent: { queue: QueueName; payload: any }[]) =>
     sent.filter((s) => s.queue === QueueName.FilterUrls).map((s) => s.payload.urls);

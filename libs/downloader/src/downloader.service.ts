@@ -21,6 +21,8 @@ const SITEMAP_TYPES = /^\s*($|;|(text|application)\/([\w.+-]*\+)?xml|text\/plain
 @Injectable()
 export class DownloaderService implements OnApplicationShutdown {
   private readonly fetcher: HttpFetcher;
+  /** When this process last started a request to each address (FRONTIER_PER_IP_INTERVAL_MS, see ipTurn). */
+  private readonly lastRequestByIp = new Map<string, number>();
 
   constructor(
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
@@ -46,6 +48,7 @@ export class DownloaderService implements OnApplicationShutdown {
 
     const policy = await this.robots.cached(request.url);
     if (!policy) {
+      await this.ipTurn(address);
       const robots = await this.robots.fetch(request.url, address, this.fetcher);
       await this.stats.count('robots.fetched');
       if (robots.policy.outcome === 'unreachable') {
@@ -85,7 +88,25 @@ export class DownloaderService implements OnApplicationShutdown {
       await this.stats.count('disallowed');
       return { ...base, kind: 'disallowed', requested: false, durationMs: 0, crawlDelayMs };
     }
+    await this.ipTurn(address);
     return { ...(await this.fetchPage(request, address)), crawlDelayMs };
+  }
+
+  /**
+   * The frontier paces an address when it hands URLs out; a busy pipeline can still deliver two of them
+   * together (the first held up on the way), so the downloader keeps the interval too, between the requests
+   * it makes itself. The wait is at most the interval.
+   */
+  private async ipTurn(address: string) {
+    const interval = this.config.frontier.perIpIntervalMs;
+    if (interval <= 0) return;
+    const now = Date.now();
+    const wait = (this.lastRequestByIp.get(address) ?? -Infinity) + interval - now;
+    this.lastRequestByIp.set(address, now + Math.max(0, wait));
+    if (this.lastRequestByIp.size > 10_000) {
+      for (const [ip, at] of this.lastRequestByIp) if (at < now - interval) this.lastRequestByIp.delete(ip);
+    }
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 
   /**
