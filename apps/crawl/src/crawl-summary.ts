@@ -12,6 +12,8 @@ export interface CrawlSummary {
   durationSeconds: number;
   pagesPerSecond: number;
   totals: Record<string, number>;
+  /** How full URL-seen is, e.g. "bloom: ≈ 1,234 URLs, 0.01 % of … bits set …, false-positive rate now 1.0e-30". */
+  urlSeen?: string;
 }
 
 const sum = (totals: Record<string, number>, prefix: string) =>
@@ -53,5 +55,6 @@ export function formatSummary(s: CrawlSummary): string {
     `  disallowed         ${s.disallowedByRobots}`,
     `  filtered           ${s.filtered}${byReason.length ? ` (${byReason.join(', ')})` : ''}`,
     `  errors             ${s.errors}`,
+    ...(s.urlSeen ? [`  URL-seen           ${s.urlSeen}`] : []),
   ].join('\n');
 }

@@ -14,7 +14,7 @@ import { createLogger, NestPinoLogger } from '@crawler/logging';
 import { CompletionProbe, CrawlStats, RuntimeModule } from '@crawler/runtime';
 import { UrlExtractorModule } from '@crawler/url-extractor';
 import { UrlFilterModule } from '@crawler/url-filter';
-import { UrlSeenModule } from '@crawler/url-seen';
+import { describeSeenStats, UrlSeenModule, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { formatSummary, summarize } from './crawl-summary';
 
@@ -83,6 +83,7 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   });
   bar?.stop();
   const summary = summarize(await stats.totals(), (performance.now() - started) / 1000, complete);
+  summary.urlSeen = describeSeenStats(await app.get(UrlSeenService).stats());
   await app.close();
   writeFileSync(join(options.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n  results in ${options.out}\n`);

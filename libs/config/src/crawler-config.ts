@@ -199,7 +199,7 @@ export const CrawlerConfigSchema = z.object({
   seen: z.object({
     /** URL-seen structure: a Bloom filter (fixed memory, rare false positives) or exact 64-bit fingerprints. @defaultValue 'bloom' */
     mode: z.enum(['bloom', 'exact']).default('bloom'),
-    /** The Bloom filter is sized for this many URLs. @defaultValue 10000000 */
+    /** URL-seen is sized for this many URLs (Bloom: its bits; exact: its number of fingerprint sets). @defaultValue 10000000 */
     expectedUrls: int(1).default(10_000_000),
     /** …at this false-positive rate. @defaultValue 0.001 */
     falsePositiveRate: z.coerce.number().gt(0).lt(0.5).default(0.001),

@@ -127,6 +127,15 @@ export class MemoryStateStore implements StateStore {
     return [...(this.keyspace.find(this.key(key), 'set')?.value ?? [])];
   }
 
+  async setAddMany(entries: [key: string, member: string][]): Promise<boolean[]> {
+    return entries.map(([key, member]) => {
+      const set = this.keyspace.upsert(this.key(key), 'set', () => new Set());
+      if (set.has(member)) return false;
+      set.add(member);
+      return true;
+    });
+  }
+
   async queuePush(key: string, items: string[], front = false): Promise<boolean> {
     if (items.length === 0) return false;
     const k = this.key(key);

@@ -9,8 +9,8 @@ export type RedisStateStoreOptions = {
   | { /** A connection to share; the store never closes it. */ client: Redis }
 );
 
-/** The compound operations, each one Lua script so it is atomic. */
-const SCRIPTS = {
+/** The compound operations, each one Lua script so it is atomic. Without `numberOfKeys`, the first argument gives it. */
+const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
   // KEYS: list, active flag. ARGV: front ('1' or '0'), items. Front items keep their order at the head.
   stateQueuePush: {
     numberOfKeys: 2,
@@ -73,6 +73,13 @@ const SCRIPTS = {
       for i = 1, #ARGV do answers[i] = redis.call('SADD', KEYS[1], ARGV[i]) end
       return answers`,
   },
+  // KEYS: one set per entry. ARGV: the entries' members. Answers 1 per member that was new to its set.
+  stateSetAddMany: {
+    lua: `
+      local answers = {}
+      for i = 1, #KEYS do answers[i] = redis.call('SADD', KEYS[i], ARGV[i]) end
+      return answers`,
+  },
 };
 
 interface ScriptedRedis extends Redis {
@@ -81,6 +88,7 @@ interface ScriptedRedis extends Redis {
   stateQueueRemoveHead(list: string, item: string): Promise<number>;
   stateBitsTestAndSet(key: string, ...args: (string | number)[]): Promise<number[]>;
   stateSetAdd(key: string, ...members: string[]): Promise<number[]>;
+  stateSetAddMany(numberOfKeys: number, ...keysThenMembers: string[]): Promise<number[]>;
   stateHashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
 }
 
@@ -158,6 +166,13 @@ export class RedisStateStore implements StateStore {
 
   setMembers(key: string): Promise<string[]> {
     return this.redis.smembers(this.key(key));
+  }
+
+  async setAddMany(entries: [key: string, member: string][]): Promise<boolean[]> {
+    if (entries.length === 0) return [];
+    const keys = entries.map(([key]) => this.key(key));
+    const added = await this.redis.stateSetAddMany(entries.length, ...keys, ...entries.map(([, member]) => member));
+    return added.map((n) => n === 1);
   }
 
   async queuePush(key: string, items: string[], front = false): Promise<boolean> {

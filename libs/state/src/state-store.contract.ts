@@ -92,6 +92,33 @@ export function stateStoreContract(
       });
     });
 
+    describe('many sets', () => {
+      it('adds each member to its own set and answers per entry whether it was new', async () => {
+        expect(await store.setAddMany([])).toEqual([]);
+        await store.setAdd('s1', ['a']);
+        const entries: [string, string][] = [['s1', 'a'], ['s1', 'b'], ['s2', 'a'], ['s1', 'b'], ['s3', '12345678901234']];
+        expect(await store.setAddMany(entries)).toEqual([false, true, true, false, true]);
+        expect((await store.setMembers('s1')).sort()).toEqual(['a', 'b']);
+        expect(await store.setMembers('s2')).toEqual(['a']);
+        expect(await store.setHas('s3', '12345678901234')).toBe(true);
+        expect(await store.setAdd('s2', ['a', 'c'])).toEqual([false, true]);
+      });
+
+      it('admits each member once under concurrent calls over overlapping sets', async () => {
+        const entries: [string, string][] = Array.from({ length: 20 }, (_, i) => [`s${i % 7}`, `m${i}`]);
+        const answers = await Promise.all(
+          Array.from({ length: 30 }, (_, call) => store.setAddMany(call % 2 ? entries : [...entries].reverse())),
+        );
+        expect(answers.flat().filter(Boolean)).toHaveLength(20);
+      });
+
+      it('keeps each set in the namespace it was added through', async () => {
+        await store.namespace('a').setAddMany([['s', 'x']]);
+        expect(await store.setHas('s', 'x')).toBe(false);
+        expect(await store.setHas('a:s', 'x')).toBe(true);
+      });
+    });
+
     describe('queues', () => {
       it('goes active on the first push and idle when found empty', async () => {
         expect(await store.queuePush('q', ['a'])).toBe(true);

@@ -25,6 +25,13 @@ export interface StateStore {
   setMembers(key: string): Promise<string[]>;
 
   /**
+   * Adds each member to its own set, every entry in one atomic step (one round trip however many sets);
+   * answers, for each entry, whether its member was new to its set. For a set split into many small ones
+   * (URL-seen's fingerprint buckets).
+   */
+  setAddMany(entries: [key: string, member: string][]): Promise<boolean[]>;
+
+  /**
    * Appends items to a FIFO queue (at its head when `front`). Answers true when the queue was idle and this
    * call made it active: the caller must then schedule it. A queue stays active until `queueHeadOrIdle`
    * finds it empty.

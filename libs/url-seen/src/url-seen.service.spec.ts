@@ -1,11 +1,16 @@
+import { Redis } from 'ioredis';
 import { bloomParameters } from '@crawler/bloom';
 import { loadConfig } from '@crawler/config';
 import { CrawlUrl } from '@crawler/contracts';
 import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
-import { UrlSeenService } from './url-seen.service';
+import { fingerprint64 } from '@crawler/url';
+import { fingerprintBucketBits, fingerprintSlot } from './exact-seen-set';
+import { describeSeenStats, UrlSeenLayoutError, UrlSeenService } from './url-seen.service';
 
-const REDIS_URL = 'redis://127.0.0.1:6379';
-const config = () => loadConfig({}, { 'seen.expectedUrls': 10_000, 'seen.falsePositiveRate': 0.001 });
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+type Mode = 'bloom' | 'exact';
+const config = (mode: Mode = 'bloom', expectedUrls = 10_000) =>
+  loadConfig({}, { 'seen.mode': mode, 'seen.expectedUrls': expectedUrls, 'seen.falsePositiveRate': 0.001 });
 const link = (url: string, depth = 1): CrawlUrl => ({ url, depth, source: 'link', hops: 0 });
 const urls = (n: number, prefix = 'http://site.test/page/') => Array.from({ length: n }, (_, i) => link(`${prefix}${i}`));
 
@@ -19,103 +24,177 @@ async function race(a: UrlSeenService, b: UrlSeenService) {
   expect(new Set(admitted)).toEqual(new Set(batch.map((u) => u.url)));
 }
 
-describe('UrlSeenService (memory store)', () => {
-  it('admits a URL once', async () => {
-    const seen = new UrlSeenService(new MemoryStateStore(), config());
-    expect(await seen.admit([link('http://site.test/a')])).toEqual([link('http://site.test/a')]);
-    expect(await seen.admit([link('http://site.test/a')])).toEqual([]);
-    expect(await seen.admit([link('http://site.test/a', 5), link('http://site.test/b')])).toEqual([link('http://site.test/b')]);
-  });
+/**
+ * The behaviour both modes share, on one driver. `connect()` is one replica's connection to the shared
+ * state (the same store in memory; a new connection with the same prefix in Redis).
+ */
+function urlSeenContract(driver: string, connect: () => StateStore, cleanup: () => Promise<void>) {
+  describe.each<Mode>(['bloom', 'exact'])(`UrlSeenService (%s mode, ${driver} store)`, (mode) => {
+    const service = (state = connect()) => new UrlSeenService(state, config(mode));
+    afterEach(cleanup);
 
-  it('collapses repeats within one batch to one admission', async () => {
-    const seen = new UrlSeenService(new MemoryStateStore(), config());
-    const fresh = await seen.admit([link('http://site.test/x'), link('http://site.test/y'), link('http://site.test/x', 3), link('http://site.test/y')]);
-    expect(fresh.map((u) => u.url)).toEqual(['http://site.test/x', 'http://site.test/y']);
-  });
+    it('admits a URL once', async () => {
+      const seen = service();
+      expect(await seen.admit([link('http://site.test/a')])).toEqual([link('http://site.test/a')]);
+      expect(await seen.admit([link('http://site.test/a')])).toEqual([]);
+      expect(await seen.admit([link('http://site.test/a', 5), link('http://site.test/b')])).toEqual([link('http://site.test/b')]);
+    });
 
-  it('answers an empty batch with nothing', async () => {
-    const seen = new UrlSeenService(new MemoryStateStore(), config());
-    expect(await seen.admit([])).toEqual([]);
-  });
+    it('collapses repeats within one batch to one admission', async () => {
+      const fresh = await service().admit([link('http://site.test/x'), link('http://site.test/y'), link('http://site.test/x', 3), link('http://site.test/y')]);
+      expect(fresh.map((u) => u.url)).toEqual(['http://site.test/x', 'http://site.test/y']);
+    });
 
-  it('admits many distinct URLs (no false positives at this fill)', async () => {
-    const seen = new UrlSeenService(new MemoryStateStore(), config());
-    expect(await seen.admit(urls(1000))).toHaveLength(1000);
-    expect(await seen.admit(urls(1000))).toEqual([]);
-  });
+    it('answers an empty batch with nothing', async () => {
+      expect(await service().admit([])).toEqual([]);
+    });
 
-  it('keeps its bits in its own namespace', async () => {
-    const state = new MemoryStateStore();
-    await new UrlSeenService(state, config()).admit(urls(5));
-    expect(await state.namespace('url-seen').bitCount('bloom')).toBeGreaterThan(0);
-    expect(await state.bitCount('bloom')).toBe(0);
-  });
+    it('admits many distinct URLs (no false positives at this fill), then none of them again', async () => {
+      const seen = service();
+      expect(await seen.admit(urls(1000))).toHaveLength(1000);
+      expect(await seen.admit(urls(1000))).toEqual([]);
+    });
 
-  it('never lets two instances sharing a store both admit a URL', async () => {
-    const state = new MemoryStateStore();
-    await race(new UrlSeenService(state, config()), new UrlSeenService(state, config()));
-  });
+    it('never lets two replicas both admit a URL', async () => {
+      await race(service(), service());
+    });
 
+    it('survives a restart: a new process on the same state admits nothing seen before', async () => {
+      expect(await service().admit(urls(50))).toHaveLength(50);
+      const restarted = service();
+      await restarted.onModuleInit();
+      expect(await restarted.admit([...urls(50), link('http://site.test/new')])).toEqual([link('http://site.test/new')]);
+    });
+
+    it('keeps its state in its own namespace', async () => {
+      const state = connect();
+      await service(state).admit(urls(5));
+      await state.namespace('other').clear();
+      expect(await service(state).admit(urls(5))).toEqual([]);
+      await state.namespace('url-seen').clear();
+      expect(await service(state).admit(urls(5))).toHaveLength(5);
+    });
+
+    it('counts what it holds', async () => {
+      const a = service();
+      await a.admit(urls(300));
+      await service().admit(urls(400)); // 100 new
+      const stats = await service().stats();
+      expect(stats.mode).toBe(mode);
+      expect(Math.abs(stats.urls - 400)).toBeLessThanOrEqual(mode === 'exact' ? 0 : 10);
+      expect(stats.falsePositiveRate).toBeGreaterThan(0);
+      expect(stats.falsePositiveRate).toBeLessThan(mode === 'exact' ? 1e-15 : 0.001);
+    });
+
+    it('refuses to boot on state written under another layout, naming the settings', async () => {
+      await service().admit(urls(3));
+      const other = new UrlSeenService(connect(), config(mode === 'bloom' ? 'exact' : 'bloom'));
+      await expect(other.onModuleInit()).rejects.toThrow(UrlSeenLayoutError);
+      await expect(other.admit(urls(3))).rejects.toThrow(/URL_SEEN_MODE, URL_SEEN_EXPECTED_URLS and URL_SEEN_FALSE_POSITIVE_RATE/);
+      const resized = new UrlSeenService(connect(), config(mode, 100_000_000));
+      await expect(resized.onModuleInit()).rejects.toThrow(`was written as "${service().layout}"`);
+      await service().onModuleInit(); // the same configuration boots
+    });
+  });
+}
+
+const memory = { store: new MemoryStateStore() };
+urlSeenContract('memory', () => memory.store, async () => {
+  memory.store = new MemoryStateStore();
+});
+
+const redis = { prefix: '', stores: [] as StateStore[] };
+urlSeenContract(
+  'redis',
+  () => {
+    redis.prefix ||= `test-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const store = new RedisStateStore({ url: REDIS_URL, prefix: redis.prefix });
+    redis.stores.push(store);
+    return store;
+  },
+  async () => {
+    await redis.stores[0]?.clear();
+    await Promise.all(redis.stores.splice(0).map((s) => s.close()));
+    redis.prefix = '';
+  },
+);
+
+describe('UrlSeenService, bloom mode', () => {
   it('reports the filter’s size from configuration and how full it is', async () => {
-    const seen = new UrlSeenService(new MemoryStateStore(), config());
+    const seen = new UrlSeenService(new MemoryStateStore(), config('bloom'));
     const expected = bloomParameters(10_000, 0.001);
-    const empty = await seen.fill();
-    expect(empty).toEqual({ ...expected, bitsSet: 0, fillRatio: 0, falsePositiveRate: 0 });
+    expect(await seen.stats()).toEqual({ mode: 'bloom', ...expected, bitsSet: 0, fillRatio: 0, urls: 0, falsePositiveRate: 0, bytes: Math.ceil(expected.bits / 8) });
     expect(expected.bits).toBeGreaterThan(10_000 * 14);
     expect(expected.hashes).toBe(10);
 
     await seen.admit(urls(100));
-    const after = await seen.fill();
+    const after = await seen.stats();
+    if (after.mode !== 'bloom') throw new Error('not bloom');
     expect(after.bits).toBe(expected.bits);
     expect(after.hashes).toBe(expected.hashes);
     expect(after.bitsSet).toBeGreaterThan(900);
     expect(after.bitsSet).toBeLessThanOrEqual(100 * expected.hashes);
     expect(after.fillRatio).toBeCloseTo(after.bitsSet / expected.bits, 10);
-    expect(after.fillRatio).toBeGreaterThan(0);
     expect(after.falsePositiveRate).toBeGreaterThan(0);
     expect(after.falsePositiveRate).toBeLessThan(0.001);
+    expect(describeSeenStats(after)).toMatch(/^bloom: ≈ 100 URLs, 0\.\d\d % of 143,776 bits set \(0\.0 MB, 10 hashes\), false-positive rate now \d\.\de-\d+$/);
+  });
+
+  it('keeps its bits in one bitmap of its namespace', async () => {
+    const state = new MemoryStateStore();
+    await new UrlSeenService(state, config('bloom')).admit(urls(5));
+    expect(await state.namespace('url-seen').bitCount('bloom')).toBeGreaterThan(0);
+    expect(await state.bitCount('bloom')).toBe(0);
   });
 });
 
-describe('UrlSeenService (Redis store)', () => {
-  const prefix = `test-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const stores: StateStore[] = [];
-  const store = () => {
-    const s = new RedisStateStore({ url: REDIS_URL, prefix });
-    stores.push(s);
-    return s;
-  };
-
-  afterEach(async () => {
-    await stores[0]?.clear();
-    await Promise.all(stores.splice(0).map((s) => s.close()));
+describe('UrlSeenService, exact mode', () => {
+  it('sizes its buckets so that each holds at most 256 fingerprints at the expected count', () => {
+    expect(fingerprintBucketBits(1)).toBe(11); // the floor: the rest of a fingerprint stays < 2^53
+    expect(fingerprintBucketBits(256 * 2 ** 11)).toBe(11);
+    expect(fingerprintBucketBits(256 * 2 ** 11 + 1)).toBe(12);
+    expect(fingerprintBucketBits(10_000_000)).toBe(16); // 152 a bucket
+    expect(fingerprintBucketBits(1e15)).toBe(32);
   });
 
-  it('admits a URL once, across connections', async () => {
-    const a = new UrlSeenService(store(), config());
-    const b = new UrlSeenService(store(), config());
-    expect(await a.admit([link('http://site.test/a'), link('http://site.test/a')])).toHaveLength(1);
-    expect(await b.admit([link('http://site.test/a'), link('http://site.test/b')])).toEqual([link('http://site.test/b')]);
+  it('stores each fingerprint whole: the bucket is its top bits, the member the rest, in decimal', () => {
+    for (const bits of [11, 16, 20, 32]) {
+      for (const url of ['http://site.test/', 'https://example.com/a?b=c', 'http://ünï.test/✓']) {
+        const { bucket, member } = fingerprintSlot(url, bits);
+        expect(member).toMatch(/^(0|[1-9]\d*)$/); // a canonical integer: Redis keeps it in an intset
+        expect(Number(member)).toBeLessThan(2 ** (64 - bits));
+        expect((BigInt(bucket) << BigInt(64 - bits)) + BigInt(member)).toBe(fingerprint64(url));
+      }
+    }
   });
 
-  it('never lets two instances on separate connections both admit a URL', async () => {
-    await race(new UrlSeenService(store(), config()), new UrlSeenService(store(), config()));
+  it('reports the set size and the collision odds', async () => {
+    const seen = new UrlSeenService(new MemoryStateStore(), config('exact', 10_000_000));
+    expect(await seen.stats()).toEqual({ mode: 'exact', urls: 0, buckets: 65_536, falsePositiveRate: 0 });
+    await seen.admit(urls(1234));
+    await seen.admit(urls(1300));
+    expect(await seen.stats()).toEqual({ mode: 'exact', urls: 1300, buckets: 65_536, falsePositiveRate: 1300 / 2 ** 64 });
+    expect(describeSeenStats(await seen.stats())).toBe('exact: 1,300 URL fingerprints in 65,536 sets, false-positive rate 7.0e-17');
   });
 
-  it('reports the fill of the shared bitmap', async () => {
-    const a = new UrlSeenService(store(), config());
-    const b = new UrlSeenService(store(), config());
-    await a.admit(urls(50));
-    const fill = await b.fill();
-    expect(fill).toMatchObject(bloomParameters(10_000, 0.001));
-    expect(fill.fillRatio).toBeGreaterThan(0);
-    expect(fill.bitsSet).toBe((await a.fill()).bitsSet);
-  });
-
-  it('leaves no key behind after clear()', async () => {
-    const s = store();
-    await new UrlSeenService(s, config()).admit(urls(3));
-    await s.clear();
-    expect(await new UrlSeenService(s, config()).fill()).toMatchObject({ bitsSet: 0 });
+  it('keeps its fingerprints in Redis intsets of its namespace', async () => {
+    const prefix = `test-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const store = new RedisStateStore({ url: REDIS_URL, prefix });
+    const admin = new Redis(REDIS_URL);
+    try {
+      await new UrlSeenService(store, config('exact')).admit(urls(2000));
+      const keys = await admin.keys(`${prefix}:*`);
+      const buckets = keys.filter((k) => k.startsWith(`${prefix}:url-seen:fp:`));
+      expect(buckets.length).toBeGreaterThan(500);
+      expect(keys.sort()).toEqual([...buckets, `${prefix}:url-seen:fp-size`, `${prefix}:url-seen:meta`].sort());
+      const encodings = new Set(await Promise.all(buckets.slice(0, 50).map((k) => admin.object('ENCODING', k))));
+      expect(encodings).toEqual(new Set(['intset']));
+      const sizes = await Promise.all(buckets.map((k) => admin.scard(k)));
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(2000);
+    } finally {
+      await store.clear();
+      await store.close();
+      await admin.quit();
+    }
   });
 });
