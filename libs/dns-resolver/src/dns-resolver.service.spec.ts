@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { CrawlerConfig, loadConfig } from '@crawler/config';
 import { CrawlStats } from '@crawler/runtime';
 import { MemoryStateStore, StateStore } from '@crawler/state';
+import { DnsResolverMetrics } from './dns-resolver.metrics';
 import { DnsResolverService } from './dns-resolver.service';
 
 /**
@@ -334,6 +335,44 @@ describe('DnsResolverService', () => {
       expect(service.hitRate()).toBeCloseTo(4 / 6);
       expect(service.cacheCounts()).toEqual({ hits: 4, misses: 2, refreshes: 1, failures: 1 });
       expect(await stats.totals()).toEqual({ 'dns.cache-hit': 4, 'dns.cache-miss': 2, 'dns.refresh': 1, 'dns.failure': 1 });
+    });
+  });
+
+  describe('Prometheus metrics', () => {
+    const sample = (text: string, series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? undefined : Number(line.slice(series.length + 1));
+    };
+
+    it('counts each resolution through the cache as hit, miss or failure, and refreshes by result', async () => {
+      const state = new MemoryStateStore();
+      const registry = new Registry();
+      const config = loadConfig({}, { 'dns.minTtlMs': 1_000, 'dns.maxTtlMs': 10_000 });
+      const service = new DnsResolverService(state, config, new CrawlStats(state, new Registry()), silent, new DnsResolverMetrics(registry));
+      const time = clock();
+      // Every series is there before the first lookup: the hit rate is 0/0, not a missing series.
+      expect(sample(await registry.metrics(), 'crawler_dns_lookups_total{result="hit"}')).toBe(0);
+      answers.set('a.test', { v4: [{ address: '93.184.216.34', ttl: 10 }] });
+      await service.resolve('a.test'); // miss
+      await service.resolve('a.test'); // hit
+      await service.resolve('missing.test'); // failure
+      await service.resolve('missing.test'); // hit (a cached failure)
+      time.now += 9_000;
+      await service.resolve('a.test'); // hit, refresh (ok)
+      await service.idle();
+      answers.delete('a.test');
+      time.now += 9_000; // the refreshed answer is near its end again
+      await service.resolve('a.test'); // hit, refresh (failure)
+      await service.idle();
+      await service.resolve('93.184.216.34'); // a literal is not a lookup
+      const text = await registry.metrics();
+      expect(sample(text, 'crawler_dns_lookups_total{result="hit"}')).toBe(4);
+      expect(sample(text, 'crawler_dns_lookups_total{result="miss"}')).toBe(1);
+      expect(sample(text, 'crawler_dns_lookups_total{result="failure"}')).toBe(1);
+      expect(sample(text, 'crawler_dns_refreshes_total{result="ok"}')).toBe(1);
+      expect(sample(text, 'crawler_dns_refreshes_total{result="failure"}')).toBe(1);
+      // The same hits and misses as the process's own counts (a failure is a miss there).
+      expect(service.cacheCounts()).toMatchObject({ hits: 4, misses: 2 });
     });
   });
 

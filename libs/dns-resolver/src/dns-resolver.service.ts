@@ -6,6 +6,7 @@ import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlStats } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { AddressPolicy } from './address-policy';
+import { DnsResolverMetrics } from './dns-resolver.metrics';
 
 export type ResolutionSource = 'literal' | 'hosts' | 'cache' | 'dns';
 export type Resolution = { ok: true; address: string; source: ResolutionSource } | { ok: false; error: string };
@@ -59,6 +60,8 @@ export class DnsResolverService implements BeforeApplicationShutdown {
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     private readonly stats: CrawlStats,
     @Inject(LOGGER) private readonly logger: Logger,
+    /** Specs and tools that build the service by hand get metrics on a registry of their own. */
+    private readonly metrics: DnsResolverMetrics = DnsResolverMetrics.unregistered(),
   ) {
     this.cache = state.namespace('dns');
     const { allowPrivate, allowCidrs, servers, timeoutMs, tries } = config.dns;
@@ -87,6 +90,7 @@ export class DnsResolverService implements BeforeApplicationShutdown {
       await this.stats.count('dns.cache-miss');
     }
     const answer = cached ?? (await this.lookupOnce(name));
+    this.metrics.lookup(cached ? 'hit' : answer.error === undefined ? 'miss' : 'failure');
     if (answer.error !== undefined) return { ok: false, error: answer.error };
     return this.vet(answer.address!, cached ? 'cache' : 'dns');
   }
@@ -146,6 +150,7 @@ export class DnsResolverService implements BeforeApplicationShutdown {
     this.counts.refreshes++;
     await this.stats.count('dns.refresh');
     const answer = await this.query(name);
+    this.metrics.refresh(answer.error === undefined ? 'ok' : 'failure');
     // A failed refresh leaves the answer in place until it expires; the lookup after that caches the failure.
     if (answer.error === undefined) await this.store(name, answer);
   }

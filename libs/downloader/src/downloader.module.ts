@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
+import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderProcessor } from './downloader.processor';
 import { DownloaderService } from './downloader.service';
 import { RobotsService } from './robots.service';
 
-@Module({ providers: [RobotsService, DownloaderService, DownloaderProcessor], exports: [DownloaderService] })
+@Module({ providers: [RobotsService, DownloaderMetrics, DownloaderService, DownloaderProcessor], exports: [DownloaderService] })
 export class DownloaderModule {}

@@ -6,6 +6,7 @@ import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { DownloaderMetrics } from './downloader.metrics';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { RobotsService } from './robots.service';
 
@@ -31,6 +32,8 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly pipeline: Pipeline,
     private readonly stats: CrawlStats,
     private readonly fetchLog: FetchLog,
+    /** Specs that build the service by hand get metrics on a registry of their own. */
+    private readonly metrics: DownloaderMetrics = DownloaderMetrics.unregistered(),
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
   }
@@ -49,7 +52,9 @@ export class DownloaderService implements OnApplicationShutdown {
     const policy = await this.robots.cached(request.url);
     if (!policy) {
       await this.ipTurn(address);
+      const robotsStarted = performance.now();
       const robots = await this.robots.fetch(request.url, address, this.fetcher);
+      this.metrics.robotsFetched(robots, performance.now() - robotsStarted);
       await this.stats.count('robots.fetched');
       if (robots.policy.outcome === 'unreachable') {
         // The failed fetch is itself a deferral, counted towards the host's retry limit: were only the
@@ -81,13 +86,16 @@ export class DownloaderService implements OnApplicationShutdown {
     if (policy.outcome === 'unreachable') {
       // RFC 9309: a robots.txt that answered 5xx or could not be reached means "disallow all for now":
       // the site's URLs wait for it to come back (the cached answer expires), they are not dropped.
+      this.metrics.robotsDecision('deferred');
       await this.stats.count('deferred.robots-unreachable');
       return { ...base, kind: 'deferred', requested: false, durationMs: 0, retryAfterMs: this.config.downloader.robotsErrorTtlMs, retry: crawlUrlOf(request) };
     }
     if (!policy.isAllowed(request.url)) {
+      this.metrics.robotsDecision('disallowed');
       await this.stats.count('disallowed');
       return { ...base, kind: 'disallowed', requested: false, durationMs: 0, crawlDelayMs };
     }
+    this.metrics.robotsDecision('allowed');
     await this.ipTurn(address);
     return { ...(await this.fetchPage(request, address)), crawlDelayMs };
   }
@@ -152,6 +160,7 @@ export class DownloaderService implements OnApplicationShutdown {
       // A timeout is a slow host, not a fast one: its time counts towards the adaptive delay.
       const durationMs = Math.round(performance.now() - started);
       this.fetchLog.record({ time, url: request.url, depth: request.depth, status: null, contentType: null, length: null, location: null, durationMs, error: message, errorKind });
+      this.metrics.fetched(sitemap ? 'sitemap' : 'page', null, durationMs);
       await this.stats.count(`error.fetch.${errorKind}`);
       return { ...base, kind: 'error', requested: true, error: message, durationMs };
     }
@@ -166,6 +175,7 @@ export class DownloaderService implements OnApplicationShutdown {
       location,
       durationMs: response.durationMs,
     });
+    this.metrics.fetched(sitemap ? 'sitemap' : 'page', response.status, response.durationMs, response.decodedFrom ?? response.body?.length);
     await this.stats.count('fetched');
     await this.stats.count(response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
 

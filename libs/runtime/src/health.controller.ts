@@ -1,27 +1,77 @@
-import { Controller, Get, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import { BeforeApplicationShutdown, Controller, Get, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { SERVICE_NAME } from './runtime.tokens';
 
-/** Liveness and readiness in one: 200 when the state store and the content store answer, 503 otherwise. */
-@Controller()
-export class HealthController {
+/** Longest a readiness check waits for one dependency: under a Kubernetes probe's timeout, well over a healthy answer. */
+export const HEALTH_CHECK_TIMEOUT_MS = 2000;
+
+export interface ReadinessBody {
+  service: string;
+  status: 'ok' | 'unavailable' | 'draining';
+  /** Each dependency by what it is (`redis` or `memory`, `s3` or `fs`): `ok`, or why it failed. */
+  checks: Record<string, string>;
+  /** The dependencies that failed (empty when ready). */
+  failing: string[];
+}
+
+/**
+ * GET /health/live: the process is up and serving HTTP, nothing else is checked (restart it only when this
+ * fails). GET /health/ready, and GET /health as before: the state store (Redis) and the content store (S3)
+ * answer within HEALTH_CHECK_TIMEOUT_MS; otherwise 503 naming the failing dependency. A service that is
+ * shutting down (draining its jobs) is no longer ready.
+ */
+@Controller('health')
+export class HealthController implements BeforeApplicationShutdown {
+  private draining = false;
+
   constructor(
     @Inject(SERVICE_NAME) private readonly service: string,
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     @Inject(STATE_STORE) private readonly state: StateStore,
     @Inject(CONTENT_STORE) private readonly content: ContentStore,
   ) {}
 
-  @Get('health')
-  async health() {
+  @Get('live')
+  live() {
+    return { service: this.service, status: 'ok', uptimeSeconds: Math.round(process.uptime()) };
+  }
+
+  @Get()
+  health(): Promise<ReadinessBody> {
+    return this.ready();
+  }
+
+  @Get('ready')
+  async ready(): Promise<ReadinessBody> {
+    const dependencies: [string, () => Promise<unknown>][] = [
+      [this.config.redisUrl ? 'redis' : 'memory', () => this.state.get('health')],
+      [this.config.s3Url ? 's3' : 'fs', () => this.content.ping()],
+    ];
     const checks: Record<string, string> = {};
-    await Promise.all([
-      this.state.get('health').then(() => (checks.state = 'ok'), (e: Error) => (checks.state = e.message)),
-      this.content.ping().then(() => (checks.content = 'ok'), (e: Error) => (checks.content = e.message)),
-    ]);
-    const healthy = Object.values(checks).every((v) => v === 'ok');
-    const body = { service: this.service, status: healthy ? 'ok' : 'unavailable', checks };
-    if (!healthy) throw new HttpException(body, HttpStatus.SERVICE_UNAVAILABLE);
+    await Promise.all(dependencies.map(async ([name, check]) => (checks[name] = await probe(check))));
+    const failing = Object.keys(checks).filter((name) => checks[name] !== 'ok');
+    const status = this.draining ? 'draining' : failing.length ? 'unavailable' : 'ok';
+    const body: ReadinessBody = { service: this.service, status, checks, failing };
+    if (status !== 'ok') throw new HttpException(body, HttpStatus.SERVICE_UNAVAILABLE);
     return body;
+  }
+
+  beforeApplicationShutdown() {
+    this.draining = true;
+  }
+}
+
+/** 'ok', or the reason the check failed (its error, or that it did not answer in time). */
+async function probe(check: () => Promise<unknown>): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer within ${HEALTH_CHECK_TIMEOUT_MS} ms`), HEALTH_CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([check().then(() => 'ok', (error: Error) => error?.message || String(error)), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

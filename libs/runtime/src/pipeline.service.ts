@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Histogram, Registry } from 'prom-client';
-import type { JobOf, QueueName } from '@crawler/contracts';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { baseQueue, type JobOf, type QueueName } from '@crawler/contracts';
 import { LOGGER, Logger } from '@crawler/logging';
 import { ConsumeOptions, JobOptions, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
@@ -9,11 +9,14 @@ import { CrawlStats } from './crawl-stats.service';
 
 /**
  * What a processor sees of the transport: consume a queue, send to the next one. Every processed job is
- * counted (the completion probe watches that count) and timed.
+ * counted (the completion probe watches that count) and timed. In Prometheus metrics a downloader's shard
+ * `fetch.<id>` is the queue `fetch` (the process is in the scrape's own labels).
  */
 @Injectable()
 export class Pipeline {
   private readonly duration: Histogram<'queue'>;
+  private readonly handled: Counter<'queue' | 'outcome'>;
+  private readonly sent: Counter<'queue'>;
 
   constructor(
     @Inject(QUEUE_TRANSPORT) private readonly queues: QueueTransport,
@@ -29,22 +32,36 @@ export class Pipeline {
       buckets: [0.001, 0.005, 0.02, 0.1, 0.5, 2, 10],
       registers: [registry],
     });
+    this.handled = new Counter({
+      name: 'crawler_queue_jobs_handled_total',
+      help: 'Jobs handled by this process, by queue and outcome (completed, failed: the handler threw and the job is retried)',
+      labelNames: ['queue', 'outcome'],
+      registers: [registry],
+    });
+    this.sent = new Counter({
+      name: 'crawler_queue_jobs_sent_total',
+      help: 'Jobs sent to each queue by this process (one whose job id is already queued counts, though it is not added again)',
+      labelNames: ['queue'],
+      registers: [registry],
+    });
   }
 
   consume<Q extends QueueName>(queue: Q, handler: (payload: JobOf<Q>) => Promise<void>, options?: ConsumeOptions) {
     const breaker = new CircuitBreaker(this.config.breaker);
     const unexpected = this.logger.child({ log: 'unexpected' });
+    const label = baseQueue(queue);
     return this.queues.consume(
       queue,
       async (payload) => {
         await breaker.whenClosed();
-        const end = this.duration.startTimer({ queue });
+        const end = this.duration.startTimer({ queue: label });
         try {
           await handler(payload);
         } catch (error) {
           // Anticipated failures (timeouts, refusals, HTTP errors) are outcomes, not exceptions: whatever
           // reaches here was not anticipated. The transport retries with backoff; it is never swallowed.
           unexpected.error({ event: 'job-failed', queue, err: error, payload: summarize(payload) }, 'unexpected error');
+          this.handled.inc({ queue: label, outcome: 'failed' });
           await this.stats.count(`failed.${queue}`);
           if (breaker.failure()) {
             unexpected.error({ event: 'breaker-open', queue, cooldownMs: this.config.breaker.cooldownMs }, 'too many unexpected errors: pausing');
@@ -53,14 +70,16 @@ export class Pipeline {
           throw error;
         }
         end();
+        this.handled.inc({ queue: label, outcome: 'completed' });
         await this.stats.count(`processed.${queue}`);
       },
       options,
     );
   }
 
-  send<Q extends QueueName>(queue: Q, payload: JobOf<Q>, options?: JobOptions): Promise<void> {
-    return this.queues.add(queue, payload, options);
+  async send<Q extends QueueName>(queue: Q, payload: JobOf<Q>, options?: JobOptions): Promise<void> {
+    await this.queues.add(queue, payload, options);
+    this.sent.inc({ queue: baseQueue(queue) });
   }
 }
 

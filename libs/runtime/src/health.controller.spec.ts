@@ -1,0 +1,115 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INestApplication, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '@crawler/config';
+import { CONTENT_STORE, ContentStore, FsContentStore } from '@crawler/content-store';
+import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
+import { HEALTH_CHECK_TIMEOUT_MS, HealthController } from './health.controller';
+import { RuntimeModule } from './runtime.module';
+
+describe('health endpoints over HTTP (the runtime with memory drivers)', () => {
+  let app: INestApplication;
+  let base: string;
+  const dir = mkdtempSync(join(tmpdir(), 'health-'));
+
+  beforeAll(async () => {
+    const config = loadConfig({}, { dataDir: dir, logLevel: 'silent', port: 0 });
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'test-service', config })] })
+    class TestModule {}
+    app = await NestFactory.create(TestModule, { logger: false });
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  afterAll(async () => {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = async (path: string) => {
+    const response = await fetch(base + path);
+    return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+  };
+
+  it('answers liveness without touching a dependency', async () => {
+    const state = jest.spyOn(app.get<StateStore>(STATE_STORE), 'get');
+    const content = jest.spyOn(app.get<ContentStore>(CONTENT_STORE), 'ping');
+    const live = await get('/health/live');
+    expect(live).toEqual({ status: 200, type: expect.stringMatching(/^application\/json/), body: { service: 'test-service', status: 'ok', uptimeSeconds: expect.any(Number) } });
+    expect(state).not.toHaveBeenCalled();
+    expect(content).not.toHaveBeenCalled();
+  });
+
+  it('is ready when the state store and the content store answer, on /health/ready and /health alike', async () => {
+    const ready = { service: 'test-service', status: 'ok', checks: { memory: 'ok', fs: 'ok' }, failing: [] };
+    expect(await get('/health/ready')).toMatchObject({ status: 200, body: ready });
+    expect(await get('/health')).toMatchObject({ status: 200, body: ready });
+  });
+
+  it('answers 503 with a JSON body naming the dependency that failed; liveness stays 200', async () => {
+    jest.spyOn(app.get<ContentStore>(CONTENT_STORE), 'ping').mockRejectedValue(new Error('connect ECONNREFUSED 127.0.0.1:9000'));
+    const unready = {
+      service: 'test-service',
+      status: 'unavailable',
+      checks: { memory: 'ok', fs: 'connect ECONNREFUSED 127.0.0.1:9000' },
+      failing: ['fs'],
+    };
+    expect(await get('/health/ready')).toEqual({ status: 503, type: expect.stringMatching(/^application\/json/), body: unready });
+    expect(await get('/health')).toMatchObject({ status: 503, body: unready });
+    expect((await get('/health/live')).status).toBe(200);
+  });
+});
+
+describe('HealthController', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'health-unit-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => jest.useRealTimers());
+
+  /** A controller configured as the distributed shape (Redis, S3), over stores the test controls. */
+  function controller(state: Partial<StateStore>, content: Partial<ContentStore>) {
+    const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
+    return new HealthController('downloader', config, state as StateStore, content as ContentStore);
+  }
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => {
+        throw new Error('expected a 503');
+      },
+      (error) => ({ status: error.getStatus(), body: error.getResponse() }),
+    );
+
+  it('names the dependencies after their drivers: redis and s3', async () => {
+    const healthy = controller(new MemoryStateStore(), new FsContentStore(dir));
+    expect(await healthy.ready()).toEqual({ service: 'downloader', status: 'ok', checks: { redis: 'ok', s3: 'ok' }, failing: [] });
+  });
+
+  it('reports both dependencies when both fail', async () => {
+    const broken = controller({ get: () => Promise.reject(new Error('Connection is closed.')) }, { ping: () => Promise.reject(new Error('bucket crawl does not exist')) });
+    expect(await failure(broken.ready())).toEqual({
+      status: 503,
+      body: { service: 'downloader', status: 'unavailable', checks: { redis: 'Connection is closed.', s3: 'bucket crawl does not exist' }, failing: ['redis', 's3'] },
+    });
+  });
+
+  it('gives up on a dependency that does not answer within HEALTH_CHECK_TIMEOUT_MS', async () => {
+    jest.useFakeTimers();
+    const hung = controller({ get: () => new Promise<never>(() => undefined) }, { ping: () => Promise.resolve() });
+    const answer = failure(hung.ready());
+    await jest.advanceTimersByTimeAsync(HEALTH_CHECK_TIMEOUT_MS);
+    expect(await answer).toEqual({
+      status: 503,
+      body: expect.objectContaining({ checks: { redis: `no answer within ${HEALTH_CHECK_TIMEOUT_MS} ms`, s3: 'ok' }, failing: ['redis'] }),
+    });
+  });
+
+  it('is no longer ready once the service is shutting down, though still live', async () => {
+    const draining = controller(new MemoryStateStore(), new FsContentStore(dir));
+    draining.beforeApplicationShutdown();
+    expect(await failure(draining.ready())).toEqual({ status: 503, body: { service: 'downloader', status: 'draining', checks: { redis: 'ok', s3: 'ok' }, failing: [] } });
+    expect(draining.live()).toMatchObject({ status: 'ok' });
+  });
+});
