@@ -39,8 +39,10 @@ export class RobotsService {
     let durationMs = 0;
     let status: number | null = null;
     let policy: RobotsPolicy;
+    let hopStarted = performance.now();
     try {
       for (let hop = 0; ; hop++) {
+        hopStarted = performance.now();
         // One byte past the limit: the policy then sees the file was cut and drops a half-cut last line.
         const response = await fetcher.get(url, { address, maxBytes: robotsMaxBytes + 1, wantBody: (s) => s >= 200 && s < 300 });
         durationMs += response.durationMs;
@@ -75,6 +77,8 @@ export class RobotsService {
         break;
       }
     } catch (error) {
+      // A timeout is a slow host: its time counts towards the adaptive delay like any request's.
+      durationMs += Math.round(performance.now() - hopStarted);
       const message = (error as Error).message;
       this.fetchLog.robots(url, null, null, message);
       this.fetchLog.record({ time: new Date().toISOString(), url, status: null, contentType: null, length: null, location: null, durationMs, error: message, robots: true });
