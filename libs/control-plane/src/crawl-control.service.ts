@@ -1,6 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { CompletionProbe, CrawlStats, Pipeline } from '@crawler/runtime';
+import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
+import type { QueueCounts } from '@crawler/queue';
+import { CompletionProbe, CrawlActivity, CrawlStats, PauseSwitch, PauseState, Pipeline, RecentError } from '@crawler/runtime';
+import { CrawlMonitor } from './crawl-monitor.service';
+import { derivedTotals, PIPELINE_STAGES } from './pipeline-stages';
 import { parseSeed } from './seed-list';
 
 export class SeedError extends Error {
@@ -9,22 +13,71 @@ export class SeedError extends Error {
   }
 }
 
+/** One box of the diagram: the queue it consumes and what it turns out. */
+export interface StageStatus {
+  id: string;
+  label: string;
+  queue: string;
+  /** Jobs waiting, running or delayed in its queue. */
+  depth: number;
+  counts: QueueCounts;
+  /** Jobs of its queue handled, per second. */
+  jobsPerSecond: number;
+  /** Its output counter (`unit`), in total and per second. */
+  unit: string;
+  total: number;
+  perSecond: number;
+}
+
+export interface TopHost {
+  host: string;
+  /** Requests among the crawl's most recent ones (CrawlActivity.REQUEST_WINDOW). */
+  recentRequests: number;
+  /** Pages fetched from the host in all, URLs waiting in its back queue, requests in flight. */
+  fetched: number;
+  queued: number;
+  inFlight: number;
+  /** The delay between two requests to it, and why (robots Crawl-delay, minimum, response time, backoff). */
+  delayMs: number | null;
+  delayCause: string | null;
+  nextEligibleAt: string | null;
+}
+
 export interface CrawlStatus {
+  /** Nothing queued, running or delayed anywhere, and seeds were given. */
   complete: boolean;
   pending: number;
   /** URLs queued in the frontier or leased to a downloader. */
   frontier: number;
-  queues: Record<string, { waiting: number; active: number; delayed: number; failed: number }>;
+  queues: Record<string, QueueCounts>;
   totals: Record<string, number>;
+  paused: boolean;
+  pause: PauseState;
+  /** URLs dispatched and not yet completed (leased): requests under way or about to start. */
+  inFlight: number;
+  /** Paused and nothing in flight: no request will start until resumed. */
+  drained: boolean;
+  /** Downloaders on the hash ring. */
+  downloaders: number;
+  stages: StageStatus[];
+  /** Per second, over the last CrawlMonitor rateWindowMs: fetched, stored, errors, links.extracted, … */
+  rates: Record<string, number>;
+  topHosts: TopHost[];
+  recentErrors: RecentError[];
+  at: string;
 }
 
-/** Seeds in, status out: the part of the control plane shared by its HTTP API and the embedded CLI. */
+/** Seeds in, pause and resume, status out: the control plane shared by its HTTP API and the embedded CLI. */
 @Injectable()
 export class CrawlControlService {
   constructor(
     private readonly pipeline: Pipeline,
     private readonly probe: CompletionProbe,
     private readonly stats: CrawlStats,
+    private readonly pauseSwitch: PauseSwitch,
+    private readonly activity: CrawlActivity,
+    private readonly monitor: CrawlMonitor,
+    @Inject(FRONTIER_STORE) private readonly frontierStore: FrontierStore,
   ) {}
 
   /** Validates every seed first: one bad seed refuses the whole submission, so nothing half-starts. */
@@ -41,9 +94,76 @@ export class CrawlControlService {
     return urls;
   }
 
+  /** No URL leaves the frontier until `resume`; what is in flight finishes, what arrives is queued. */
+  pause(reason?: string): Promise<PauseState> {
+    return this.pauseSwitch.pause(reason);
+  }
+
+  resume(): Promise<PauseState> {
+    return this.pauseSwitch.resume();
+  }
+
   async status(): Promise<CrawlStatus> {
-    const [snapshot, totals] = await Promise.all([this.probe.snapshot(), this.stats.totals()]);
+    const [snapshot, reading, pause, recentErrors, busiest] = await Promise.all([
+      this.probe.snapshot(),
+      this.monitor.read(),
+      this.pauseSwitch.state(),
+      this.activity.recentErrors(),
+      this.activity.topHosts(10),
+    ]);
+    const totals = reading.totals;
     const complete = snapshot.pending === 0 && (totals.seeds ?? 0) > 0 && (await this.probe.isComplete());
-    return { complete, pending: snapshot.pending, frontier: snapshot.frontier, queues: snapshot.queues, totals };
+    const rates = this.monitor.rates();
+    const derived = derivedTotals(totals);
+    const stages = PIPELINE_STAGES.map((stage): StageStatus => {
+      const counts = reading.queues[stage.queue];
+      return {
+        id: stage.id,
+        label: stage.label,
+        queue: stage.queue,
+        depth: counts.waiting + counts.active + counts.delayed,
+        counts,
+        jobsPerSecond: rates[`processed.${stage.queue}`] ?? 0,
+        unit: stage.unit,
+        total: derived[stage.counter] ?? totals[stage.counter] ?? 0,
+        perSecond: rates[stage.counter] ?? 0,
+      };
+    });
+    const inFlight = reading.frontier.leased;
+    return {
+      complete,
+      pending: snapshot.pending,
+      frontier: snapshot.frontier,
+      queues: reading.queues,
+      totals,
+      paused: pause.paused,
+      pause,
+      inFlight,
+      drained: pause.paused && inFlight === 0,
+      downloaders: reading.downloaders,
+      stages,
+      rates,
+      topHosts: await this.topHosts(busiest),
+      recentErrors,
+      at: new Date(reading.at).toISOString(),
+    };
+  }
+
+  private topHosts(busiest: { host: string; requests: number }[]): Promise<TopHost[]> {
+    return Promise.all(
+      busiest.map(async ({ host, requests }) => {
+        const info = await this.frontierStore.hostInfo(host);
+        return {
+          host,
+          recentRequests: requests,
+          fetched: info.fetched,
+          queued: info.queued,
+          inFlight: info.inFlight,
+          delayMs: info.delayMs ?? info.politeness?.delayMs ?? null,
+          delayCause: info.delayMs != null ? 'operator' : (info.politeness?.cause ?? null),
+          nextEligibleAt: info.nextAt === null ? null : new Date(info.nextAt).toISOString(),
+        };
+      }),
+    );
   }
 }

@@ -1,14 +1,26 @@
-import { BadRequestException, Body, Controller, Get, Post } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, HttpCode, NotFoundException, Post, Query, Res } from '@nestjs/common';
 import { z } from 'zod';
 import { CrawlControlService, SeedError } from './crawl-control.service';
+import { CrawlMonitor } from './crawl-monitor.service';
+import { UrlLookupError, UrlLookupService } from './url-lookup.service';
 
 const SeedsBody = z.object({ urls: z.array(z.string()).min(1).max(100_000) });
+const PauseBody = z.object({ reason: z.string().max(500).optional() }).strict();
+
+/** The part of an HTTP response the content route sets headers on (Express's, structurally). */
+interface HeaderSink {
+  setHeader(name: string, value: string): unknown;
+}
 
 @Controller()
 export class CrawlController {
-  constructor(private readonly control: CrawlControlService) {}
+  constructor(
+    private readonly control: CrawlControlService,
+    private readonly monitor: CrawlMonitor,
+    private readonly urls: UrlLookupService,
+  ) {}
 
-  /** POST /seeds {"urls": ["https://example.com/", "example.org"]} */
+  /** POST /seeds {"urls": ["https://example.com/", "example.org"]} → 201 {"accepted": [canonical seed URLs]} */
   @Post('seeds')
   async seeds(@Body() body: unknown) {
     const parsed = SeedsBody.safeParse(body);
@@ -21,9 +33,72 @@ export class CrawlController {
     }
   }
 
-  /** GET /status: per-queue depths, crawl totals, and whether the crawl is complete. */
+  /** GET /status: stages with queue depths and rates, totals, pause state, top hosts, recent errors, completion. */
   @Get('status')
   status() {
     return this.control.status();
+  }
+
+  /** GET /status/history?since=<ms>: the throughput chart's points (rates per sample period), oldest first. */
+  @Get('status/history')
+  history(@Query('since') since?: string) {
+    const after = since === undefined ? 0 : Number(since);
+    if (!Number.isFinite(after)) throw new BadRequestException('since: expected milliseconds since the epoch');
+    return { sampleMs: this.monitor.options.sampleMs, points: this.monitor.history(after) };
+  }
+
+  /** POST /pause {"reason"?: string}: no URL is dispatched until /resume; requests in flight finish. */
+  @Post('pause')
+  @HttpCode(200)
+  async pause(@Body() body: unknown) {
+    const parsed = PauseBody.safeParse(body ?? {});
+    if (!parsed.success) throw new BadRequestException(`expected {"reason"?: string}: ${parsed.error.issues[0].message}`);
+    return this.control.pause(parsed.data.reason);
+  }
+
+  /** POST /resume: dispatching starts again (within a dispatcher tick, ≤ 200 ms). */
+  @Post('resume')
+  @HttpCode(200)
+  resume() {
+    return this.control.resume();
+  }
+
+  /** GET /urls?url=<url>: the URL's record (stored, duplicate of…, or unknown → 404) and its host's frontier state. */
+  @Get('urls')
+  async url(@Query('url') url?: string) {
+    const found = await this.lookup(() => this.urls.lookup(this.required(url)));
+    if (found.state === 'unknown') throw new NotFoundException({ ...found, message: `no record of ${found.url}: not fetched yet, not a page, or failed` });
+    return found;
+  }
+
+  /**
+   * GET /urls/content?url=<url>: the stored body (a duplicate's original's), decoded to UTF-8 text. Served as
+   * text/plain and sandboxed: crawled HTML never runs in the control plane's origin.
+   */
+  @Get('urls/content')
+  async content(@Query('url') url: string | undefined, @Res({ passthrough: true }) res: HeaderSink) {
+    const stored = await this.lookup(() => this.urls.content(this.required(url)));
+    if (!stored) throw new NotFoundException(`nothing stored for ${url}`);
+    res.setHeader('content-type', 'text/plain; charset=utf-8');
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('content-security-policy', 'sandbox');
+    res.setHeader('x-content-key', stored.contentKey);
+    if (stored.meta.fetchedAt) res.setHeader('x-fetched-at', stored.meta.fetchedAt);
+    if (stored.originalUrl) res.setHeader('x-original-url', encodeURI(stored.originalUrl));
+    return stored.text;
+  }
+
+  private required(url: string | undefined): string {
+    if (!url) throw new BadRequestException('url: required query parameter (an absolute URL)');
+    return url;
+  }
+
+  private async lookup<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof UrlLookupError) throw new BadRequestException(`url: ${error.message}`);
+      throw error;
+    }
   }
 }

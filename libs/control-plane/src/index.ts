@@ -1,3 +1,6 @@
 export * from './control-plane.module';
 export * from './crawl-control.service';
+export * from './crawl-monitor.service';
+export * from './pipeline-stages';
 export * from './seed-list';
+export * from './url-lookup.service';

@@ -4,7 +4,7 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { Claim, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { DownloaderMembership, HashRing } from '@crawler/hash-ring';
 import { LOGGER, Logger } from '@crawler/logging';
-import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { CrawlStats, PauseSwitch, Pipeline } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { urlFingerprint } from '@crawler/url';
 import { DispatchSignal } from './dispatch-signal';
@@ -32,6 +32,8 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   private ring = new HashRing();
   private readonly membership: DownloaderMembership;
   private lastMaintenance = 0;
+  /** Whether the last tick found the crawl paused (to log the change once). */
+  private paused = false;
 
   constructor(
     @Inject(FRONTIER_STORE) private readonly store: FrontierStore,
@@ -41,6 +43,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     private readonly pipeline: Pipeline,
     private readonly stats: CrawlStats,
     private readonly signal: DispatchSignal,
+    private readonly pause: PauseSwitch,
   ) {
     this.membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
   }
@@ -73,6 +76,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     const now = Date.now();
     if (now - this.lastMaintenance >= MAINTENANCE_MS) await this.maintain(now);
     if (this.config.frontier.recrawl) await this.store.promoteDue(now, RECRAWL_BATCH);
+    if (await this.isPaused()) return 0;
     if (this.ring.size === 0) return 0;
     const { maxInFlight, maxPages, leaseMs } = this.config.frontier;
     const stats = await this.store.stats();
@@ -89,6 +93,17 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     const claims = await this.store.claim({ now, max: Math.min(room, CLAIM_BATCH), leaseMs });
     await Promise.all(claims.map((claim) => this.send(claim)));
     return claims.length;
+  }
+
+  /**
+   * The crawl-wide pause switch, read before every claim: while it is set nothing is dispatched (leases
+   * already out finish normally, new URLs keep queueing, maintenance goes on).
+   */
+  private async isPaused(): Promise<boolean> {
+    const paused = await this.pause.isPaused();
+    if (paused !== this.paused) this.logger.info({ event: paused ? 'dispatch-paused' : 'dispatch-resumed' }, paused ? 'crawl paused: dispatching nothing' : 'crawl resumed');
+    this.paused = paused;
+    return paused;
   }
 
   private async send(claim: Claim): Promise<void> {

@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CrawlUrl, FetchOutcome } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { LOGGER, Logger } from '@crawler/logging';
-import { CrawlStats } from '@crawler/runtime';
+import { CrawlActivity, CrawlStats } from '@crawler/runtime';
 import { encodeEntry } from './frontier-entry';
 import { isSlowDown, politeDelay } from './politeness';
 import { FRONTIER_PRIORITIZER, Prioritizer } from './prioritizer';
@@ -22,6 +22,8 @@ export class FrontierService {
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly stats: CrawlStats,
     private readonly signal: DispatchSignal,
+    /** The dashboard's recent errors and top hosts (absent in unit tests that build the service by hand). */
+    @Optional() private readonly activity?: CrawlActivity,
   ) {}
 
   async add(urls: CrawlUrl[], batchId?: string): Promise<void> {
@@ -77,6 +79,8 @@ export class FrontierService {
     await this.store.audit(outcome.host, audit);
     this.logger.debug({ event: 'politeness', host: outcome.host, delayMs: decision.delayMs, cause: decision.cause }, 'host rests');
     this.signal.wake();
+    // Last, so that a failure here retries the job as a harmless stale outcome, never half a completion.
+    await this.activity?.recordOutcome(outcome);
   }
 
   /**

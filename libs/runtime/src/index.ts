@@ -3,5 +3,7 @@ export * from './runtime.tokens';
 export * from './crawl-stats.service';
 export * from './pipeline.service';
 export * from './completion-probe.service';
+export * from './pause-switch.service';
+export * from './crawl-activity.service';
 export * from './circuit-breaker';
 export * from './bootstrap';

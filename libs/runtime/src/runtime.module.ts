@@ -7,10 +7,12 @@ import { createLogger, FetchLog, LOGGER, Logger } from '@crawler/logging';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { CompletionProbe } from './completion-probe.service';
+import { CrawlActivity } from './crawl-activity.service';
 import { CrawlStats } from './crawl-stats.service';
 import { createContentStore, createFrontierStore, createQueueTransport, createStateStore } from './drivers.factory';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
+import { PauseSwitch } from './pause-switch.service';
 import { Pipeline } from './pipeline.service';
 import { QueueDepthMetrics } from './queue-depth.metrics';
 import { SERVICE_NAME } from './runtime.tokens';
@@ -80,6 +82,8 @@ export class RuntimeModule {
         CrawlStats,
         Pipeline,
         CompletionProbe,
+        PauseSwitch,
+        CrawlActivity,
         QueueDepthMetrics,
         InfrastructureLifecycle,
       ],
@@ -96,6 +100,8 @@ export class RuntimeModule {
         CrawlStats,
         Pipeline,
         CompletionProbe,
+        PauseSwitch,
+        CrawlActivity,
       ],
     };
   }

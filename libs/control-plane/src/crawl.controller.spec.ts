@@ -1,0 +1,227 @@
+import { gzipSync } from 'node:zlib';
+import { INestApplication, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as iconv from 'iconv-lite';
+import { loadConfig } from '@crawler/config';
+import { FetchOutcome, QueueName } from '@crawler/contracts';
+import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { MemoryFrontierStore } from '@crawler/frontier-store';
+import type { Logger } from '@crawler/logging';
+import { MemoryQueueTransport, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
+import { Registry } from 'prom-client';
+import { CrawlActivity, CrawlStats, RuntimeModule } from '@crawler/runtime';
+import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
+import { ControlPlaneModule } from './control-plane.module';
+import { CrawlMonitor } from './crawl-monitor.service';
+
+describe('control plane: seeds, pause/resume, status, history, URL lookup, dashboard over HTTP', () => {
+  let app: INestApplication;
+  let base: string;
+  let state: StateStore;
+  let content: ContentStore;
+  let stats: CrawlStats;
+  let activity: CrawlActivity;
+  let monitor: CrawlMonitor;
+  let queues: QueueTransport;
+  const dir = mkdtempSync(join(tmpdir(), 'cp-api-'));
+
+  beforeAll(async () => {
+    const config = loadConfig({}, { dataDir: dir, logLevel: 'silent', port: 0 });
+    @Module({
+      imports: [RuntimeModule.forRoot({ service: 'control-plane', config }), ControlPlaneModule],
+    })
+    class TestModule {}
+    app = await NestFactory.create(TestModule, { logger: false });
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+    state = app.get(STATE_STORE);
+    content = await app.get(CONTENT_STORE);
+    stats = app.get(CrawlStats);
+    activity = app.get(CrawlActivity);
+    monitor = app.get(CrawlMonitor);
+    queues = app.get(QUEUE_TRANSPORT);
+  });
+
+  afterAll(async () => {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }> => {
+    const response = await fetch(base + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: the text itself
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  };
+
+  it('accepts seeds (bare domains become https home pages) and refuses bad ones, naming them', async () => {
+    const ok = await call('POST', '/seeds', { urls: ['http://a.test/', 'b.test'] });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toEqual({ accepted: ['http://a.test/', 'https://b.test/'] });
+    expect((await queues.counts(QueueName.FilterUrls)).waiting).toBe(1);
+    const bad = await call('POST', '/seeds', { urls: ['ftp://a.test/'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.problems).toEqual([{ input: 'ftp://a.test/', reason: expect.stringMatching(/ftp/) }]);
+    expect((await call('POST', '/seeds', { seeds: [] })).status).toBe(400);
+  });
+
+  it('pauses and resumes, with the time and reason, and says when nothing is in flight', async () => {
+    const paused = await call('POST', '/pause', { reason: 'site owner asked' });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ paused: true, reason: 'site owner asked' });
+    expect(Date.parse(paused.body.since)).toBeGreaterThan(Date.now() - 60_000);
+    // Pausing again keeps the first pause.
+    expect((await call('POST', '/pause', {})).body.since).toBe(paused.body.since);
+    const status = (await call('GET', '/status')).body;
+    expect(status).toMatchObject({ paused: true, drained: true, inFlight: 0, pause: { reason: 'site owner asked' } });
+    expect((await call('POST', '/pause', { speed: 0 })).status).toBe(400);
+    const resumed = await call('POST', '/resume');
+    expect(resumed.body).toEqual({ paused: false, since: null, reason: null });
+    expect((await call('GET', '/status')).body).toMatchObject({ paused: false, drained: false });
+  });
+
+  it('reports every stage with its queue depth, totals, rates, top hosts and recent errors', async () => {
+    await monitor.sample();
+    await stats.count('fetched', 5);
+    await stats.count('status.5xx', 1);
+    await stats.count('error.fetch.timeout-total', 1);
+    const outcome = (url: string, extra: Partial<FetchOutcome>): FetchOutcome => ({
+      v: 1,
+      leaseId: 'l',
+      fetchId: 'f',
+      url,
+      host: new URL(url).host,
+      kind: 'fetched',
+      requested: true,
+      status: 200,
+      durationMs: 5,
+      ...extra,
+    });
+    for (let i = 0; i < 3; i++) await activity.recordOutcome(outcome(`http://busy.test/${i}`, {}));
+    await activity.recordOutcome(outcome('http://quiet.test/', { status: 500 }));
+    await activity.recordOutcome(outcome('http://slow.test/', { kind: 'error', error: 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error' }));
+    await activity.recordOutcome(outcome('http://gone.test/', { kind: 'error', requested: false, error: 'ENOTFOUND' }));
+    await new Promise((r) => setTimeout(r, 20));
+    await monitor.sample();
+
+    const { body: status } = await call('GET', '/status');
+    expect(status.stages.map((s: any) => s.id)).toEqual([
+      'url-filter',
+      'url-seen',
+      'frontier',
+      'dns-resolver',
+      'downloader',
+      'content-parser',
+      'content-seen',
+      'url-extractor',
+    ]);
+    expect(status.stages[0]).toMatchObject({ queue: 'filter-urls', depth: 1, counts: { waiting: 1 } });
+    expect(status.stages[4]).toMatchObject({ queue: 'fetch', total: 5, unit: 'pages' });
+    expect(status.stages[4].perSecond).toBeGreaterThan(0);
+    expect(status.rates.fetched).toBeGreaterThan(0);
+    expect(status.rates.errors).toBeGreaterThan(0);
+    expect(status.totals).toMatchObject({ fetched: 5, seeds: 2 });
+    expect(status.topHosts[0]).toMatchObject({ host: 'busy.test', recentRequests: 3, fetched: 0, queued: 0 });
+    expect(status.topHosts.map((h: any) => h.host)).not.toContain('gone.test'); // no request reached it
+    expect(status.recentErrors.map((e: any) => [e.kind, e.url, e.status ?? e.error])).toEqual([
+      ['address', 'http://gone.test/', 'ENOTFOUND'],
+      ['fetch', 'http://slow.test/', 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error'],
+      ['http', 'http://quiet.test/', 500],
+    ]);
+    expect(status).toMatchObject({ complete: false, downloaders: 0, frontier: 0 });
+  });
+
+  it('keeps a throughput history for the chart, newer than a given time on request', async () => {
+    const { body } = await call('GET', '/status/history');
+    expect(body.sampleMs).toBe(2000);
+    expect(body.points.length).toBeGreaterThanOrEqual(2);
+    const last = body.points.at(-1);
+    expect(last).toEqual({ t: expect.any(Number), fetched: expect.any(Number), stored: 0, errors: expect.any(Number), links: 0, pending: 1 });
+    expect(body.points.some((p: any) => p.fetched > 0)).toBe(true);
+    expect((await call('GET', `/status/history?since=${last.t}`)).body.points).toEqual([]);
+    expect((await call('GET', '/status/history?since=soon')).status).toBe(400);
+  });
+
+  it("looks up a URL's record and serves its stored content as text, a duplicate's from its original", async () => {
+    const seen = state.namespace('content-seen');
+    const key = 'pages/ab/abcdef.html.gz';
+    await content.put(key, gzipSync(iconv.encode('<p>Привет</p>', 'windows-1251')), { charset: 'windows-1251', fetchedAt: '2024-01-01T00:00:00.000Z' });
+    await seen.hashSet('urls', 'http://a.test/page', JSON.stringify({ fetchedAt: '2024-01-01T00:00:00.000Z', status: 200, contentKey: key, simhash: '00ff' }));
+    await seen.hashSet('duplicates', 'http://a.test/copy', JSON.stringify({ kind: 'exact', original: 'http://a.test/page', contentKey: key }));
+
+    const stored = await call('GET', `/urls?url=${encodeURIComponent('HTTP://A.test/page?utm_source=x')}`);
+    expect(stored.status).toBe(200);
+    expect(stored.body).toMatchObject({ url: 'http://a.test/page', state: 'stored', record: { status: 200, contentKey: key }, host: { host: 'a.test' } });
+    const duplicate = await call('GET', `/urls?url=${encodeURIComponent('http://a.test/copy')}`);
+    expect(duplicate.body).toMatchObject({ state: 'duplicate', duplicateOf: { kind: 'exact', original: 'http://a.test/page' } });
+
+    const body = await call('GET', `/urls/content?url=${encodeURIComponent('http://a.test/copy')}`);
+    expect(body.status).toBe(200);
+    expect(body.body).toBe('<p>Привет</p>');
+    expect(body.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(body.headers.get('content-security-policy')).toBe('sandbox');
+    expect(body.headers.get('x-original-url')).toBe('http://a.test/page');
+    expect(body.headers.get('x-content-key')).toBe(key);
+
+    const unknown = await call('GET', `/urls?url=${encodeURIComponent('http://a.test/never')}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ state: 'unknown', url: 'http://a.test/never' });
+    expect((await call('GET', `/urls/content?url=${encodeURIComponent('http://a.test/never')}`)).status).toBe(404);
+    expect((await call('GET', '/urls?url=not-a-url')).status).toBe(400);
+    expect((await call('GET', '/urls')).status).toBe(400);
+  });
+
+  it('serves the dashboard: the diagram, the chart, the forms, self-contained', async () => {
+    const page = await call('GET', '/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    for (const id of ['url-filter', 'url-seen', 'frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'storage']) {
+      expect(page.body).toContain(`id="box-${id}"`);
+    }
+    for (const queue of ['seen-urls', 'frontier-add', 'dns-resolve', 'fetch', 'parse', 'content-seen', 'extract-links', 'filter-urls', 'frontier-done']) {
+      expect(page.body).toContain(`id="arrow-${queue}"`);
+    }
+    expect(page.body).toContain('id="chart"');
+    expect(page.body).toContain('id="seed-form"');
+    // Nothing loaded from elsewhere (the placeholders' example URLs are text).
+    expect(page.body).not.toMatch(/<script[^>]+src=|<link[^>]+href=|(src|href)="https?:|url\(['"]?https?:|fetch\(['"]https?:|@import/);
+    expect((await call('GET', '/dashboard')).status).toBe(200);
+  });
+});
+
+describe('CrawlMonitor', () => {
+  it('answers rates over its window and keeps only its last samples', async () => {
+    const config = loadConfig({}, { logLevel: 'silent' });
+    const state = new MemoryStateStore();
+    const stats = new CrawlStats(state, new Registry());
+    const frontier = new MemoryFrontierStore(config.frontier);
+    const quiet = { warn() {}, info() {} } as unknown as Logger;
+    const monitor = new CrawlMonitor(new MemoryQueueTransport(), frontier, state, config, quiet, stats, { keep: 3, rateWindowMs: 1 });
+    expect(monitor.rates().fetched).toBe(0);
+    await monitor.sample();
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      await stats.count('fetched', 10);
+      await stats.count('processed.fetch.dl-1', 10);
+      await monitor.sample();
+    }
+    expect(monitor.history()).toHaveLength(2); // 3 samples kept: 2 intervals
+    const rates = monitor.rates();
+    expect(rates.fetched).toBeGreaterThan(50); // 10 pages in ~50 ms
+    expect(rates.fetched).toBeLessThan(400);
+    expect(rates['processed.fetch']).toBe(rates.fetched); // the shards' counters summed
+  });
+});

@@ -1,0 +1,136 @@
+import { gunzipSync } from 'node:zlib';
+import { Inject, Injectable } from '@nestjs/common';
+import * as iconv from 'iconv-lite';
+import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
+import { STATE_STORE, StateStore } from '@crawler/state';
+import { canonicalize } from '@crawler/url';
+
+/** What content-seen's URL store says of a stored page (hash `urls` of its namespace). */
+export interface UrlRecord {
+  fetchedAt: string;
+  status: number;
+  contentKey: string;
+  simhash?: string;
+  etag?: string;
+  lastModified?: string;
+}
+
+/** What content-seen recorded for a duplicate (hash `duplicates`): the original and where its body is. */
+export interface DuplicateOf {
+  kind: 'exact' | 'near';
+  original: string;
+  contentKey: string;
+  distance?: number;
+}
+
+export type UrlLookup =
+  | { url: string; state: 'stored'; record: UrlRecord; host: HostSummary }
+  | { url: string; state: 'duplicate'; duplicateOf: DuplicateOf; host: HostSummary }
+  | { url: string; state: 'unknown'; host: HostSummary };
+
+export interface HostSummary {
+  host: string;
+  queued: number;
+  inFlight: number;
+  fetched: number;
+  nextEligibleAt: string | null;
+}
+
+export interface StoredContent {
+  url: string;
+  contentKey: string;
+  /** The stored page's URL when `url` is a duplicate of it. */
+  originalUrl?: string;
+  /** The body decoded to text from its charset. */
+  text: string;
+  meta: Record<string, string>;
+}
+
+export class UrlLookupError extends Error {}
+
+/**
+ * A URL's record, read-only: content-seen's URL store (state namespace `content-seen`: hashes `urls`, url →
+ * JSON record, and `duplicates`, url → original; see ContentSeenService) and the frontier's view of its host;
+ * and the stored body from the content store. The URL is tried as given and in canonical form, the
+ * spelling the pipeline records.
+ */
+@Injectable()
+export class UrlLookupService {
+  private readonly urlStore: StateStore;
+
+  constructor(
+    @Inject(STATE_STORE) state: StateStore,
+    @Inject(CONTENT_STORE) private readonly contentStore: ContentStore,
+    @Inject(FRONTIER_STORE) private readonly frontier: FrontierStore,
+  ) {
+    this.urlStore = state.namespace('content-seen');
+  }
+
+  async lookup(input: string): Promise<UrlLookup> {
+    const candidates = spellings(input);
+    for (const url of candidates) {
+      const raw = await this.urlStore.hashGet('urls', url);
+      if (raw !== null) return { url, state: 'stored', record: JSON.parse(raw) as UrlRecord, host: await this.host(url) };
+    }
+    for (const url of candidates) {
+      const raw = await this.urlStore.hashGet('duplicates', url);
+      // Records written before they were JSON are a bare original URL (an exact duplicate).
+      if (raw !== null) return { url, state: 'duplicate', duplicateOf: parseDuplicate(raw), host: await this.host(url) };
+    }
+    const url = candidates[candidates.length - 1];
+    return { url, state: 'unknown', host: await this.host(url) };
+  }
+
+  /** The stored body of a URL (its original's for a duplicate), or null when nothing is stored for it. */
+  async content(input: string): Promise<StoredContent | null> {
+    const found = await this.lookup(input);
+    if (found.state === 'unknown') return null;
+    let contentKey = found.state === 'stored' ? found.record.contentKey : found.duplicateOf.contentKey;
+    if (!contentKey && found.state === 'duplicate') {
+      const original = await this.lookup(found.duplicateOf.original);
+      if (original.state !== 'stored') return null;
+      contentKey = original.record.contentKey;
+    }
+    const object = await this.contentStore.get(contentKey);
+    if (!object) return null;
+    const body = contentKey.endsWith('.gz') ? gunzipSync(object.body) : object.body;
+    const charset = object.meta.charset && iconv.encodingExists(object.meta.charset) ? object.meta.charset : 'utf-8';
+    return {
+      url: found.url,
+      contentKey,
+      originalUrl: found.state === 'duplicate' ? found.duplicateOf.original : undefined,
+      text: iconv.decode(body, charset),
+      meta: object.meta,
+    };
+  }
+
+  private async host(url: string): Promise<HostSummary> {
+    const host = new URL(url).host;
+    const info = await this.frontier.hostInfo(host);
+    return {
+      host,
+      queued: info.queued,
+      inFlight: info.inFlight,
+      fetched: info.fetched,
+      nextEligibleAt: info.nextAt === null ? null : new Date(info.nextAt).toISOString(),
+    };
+  }
+}
+
+/** The URL as given (WHATWG-parsed) and its canonical form, distinct, canonical last. */
+function spellings(input: string): string[] {
+  let parsed: string;
+  try {
+    parsed = new URL(input.trim()).href;
+  } catch {
+    throw new UrlLookupError(`not an absolute URL: ${JSON.stringify(input)}`);
+  }
+  const canonical = canonicalize(parsed);
+  return canonical.ok && canonical.url !== parsed ? [parsed, canonical.url] : [parsed];
+}
+
+function parseDuplicate(raw: string): DuplicateOf {
+  if (!raw.startsWith('{')) return { kind: 'exact', original: raw, contentKey: '' };
+  return JSON.parse(raw) as DuplicateOf;
+}
