@@ -84,6 +84,8 @@ describe('distributed crawl (every service a process)', () => {
     expect(health).toEqual(cluster.services.map(() => 200));
     expect(metrics).toMatch(/crawler_events_total\{[^}]*event="fetched"[^}]*\} [1-9]/);
     expect(metrics).toMatch(/crawler_queue_jobs\{/);
+    // A downloader reports the depth of its own shard of the fetch queue.
+    expect(metrics).toMatch(/crawler_queue_jobs\{[^}]*queue="fetch\.[A-Za-z0-9_-]+"/);
   });
 
   it('every service drains and exits 0 on SIGTERM', () => {

@@ -46,7 +46,11 @@ export class Pipeline {
     });
   }
 
+  /** The queues this process consumes (a downloader's own shard among them), for the depth gauge. */
+  readonly consumed = new Set<QueueName>();
+
   consume<Q extends QueueName>(queue: Q, handler: (payload: JobOf<Q>) => Promise<void>, options?: ConsumeOptions) {
+    this.consumed.add(queue);
     const breaker = new CircuitBreaker(this.config.breaker);
     const unexpected = this.logger.child({ log: 'unexpected' });
     const label = baseQueue(queue);
