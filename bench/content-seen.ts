@@ -25,6 +25,7 @@ import vm from 'node:vm';
 import Redis from 'ioredis';
 import { hammingDistance, simhash64, SimhashIndex, toHex } from '@crawler/simhash';
 import { MemoryStateStore, RedisStateStore, type StateStore } from '@crawler/state';
+import { countKeys } from './redis-keys';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const SIMHASHES = Number(process.env.BENCH_CONTENT_SEEN_SIMHASHES || 1_000_000);
@@ -231,13 +232,7 @@ async function runDriver(driver: string, indexed: string[]): Promise<DriverResul
   } finally {
     await store.clear();
     if (admin) {
-      let left = 0;
-      let cursor = '0';
-      do {
-        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        left += keys.length;
-        cursor = next;
-      } while (cursor !== '0');
+      const left = await countKeys(admin, prefix);
       process.stderr.write(`Cleanup: keys of ${prefix} deleted${left ? ` (${left} still found!)` : ''}.\n`);
       await admin.quit();
     }

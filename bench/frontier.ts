@@ -21,6 +21,7 @@ import type { CrawlUrl } from '@crawler/contracts';
 import { RedisFrontierStore, type FrontierItem, type FrontierStoreOptions } from '@crawler/frontier-store';
 import { encodeEntry } from '../libs/frontier/src/frontier-entry';
 import { DefaultPrioritizer } from '../libs/frontier/src/prioritizer';
+import { countKeys } from './redis-keys';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const URLS = Number(process.env.BENCH_FRONTIER_URLS || 1_000_000);
@@ -272,13 +273,7 @@ async function main() {
     }
   } finally {
     await store.clear();
-    let left = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      left += keys.length;
-      cursor = next;
-    } while (cursor !== '0');
+    const left = await countKeys(admin, prefix);
     console.log(`\nCleanup: keys of ${prefix} deleted${left ? ` (${left} still found!)` : ''}.`);
     await store.close();
     await admin.quit();

@@ -11,6 +11,7 @@
  *
  * The per-host page budget, the fourth heuristic, needs shared state and lives in the filter service.
  */
+import { toUrl } from './url-scope';
 
 export type TrapReason = 'too-many-params' | 'trap.repeated-path' | 'trap.calendar';
 
@@ -33,14 +34,6 @@ export interface DateSpan {
 
 const DAY_MS = 86_400_000;
 
-function toUrl(url: URL | string): URL | null {
-  if (typeof url !== 'string') return url;
-  try {
-    return new URL(url);
-  } catch {
-    return null;
-  }
-}
 
 /** The path's segments, without the empty ones a leading or trailing `/` makes (`/a/b/` → `a`, `b`). */
 export function pathSegments(pathname: string): string[] {

@@ -28,7 +28,8 @@ export function registrableDomain(hostname: string): string {
   return getDomain(host, { allowPrivateDomains: true }) ?? host;
 }
 
-function toUrl(url: URL | string): URL | null {
+/** A URL object as is, a string parsed; null when it does not parse. */
+export function toUrl(url: URL | string): URL | null {
   if (typeof url !== 'string') return url;
   try {
     return new URL(url);
