@@ -10,6 +10,9 @@ describe('seeds', () => {
     expect(parseSeed('ftp://a.test/')).toMatchObject({ ok: false, reason: expect.stringMatching(/ftp/) });
     expect(parseSeed('http://')).toMatchObject({ ok: false });
     expect(parseSeed('not a domain')).toMatchObject({ ok: false });
+    // The canonicaliser would drop it silently further on (a crawl of nothing, "complete").
+    expect(parseSeed('http://user:pw@a.test/')).toMatchObject({ ok: false, reason: expect.stringMatching(/user:password@/) });
+    expect(parseSeed('http://a.test:99999/')).toMatchObject({ ok: false, reason: 'not a URL or domain name' });
   });
 
   it('reads a list with comments and blank lines', () => {

@@ -15,6 +15,8 @@ export function parseSeed(input: string): SeedParse {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, input, reason: `scheme ${url.protocol} is not http(s)` };
   if (!url.hostname) return { ok: false, input, reason: 'no host' };
+  // The URL filter drops such URLs (libs/url canonicalize: 'credentials'): refused here, with the reason.
+  if (url.username || url.password) return { ok: false, input, reason: 'user:password@ in a URL is never sent: give the URL without it' };
   return { ok: true, url: url.href };
 }
 

@@ -1,4 +1,4 @@
-import { DeadLetter, JobOf, QueueName } from '@crawler/contracts';
+import { DeadLetter, fetchQueue, JobOf, QueueName } from '@crawler/contracts';
 import type { QueueTransport } from './queue-transport';
 
 /**
@@ -155,6 +155,44 @@ export function queueTransportContract(
       expect(letters[1].reason).toMatch(/^v: /);
       expect(Date.parse(letters[1].at)).not.toBeNaN();
       await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+    });
+
+    it('dead-letters any poison (not an object, wrong shape, a sharded queue) and goes on with the good jobs', async () => {
+      const shard = fetchQueue('dl-test');
+      const handled: string[] = [];
+      const letters: DeadLetter[] = [];
+      for (const poison of [null, 'not json at all', [1, 2], { v: '1', urls: [] }, { v: 1, urls: [{ url: '', depth: -1, source: 'nowhere' }] }]) {
+        await transport.add(QueueName.FrontierAdd, poison as any);
+      }
+      await transport.add(QueueName.FrontierAdd, token('good.test'));
+      await transport.add(shard, { v: 1, url: 'http://a.test/', depth: 0, source: 'seed', hops: 0, leaseId: 'l1', host: 'a.test' } as any);
+      await transport.consume(QueueName.FrontierAdd, async (p) => void handled.push(new URL(p.urls[0].url).hostname));
+      await transport.consume(shard, async () => void handled.push('fetched'));
+      await transport.consume(QueueName.DeadLetter, async (letter) => void letters.push(letter));
+      await waitFor(() => letters.length === 6 && handled.length === 1);
+
+      expect(handled).toEqual(['good.test']);
+      const byQueue = letters.filter((l) => l.queue === QueueName.FrontierAdd);
+      expect(byQueue.map((l) => l.payload)).toEqual([null, 'not json at all', [1, 2], { v: '1', urls: [] }, { v: 1, urls: [{ url: '', depth: -1, source: 'nowhere' }] }]);
+      expect(byQueue[0].reason).toMatch(/^\(root\): /);
+      expect(byQueue[3].reason).toMatch(/^v: /);
+      // Each offending field is named with its path.
+      expect(byQueue[4].reason).toMatch(/urls\.0\.url: .*urls\.0\.depth: .*urls\.0\.source: /);
+      // A message on a downloader's shard is dead-lettered under the shard's name, missing fields named.
+      const sharded = letters.find((l) => l.queue === shard)!;
+      expect(sharded.reason).toMatch(/fetchId/);
+      await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+      await waitForCounts(transport, shard, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+    });
+
+    it('never dead-letters a malformed dead letter again: it fails once, without retries', async () => {
+      let calls = 0;
+      await transport.add(QueueName.DeadLetter, { v: 1, queue: 'x' } as any);
+      await transport.consume(QueueName.DeadLetter, async () => void calls++);
+      await waitForCounts(transport, QueueName.DeadLetter, { waiting: 0, active: 0, delayed: 0, failed: 1 });
+      await sleep(100);
+      expect(await transport.counts(QueueName.DeadLetter)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 1 });
+      expect(calls).toBe(0);
     });
 
     it('retries a handler that throws, then succeeds', async () => {
