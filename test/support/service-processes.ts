@@ -36,7 +36,11 @@ export function startService(name: string, env: NodeJS.ProcessEnv): Promise<Runn
   });
   const output: string[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output.join('')}`)), 30_000);
+    // One that does not start in time is killed, not left running behind the failed test.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start:\n${output.join('')}`));
+    }, 30_000);
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
         output.push(`${line}\n`);

@@ -32,8 +32,12 @@ export class TestWebCluster {
     return `http://127.0.0.1:${this.services.find((s) => s.name === 'control-plane')!.port}`;
   }
 
-  async start(options: { env?: Record<string, string>; extra?: string[] } = {}): Promise<this> {
-    this.s3 = await startS3TestServer();
+  /**
+   * `env` is merged last (so it may override `REDIS_URL`, e.g. to a private Redis). `s3Url`: an S3 server
+   * of the caller's, left running by close(); by default the cluster starts its own.
+   */
+  async start(options: { env?: Record<string, string>; extra?: string[]; s3Url?: string } = {}): Promise<this> {
+    this.s3 = options.s3Url ? { url: options.s3Url, close: async () => undefined } : await startS3TestServer();
     this.dir = mkdtempSync(join(tmpdir(), 'cluster-'));
     const hostsFile = join(this.dir, 'hosts');
     writeFileSync(hostsFile, this.web.hostsFile());
@@ -50,7 +54,11 @@ export class TestWebCluster {
       DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
       ...options.env,
     };
-    this.services = await Promise.all([...SERVICES, ...(options.extra ?? [])].map((name) => startService(name, this.env)));
+    const started = await Promise.allSettled([...SERVICES, ...(options.extra ?? [])].map((name) => startService(name, this.env)));
+    this.services = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    // One that did not start fails the start; close() then stops the others instead of leaving them running.
+    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
     return this;
   }
 

@@ -24,7 +24,12 @@ export class ContentParserProcessor implements OnApplicationBootstrap {
 
   private async handle(fetched: FetchedPage) {
     const stored = await this.content.get(fetched.bodyKey);
-    if (!stored) throw new Error(`staged body ${fetched.bodyKey} is missing`);
+    if (!stored) {
+      // Only a finished delivery of this page deletes its staged body (content-seen, or the parser on a
+      // rejection): this is a redelivery of work already done, e.g. after a lock lost while Redis was down.
+      await this.stats.count('skipped.staged-body-gone');
+      return;
+    }
     if (fetched.kind === 'sitemap') return this.handleSitemap(fetched, stored.body);
     const result = this.parser.parse(fetched, stored.body);
     if (!result.ok) {

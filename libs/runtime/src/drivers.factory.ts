@@ -12,8 +12,8 @@ export function createQueueTransport(config: CrawlerConfig): QueueTransport {
     : new MemoryQueueTransport();
 }
 
-export function createStateStore(config: CrawlerConfig): StateStore {
-  return config.redisUrl ? new RedisStateStore({ url: config.redisUrl, prefix: config.prefix }) : new MemoryStateStore();
+export function createStateStore(config: CrawlerConfig, onError?: (error: Error) => void): StateStore {
+  return config.redisUrl ? new RedisStateStore({ url: config.redisUrl, prefix: config.prefix, onError }) : new MemoryStateStore();
 }
 
 /** The frontier's queues and heap: in Redis (shared, durable) or in memory. */

@@ -5,7 +5,12 @@ export type RedisStateStoreOptions = {
   /** Every key is stored as `${prefix}:${key}`. Must not be empty. */
   prefix: string;
 } & (
-  | { /** Redis URL; the store opens its own connection and closes it in `close()`. */ url: string }
+  | {
+      /** Redis URL; the store opens its own connection and closes it in `close()`. */
+      url: string;
+      /** Told of connection errors (ioredis keeps reconnecting; without a listener it prints each one raw). */
+      onError?: (error: Error) => void;
+    }
   | { /** A connection to share; the store never closes it. */ client: Redis }
 );
 
@@ -104,6 +109,7 @@ export class RedisStateStore implements StateStore {
     this.prefix = options.prefix;
     this.ownsConnection = 'url' in options;
     const redis = 'url' in options ? new Redis(options.url, { enableAutoPipelining: true }) : options.client;
+    if ('url' in options) redis.on('error', options.onError ?? (() => undefined));
     for (const [name, { numberOfKeys, lua }] of Object.entries(SCRIPTS)) {
       // Namespace views share a client that already has them.
       if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua });
