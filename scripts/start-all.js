@@ -1,11 +1,21 @@
 #!/usr/bin/env node
-// Starts every built service as its own OS process (the distributed shape on one machine), prefixing
-// each line of output with the service's name. The control plane listens on PORT (default 3000); the
+// Starts every built service as its own OS process (the distributed shape on one machine), and the service
+// `plugin-<name>` of each plugin PLUGINS enables, prefixing each line of output with the service's name. The control plane listens on PORT (default 3000); the
 // others on any free port. Ctrl-C stops them all gracefully.
 const { spawn } = require('node:child_process');
+const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
-const services = ['frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'url-filter', 'url-seen', 'control-plane'];
+const core = ['frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'url-filter', 'url-seen', 'control-plane'];
+// The plugins PLUGINS enables run as services of their own, `plugin-<name>`.
+const plugins = (process.env.PLUGINS || '').split(',').map((p) => p.trim()).filter(Boolean).map((p) => `plugin-${p}`);
+for (const plugin of plugins) {
+  if (!existsSync(join(__dirname, `../dist/apps/${plugin}/src/main.js`))) {
+    process.stderr.write(`start-all: PLUGINS names ${plugin.slice(7)}, but there is no dist/apps/${plugin} (npm run build?)\n`);
+    process.exit(2);
+  }
+}
+const services = [...core, ...plugins];
 const children = services.map((name) => {
   const port = name === 'control-plane' ? process.env.PORT || '3000' : '0';
   const child = spawn(process.execPath, [join(__dirname, `../dist/apps/${name}/src/main.js`)], {

@@ -4,7 +4,9 @@ import { join, relative } from 'node:path';
 /**
  * The house rules, checked on every source file: apps never import apps; contracts import no other
  * library; a service library never imports another service library (services meet only through queues);
- * nothing reaches into another app or library by relative path.
+ * nothing reaches into another app or library by relative path. Plugins (`libs/plugin-<name>`, apps
+ * `apps/plugin-<name>`) are never imported by the core: core services learn of them through the plugin
+ * registry; and a plugin reaches the crawler only through the plugin SDK and the shared infrastructure.
  */
 const ROOT = join(__dirname, '../..');
 const SERVICES = ['frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'url-filter', 'url-seen', 'control-plane'];
@@ -22,6 +24,12 @@ function imports(file: string): string[] {
 }
 
 const ownerOf = (file: string) => file.split('/').slice(0, 2).join('/');
+
+/** Plugin libraries and apps: `libs/plugin-<name>` and `apps/plugin-<name>`, the SDK excepted. */
+const isPluginFile = (file: string) => /^(libs|apps)\/plugin-/.test(file) && !file.startsWith('libs/plugin-sdk/');
+const isPluginImport = (spec: string) => spec.startsWith('@crawler/plugin-') && spec !== '@crawler/plugin-sdk';
+/** What a plugin library may import of ours: the SDK and the shared infrastructure, the same as a core service gets. */
+const PLUGIN_MAY_IMPORT = ['plugin-sdk', 'contracts', 'config', 'runtime', 'state', 'content-store', 'logging'].map((l) => `@crawler/${l}`);
 
 describe('import rules', () => {
   const files = [...sources('apps'), ...sources('libs')];
@@ -59,6 +67,44 @@ describe('import rules', () => {
     for (const service of SERVICES) {
       const used = imports(`apps/${service}/src/main.ts`).filter((s) => s.startsWith('@crawler/'));
       expect(used.sort()).toEqual([`@crawler/${service}`, '@crawler/runtime'].sort());
+    }
+  });
+
+  it('finds the plugins', () => expect(files.filter(isPluginFile).length).toBeGreaterThan(3));
+
+  it('no core library or app imports a plugin (core services learn of plugins from the registry)', () => {
+    const bad = files
+      .filter((file) => !isPluginFile(file))
+      .flatMap((file) => imports(file).filter(isPluginImport).map((spec) => `${file} → ${spec}`));
+    expect(bad).toEqual([]);
+  });
+
+  it('a plugin library imports only the plugin SDK and the shared infrastructure, never a service or another plugin', () => {
+    const bad = files
+      .filter((file) => file.startsWith('libs/') && isPluginFile(file))
+      .flatMap((file) =>
+        imports(file)
+          .filter((spec) => spec.startsWith('@crawler/') && !PLUGIN_MAY_IMPORT.includes(spec))
+          .map((spec) => `${file} → ${spec}`),
+      );
+    expect(bad).toEqual([]);
+  });
+
+  it('the plugin SDK imports no plugin and no service library', () => {
+    const bad = sources('libs/plugin-sdk').flatMap((file) =>
+      imports(file)
+        .filter((spec) => isPluginImport(spec) || SERVICES.some((s) => spec === `@crawler/${s}`))
+        .map((spec) => `${file} → ${spec}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('each plugin app bootstraps its own plugin through the SDK, and nothing else', () => {
+    const apps = readdirSync(join(ROOT, 'apps')).filter((app) => app.startsWith('plugin-'));
+    expect(apps.length).toBeGreaterThan(0);
+    for (const app of apps) {
+      const used = imports(`apps/${app}/src/main.ts`).filter((s) => s.startsWith('@crawler/'));
+      expect(used.sort()).toEqual([`@crawler/${app}`, '@crawler/plugin-sdk'].sort());
     }
   });
 });

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import { ConfigError, ENV_NAMES, loadConfig } from '@crawler/config';
+import { findPlugin, loadPluginConfig, PluginDefinition } from '@crawler/plugin-sdk';
 
 /** What the deployment tests share: the checkout, its apps, the settings they read, the image's entrypoint. */
 
@@ -37,9 +38,17 @@ export function directEnvReads(): Map<string, string[]> {
   return reads;
 }
 
-/** Every variable a crawler container may be given: the validated configuration's, and the direct reads. */
+/** The plugins under libs/ (`libs/plugin-<name>`, the SDK aside), by their definitions. */
+export function pluginDefinitions(): PluginDefinition<unknown>[] {
+  return readdirSync(join(ROOT, 'libs'))
+    .filter((dir) => dir.startsWith('plugin-') && dir !== 'plugin-sdk')
+    .map((dir) => findPlugin(dir.slice('plugin-'.length)));
+}
+
+/** Every variable a crawler container may be given: the validated configuration's, the plugins' own settings, and the direct reads. */
 export function readableEnvNames(): Set<string> {
-  return new Set([...Object.keys(ENV_NAMES), ...directEnvReads().keys()]);
+  const pluginSettings = pluginDefinitions().flatMap((plugin) => Object.keys(plugin.config?.env ?? {}));
+  return new Set([...Object.keys(ENV_NAMES), ...pluginSettings, ...directEnvReads().keys()]);
 }
 
 /** Names in `env` that no program reads (a typo, or a setting that does not exist). */
@@ -48,10 +57,11 @@ export function unknownEnvNames(env: Record<string, string>): string[] {
   return Object.keys(env).filter((name) => !known.has(name));
 }
 
-/** The configuration a service would boot with, or the ConfigError's message when it would refuse to start. */
+/** Whether a service would boot with this configuration (the core's and every plugin's settings), or the ConfigError's message when it would refuse to start. */
 export function configProblem(env: Record<string, string>): string | undefined {
   try {
     loadConfig(env);
+    for (const plugin of pluginDefinitions()) loadPluginConfig(plugin, env);
     return undefined;
   } catch (error) {
     if (error instanceof ConfigError) return error.message;

@@ -208,9 +208,20 @@ describe('the entrypoint script', () => {
     expect(run.stderr).toContain('dist/apps/frontier/src/main.js is missing');
   });
 
-  it('lists in its usage exactly the services under apps/', () => {
-    const usage = /services: (.*)/.exec(readFileSync(ENTRYPOINT, 'utf8'))![1].trim().split(/\s+/);
-    expect(usage.sort()).toEqual([...SERVICES].sort());
+  it('lists in its usage exactly the services under apps/ (plugins by their rule, plugin-<name>)', () => {
+    const script = readFileSync(ENTRYPOINT, 'utf8');
+    const usage = /services: (.*)/.exec(script)![1].trim().split(/\s+/);
+    expect(usage.sort()).toEqual(SERVICES.filter((s) => !s.startsWith('plugin-')).sort());
+    expect(script).toMatch(/plugins: +plugin-<name>/);
+  });
+
+  it('starts any plugin that was built by its app name, and refuses one that was not (exit 64)', () => {
+    const dir = tempDir('entrypoint-');
+    for (const app of SERVICES.filter((s) => s.startsWith('plugin-'))) expect(runEntrypoint(dir, [app]).node).toEqual([mainOf(app)]);
+    for (const name of ['plugin-nope', 'plugin-', 'plugin-../crawl']) {
+      const run = runEntrypoint(dir, [name]);
+      expect({ name, status: run.status, node: run.node }).toEqual({ name, status: 64, node: undefined });
+    }
   });
 });
 

@@ -1,12 +1,14 @@
+import type { ExpectedCrawl } from '../web/expected-crawl';
 import type { TestWeb } from '../web/test-web';
 
 /**
  * What every complete crawl of the test web must show, whatever the shape that ran it, judged from the
- * requests the test web itself recorded.
+ * requests the test web itself recorded. `expected` is what the crawler should fetch (default: the plain
+ * crawl, `web.expected`; with plugins, e.g. `web.expectedWithPlugins(['png'])`).
  */
-export function expectPoliteCompleteCrawl(web: TestWeb, options: { delayMs: number }) {
+export function expectPoliteCompleteCrawl(web: TestWeb, options: { delayMs: number; expected?: ExpectedCrawl }) {
   const counts = web.requestCountByUrl();
-  const { reachable, disallowed, crawlDelay } = web.expected;
+  const { reachable, disallowed, crawlDelay } = options.expected ?? web.expected;
 
   // Every reachable allowed page fetched exactly once.
   const notOnce = [...reachable].filter((url) => counts.get(url) !== 1).map((url) => `${url} ×${counts.get(url) ?? 0}`);

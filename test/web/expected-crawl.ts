@@ -33,8 +33,22 @@ export function normaliseUrl(href: string, base?: string | URL): string {
   return url.href;
 }
 
-/** `sitemaps: false` is the crawl of a crawler that reads no sitemaps (SITEMAP_MODE=off). */
-export function expectedCrawl(graph: SiteGraph, seeds: string[], options: { sitemaps?: boolean } = {}): ExpectedCrawl {
+/** The URL extensions each plugin of the crawler claims (what it makes a crawler follow from `<img src>`). */
+const PLUGIN_EXTENSIONS: Record<string, string[]> = { png: ['png'] };
+
+export interface ExpectedCrawlOptions {
+  /** `false`: the crawl of a crawler that reads no sitemaps (SITEMAP_MODE=off). */
+  sitemaps?: boolean;
+  /**
+   * The crawler's enabled plugins (PLUGINS): images whose extension one of them claims are followed from
+   * `<img src>` too. None by default: images are never fetched.
+   */
+  plugins?: string[];
+}
+
+export function expectedCrawl(graph: SiteGraph, seeds: string[], options: ExpectedCrawlOptions = {}): ExpectedCrawl {
+  const claimed = new Set((options.plugins ?? []).flatMap((p) => PLUGIN_EXTENSIONS[p] ?? []));
+  const followsImage = (url: string) => claimed.has(new URL(url).pathname.split('.').pop()!.toLowerCase());
   const reachable = new Set<string>();
   const disallowed = new Set<string>();
   const sitemaps = new Set<string>();
@@ -71,6 +85,8 @@ export function expectedCrawl(graph: SiteGraph, seeds: string[], options: { site
     } else if (resource?.kind === 'page' && resource.status === 200) {
       const base = resource.base === undefined ? url : new URL(resource.base, url);
       found = resource.hrefs.map((h) => normaliseUrl(h, base));
+      // Images come after the links, as a parser collects them.
+      if (claimed.size) found.push(...(resource.images ?? []).map((h) => normaliseUrl(h, base)).filter(followsImage));
     } else if (resource?.kind === 'sitemap') {
       found = resource.entries.map((h) => normaliseUrl(h));
       if (resource.index) for (const entry of found) sitemaps.add(entry);

@@ -9,7 +9,8 @@
 import { gzipSync } from 'node:zlib';
 import * as iconv from 'iconv-lite';
 import { Prng } from './prng';
-import { RUSSIAN_TEXT, capitalise, renderError, renderPage, words } from './html';
+import { RUSSIAN_TEXT, capitalise, escapeHtml, renderError, renderPage, words } from './html';
+import { encodePng, PngSpec, withBadIhdrCrc } from './png';
 
 export interface SiteGraphOptions {
   /** Number of virtual hosts. */
@@ -50,6 +51,18 @@ export interface PageResource {
   base?: string;
   /** Every `<a href>` as written in the page (relative ones resolve against `base` or the page URL). */
   hrefs: string[];
+  /** Every `<img src>` as written in the page (a few pages show images: see HostRoles.images). */
+  images?: string[];
+}
+
+/** An image: PNGs (valid ones, a byte-identical copy, corrupt ones) that pages show with `<img>`. */
+export interface ImageResource {
+  kind: 'image';
+  status: 200;
+  contentType: string;
+  body: Buffer;
+  /** What the PNG holds, or why it is corrupt (the reason a PNG check must give). */
+  png: PngSpec | { corrupt: 'bad-ihdr-crc' | 'truncated' };
 }
 
 export interface RedirectResource {
@@ -70,7 +83,7 @@ export interface SitemapResource {
   index: boolean;
 }
 
-export type Resource = PageResource | RedirectResource | SitemapResource;
+export type Resource = PageResource | RedirectResource | SitemapResource | ImageResource;
 
 /** What the server sends for one request. */
 export interface Reply {
@@ -106,6 +119,11 @@ export interface HostRoles {
    * Both list orphan pages (`/orphan/N`) that no page links to, and a page robots.txt disallows.
    */
   sitemaps: { probed: string; announced: string };
+  /**
+   * Pages showing images with `<img>` (a plain crawl never fetches them; with a plugin claiming `.png`,
+   * the PNGs are fetched): the seed host's `/` and `/p/1`, and the home page of `other`. See IMAGE_PAGES.
+   */
+  images: { host: string; other: string };
 }
 
 interface Target {
@@ -144,6 +162,8 @@ export class SiteGraph {
     for (let i = 0; i < hosts; i++) this.buildSite(i);
     // Last, so that the rest of the web is what it was before sitemaps were added (same random draws).
     for (const host of new Set([this.roles.sitemaps.probed, this.roles.sitemaps.announced])) this.buildSitemaps(host, this.sites.get(host)!.resources);
+    // After that, images: no random draw, only <img> tags added to three pages and the images they show.
+    this.buildImages();
   }
 
   origin(host: string): string {
@@ -202,7 +222,7 @@ export class SiteGraph {
     }
     const resource = this.resource(host, path);
     if (!resource) return htmlReply(404, renderError(404, 'Not Found', this.url(host, path)));
-    if (resource.kind === 'page' || resource.kind === 'sitemap') {
+    if (resource.kind === 'page' || resource.kind === 'sitemap' || resource.kind === 'image') {
       return { status: resource.status, contentType: resource.contentType, body: resource.body };
     }
     const target = new URL(resource.location, this.url(host, path)).href;
@@ -245,6 +265,7 @@ export class SiteGraph {
       crossRedirect: { from, to },
       baseHref,
       sitemaps: { probed: name(0), announced: charset },
+      images: { host: name(0), other: charset },
     };
   }
 
@@ -312,6 +333,41 @@ export class SiteGraph {
     const pages = urlset([url('/orphan/1'), url('/orphan/2'), url(pagePath(1)), url('/private/sitemapped')]);
     resources.set('/sitemaps/pages.xml.gz', { ...pages, contentType: 'application/gzip', body: gzipSync(pages.body) });
     resources.set('/sitemaps/more.xml', { ...urlset([url('/orphan/3')]), contentType: 'text/xml; charset=utf-8' });
+  }
+
+  /**
+   * The images and the pages showing them. The seed host's `/` shows two PNGs, a JPEG (not served: no PNG
+   * plugin claims it, so nothing ever asks for it) and a PNG under `/private/` (disallowed by robots.txt);
+   * its `/p/1` shows one of those PNGs again, a byte-identical copy of it at another URL, a 1-bit and a
+   * 16-bit grayscale PNG, one whose IHDR CRC is wrong and one cut short. The home page of `other` shows an
+   * indexed PNG of its own and, by absolute URL, one of the seed host's.
+   */
+  private buildImages(): void {
+    const { host, other } = this.roles.images;
+    const at = (h: string) => this.sites.get(h)!.resources;
+    const png = (h: string, path: string, spec: PngSpec) => at(h).set(path, { kind: 'image', status: 200, contentType: 'image/png', body: encodePng(spec), png: spec });
+    png(host, '/images/logo.png', { width: 16, height: 16, bitDepth: 8, colorType: 6 });
+    png(host, '/images/photo.png', { width: 120, height: 80, bitDepth: 8, colorType: 2, shade: 1 });
+    png(host, '/images/icon.png', { width: 1, height: 1, bitDepth: 1, colorType: 0 });
+    png(host, '/images/deep.png', { width: 7, height: 5, bitDepth: 16, colorType: 0, shade: 2 });
+    png(host, '/private/hidden.png', { width: 3, height: 3, bitDepth: 8, colorType: 2 });
+    png(other, '/img/banner.png', { width: 200, height: 40, bitDepth: 4, colorType: 3, shade: 3 });
+    const logo = at(host).get('/images/logo.png') as ImageResource;
+    at(host).set('/images/logo-copy.png', { ...logo });
+    const broken = encodePng({ width: 10, height: 10, bitDepth: 8, colorType: 2, shade: 4 });
+    at(host).set('/images/broken.png', { kind: 'image', status: 200, contentType: 'image/png', body: withBadIhdrCrc(broken), png: { corrupt: 'bad-ihdr-crc' } });
+    const whole = encodePng({ width: 30, height: 30, bitDepth: 8, colorType: 6, shade: 5 });
+    at(host).set('/images/truncated.png', { kind: 'image', status: 200, contentType: 'image/png', body: whole.subarray(0, whole.length - 30), png: { corrupt: 'truncated' } });
+
+    const show = (h: string, path: string, srcs: string[]) => {
+      const page = at(h).get(path) as PageResource;
+      const tags = srcs.map((src) => `<img src="${escapeHtml(src)}" alt="">`).join('\n');
+      const body = Buffer.from(page.body.toString().replace('</body>', `<p>\n${tags}\n</p>\n</body>`));
+      at(h).set(path, { ...page, body, images: srcs });
+    };
+    show(host, '/', ['/images/logo.png', 'images/photo.png', '/images/photo.jpg', '/private/hidden.png']);
+    show(host, pagePath(1), ['/images/logo.png', '../images/logo-copy.png', '/images/icon.png', '/images/deep.png', '/images/broken.png', '/images/truncated.png']);
+    show(other, '/', ['/img/banner.png', this.url(host, '/images/icon.png')]);
   }
 
   /** Where page k of host i links to (before choosing how each href is written). */

@@ -319,6 +319,39 @@ describe('TestWeb', () => {
   });
 });
 
+describe('TestWeb images', () => {
+  let web: TestWeb;
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 20, seed: 7 });
+  });
+  afterAll(() => web.close());
+
+  it('shows PNGs with <img> on three pages, and serves them as image/png', async () => {
+    const images = web.images();
+    expect(images.map((i) => new URL(i.url).pathname).sort()).toEqual(
+      ['/images/logo.png', '/images/photo.png', '/private/hidden.png', '/images/logo-copy.png', '/images/icon.png', '/images/deep.png', '/images/broken.png', '/images/truncated.png', '/img/banner.png'].sort(),
+    );
+    const home = (await get(web, web.roles.images.host, '/')).body.toString();
+    expect(home).toContain('<img src="/images/logo.png" alt="">');
+    for (const image of images) {
+      const res = await fetchVia(web, image.url);
+      expect([res.status, res.headers['content-type'], res.body.equals(image.body)]).toEqual([200, 'image/png', true]);
+    }
+    const [logo, copy] = ['/images/logo.png', '/images/logo-copy.png'].map((p) => images.find((i) => i.url.endsWith(p))!);
+    expect(logo.body.equals(copy.body)).toBe(true);
+  });
+
+  it('leaves images out of what a plain crawl fetches; a crawler with the PNG plugin fetches the allowed PNGs too', () => {
+    const plain = web.expected.reachable;
+    expect([...plain].filter((u) => /\.(png|jpe?g)$/.test(u))).toEqual([]);
+    const withPng = web.expectedWithPlugins(['png']);
+    const extra = [...withPng.reachable].filter((u) => !plain.has(u));
+    expect(extra.sort()).toEqual(web.images().map((i) => i.url).filter((u) => !u.includes('/private/')).sort());
+    expect([...withPng.disallowed].filter((u) => !web.expected.disallowed.has(u))).toEqual([web.images().find((i) => i.url.includes('/private/'))!.url]);
+    expect(withPng.duplicates.length).toBe(web.expected.duplicates.length + 1);
+  });
+});
+
 describe('TestWeb defaults and determinism', () => {
   it('builds the default web of 200 hosts with every role present', async () => {
     const web = await TestWeb.start();

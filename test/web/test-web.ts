@@ -30,8 +30,8 @@ import {
   entityTag,
   fixedLastModified,
 } from './dedicated-hosts';
-import { ExpectedCrawl, expectedCrawl } from './expected-crawl';
-import { HostRoles, SiteGraph } from './site-graph';
+import { ExpectedCrawl, expectedCrawl, normaliseUrl } from './expected-crawl';
+import { HostRoles, ImageResource, PageResource, SiteGraph } from './site-graph';
 
 export type { RateLimitedHostOptions, SlowHostOptions } from './dedicated-hosts';
 export { DEFAULT_ADDRESS, EXPIRES_AFTER_MS, SHARED_ADDRESS } from './dedicated-hosts';
@@ -153,6 +153,35 @@ export class TestWeb {
   /** The graph crawl from `seeds()` of a crawler that reads no sitemaps (`--sitemaps off`). */
   expectedWithoutSitemaps(): ExpectedCrawl {
     return expectedCrawl(this.graph, this.seeds(), { sitemaps: false });
+  }
+
+  /** The graph crawl from `seeds()` of a crawler with these plugins enabled (`--plugins png`: PNG images fetched too). */
+  expectedWithPlugins(plugins: string[]): ExpectedCrawl {
+    return expectedCrawl(this.graph, this.seeds(), { plugins });
+  }
+
+  /**
+   * The images of the test web (roles.images): each one's absolute URL, what it holds or why it is corrupt,
+   * and the pages showing it (resolved absolute URLs).
+   */
+  images(): { url: string; png: ImageResource['png']; body: Buffer; shownOn: string[] }[] {
+    const shownOn = new Map<string, string[]>();
+    const { host, other } = this.roles.images;
+    for (const pageHost of [host, other]) {
+      for (const path of ['/', '/p/1']) {
+        const page = this.graph.resource(pageHost, path) as PageResource | undefined;
+        const pageUrl = this.graph.url(pageHost, path);
+        for (const src of page?.images ?? []) {
+          const url = normaliseUrl(src, pageUrl);
+          shownOn.set(url, [...(shownOn.get(url) ?? []), pageUrl]);
+        }
+      }
+    }
+    return [...shownOn].flatMap(([url, pages]) => {
+      const { hostname, pathname } = new URL(url);
+      const resource = this.graph.resource(hostname, pathname);
+      return resource?.kind === 'image' ? [{ url, png: resource.png, body: resource.body, shownOn: pages }] : [];
+    });
   }
 
   static async start(options: TestWebOptions = {}): Promise<TestWeb> {

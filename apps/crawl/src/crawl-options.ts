@@ -19,6 +19,8 @@ export interface CrawlOptions {
   recrawl?: boolean;
   sitemaps?: string;
   warc?: boolean;
+  /** Plugins to enable, e.g. ['png'] (PLUGINS). */
+  plugins?: string[];
 }
 
 const nonNegative = (name: string) => (value: string) => {
@@ -47,6 +49,9 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .option('--sitemaps <mode>', "where to find sitemaps: 'robots' (robots.txt Sitemap: lines), 'robots+probe' (or else /sitemap.xml, default) or 'off'")
     .option('--warc', 'also write WARC 1.1 files with a CDX index next to the pages')
     .option('--recrawl', 'keep recrawling fetched pages, more often the more they change (stop with --max-pages or Ctrl-C)')
+    .option('--plugins <names>', "plugins to enable, comma-separated (e.g. 'png': also fetch and store PNG images)", (v: string) =>
+      v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+    )
     .action(async (seeds: string[], options: Omit<CrawlOptions, 'seeds'>) => run({ ...options, seeds }));
 }
 
@@ -67,5 +72,6 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     'frontier.recrawl': options.recrawl,
     'sitemaps.mode': options.sitemaps,
     'storage.warc': options.warc,
+    'plugins.enabled': options.plugins,
   };
 }

@@ -11,6 +11,7 @@ import { DnsResolverModule } from '@crawler/dns-resolver';
 import { DownloaderModule } from '@crawler/downloader';
 import { FrontierModule } from '@crawler/frontier';
 import { createLogger, NestPinoLogger } from '@crawler/logging';
+import { loadPlugins } from '@crawler/plugin-sdk';
 import { CompletionProbe, CrawlStats, RuntimeModule } from '@crawler/runtime';
 import { UrlExtractorModule } from '@crawler/url-extractor';
 import { UrlFilterModule } from '@crawler/url-filter';
@@ -34,8 +35,11 @@ const SERVICE_MODULES = [
 export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   const started = performance.now();
   let config;
+  let plugins;
   try {
     config = loadConfig(process.env, { ...configOverrides(options), fetchLogFile: join(options.out, 'fetch-log.jsonl') });
+    // The plugins PLUGINS (--plugins) names, found by name (libs/plugin-<name>), their settings validated.
+    plugins = loadPlugins(config.plugins.enabled);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`crawl: ${error.message}\n`);
@@ -50,7 +54,7 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   mkdirSync(options.out, { recursive: true });
   const logFile = join(options.out, 'crawl.log');
 
-  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logFile }), ...SERVICE_MODULES] })
+  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logFile }), ...SERVICE_MODULES, ...plugins] })
   class EmbeddedCrawlModule {}
 
   const logger = createLogger({ level: config.logLevel, service: 'crawl', file: logFile });

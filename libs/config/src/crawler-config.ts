@@ -216,6 +216,16 @@ export const CrawlerConfigSchema = z.object({
     /** …or this long after its first record, so a slow crawl's records still land. @defaultValue 60000 */
     warcRotateMs: int(100).default(60_000),
   }),
+  plugins: z.object({
+    /** Plugins enabled, comma-separated names (`png`): each is `libs/plugin-<name>`, run in the embedded crawl or as the service `plugin-<name>`. Empty = none: the crawl is exactly the core's. @defaultValue [] */
+    enabled: z
+      .array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'is not a plugin name (lower-case letters, digits, -)'))
+      .max(32)
+      .refine((names) => new Set(names).size === names.length, 'names a plugin twice')
+      .default([]),
+    /** How long a service waits for an enabled plugin to register its manifest before failing the job that needs it (it is retried). @defaultValue 60000 */
+    waitMs: int(0).default(60_000),
+  }),
   sitemaps: z.object({
     /** Where sitemaps are found: robots.txt `Sitemap:` lines, those or else /sitemap.xml, or nowhere. @defaultValue 'robots+probe' */
     mode: z.enum(['off', 'robots', 'robots+probe']).default('robots+probe'),
@@ -311,9 +321,11 @@ export const ENV_NAMES: Record<string, string> = {
   SITEMAP_MODE: 'sitemaps.mode',
   SITEMAP_MAX_BYTES: 'sitemaps.maxBytes',
   SITEMAP_MAX_URLS: 'sitemaps.maxUrls',
+  PLUGINS: 'plugins.enabled',
+  PLUGINS_WAIT_MS: 'plugins.waitMs',
 };
 
-const LIST_SETTINGS = new Set(['filter.blockedExtensions', 'filter.allowedDomains', 'filter.stripParams']);
+const LIST_SETTINGS = new Set(['filter.blockedExtensions', 'filter.allowedDomains', 'filter.stripParams', 'plugins.enabled']);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -374,6 +386,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     contentSeen: {},
     storage: {},
     sitemaps: {},
+    plugins: {},
     breaker: {},
   };
   const problems: string[] = [];

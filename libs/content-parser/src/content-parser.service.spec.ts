@@ -31,6 +31,15 @@ function parsed(body: Buffer | string, headers?: Record<string, string>, overrid
 }
 
 describe('ContentParserService', () => {
+  it('collects <img> links only while a plugin is enabled', () => {
+    const html = '<html><body><img src="/logo.png"><a href="/next">next</a></body></html>';
+    expect(parsed(html).links).toEqual([{ href: '/next', tag: 'a' }]);
+    expect(parsed(html, undefined, { 'plugins.enabled': ['png'] }).links).toEqual([
+      { href: '/next', tag: 'a' },
+      { href: '/logo.png', tag: 'img' },
+    ]);
+  });
+
   it('rejects an empty body', () => {
     expect(parser().parse(fetched(), Buffer.alloc(0))).toEqual({ ok: false, reason: 'empty' });
   });

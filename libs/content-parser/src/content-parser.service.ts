@@ -14,16 +14,19 @@ export type ParseResult = { ok: true; page: ParsedPage } | { ok: false; reason: 
 @Injectable()
 export class ContentParserService {
   private readonly botName: string;
+  /** `<img src>` links are collected only while a plugin is enabled (the extractor follows those a plugin claims). */
+  private readonly images: boolean;
 
   constructor(@Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig) {
     this.botName = productToken(config.downloader.userAgent);
+    this.images = (config.plugins?.enabled.length ?? 0) > 0;
   }
 
   parse(fetched: FetchedPage, body: Buffer): ParseResult {
     if (body.length === 0) return { ok: false, reason: 'empty' };
     if (looksBinary(body)) return { ok: false, reason: 'binary' };
     const decoded = decodeHtml(body, fetched.headers['content-type']);
-    const html = parseHtmlPage(decoded.text, { maxLinks: this.config.parser.maxLinks });
+    const html = parseHtmlPage(decoded.text, { maxLinks: this.config.parser.maxLinks, images: this.images });
     const header = parseXRobotsTag(fetched.headers['x-robots-tag'], this.botName);
     return {
       ok: true,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseQueue, QueueName } from './queues';
+import { baseQueue, PLUGIN_NAME, pluginQueue, QueueName } from './queues';
 
 /** Bumped on any incompatible payload change; consumers reject other versions to the dead-letter queue. */
 export const SCHEMA_VERSION = 1;
@@ -28,6 +28,11 @@ export const CrawlUrl = z.object({
   priority: z.number().min(0).max(1).optional(),
   /** Times this URL was answered 429/503 and put back. */
   attempts: z.number().int().min(0).optional(),
+  /**
+   * The page this URL was found on, kept only where a plugin wants it (a URL a plugin claims, e.g. an image
+   * and the page showing it); absent for ordinary links.
+   */
+  referrer: url.optional(),
   /** What the last fetch of this URL left (for a recrawl): validators, body hash, recrawl interval. */
   revisit: z
     .object({
@@ -128,8 +133,11 @@ export type FetchedPage = z.infer<typeof FetchedPage>;
 
 export const RawLink = z.object({
   href: z.string().max(8192),
-  /** The element it came from; from a sitemap: 'url' (a page of a urlset) or 'sitemap' (a child of an index). */
-  tag: z.enum(['a', 'area', 'link', 'iframe', 'frame', 'url', 'sitemap']),
+  /**
+   * The element it came from; from a sitemap: 'url' (a page of a urlset) or 'sitemap' (a child of an index).
+   * 'img' links are collected only while a plugin is enabled, and followed only when a plugin claims them.
+   */
+  tag: z.enum(['a', 'area', 'link', 'iframe', 'frame', 'img', 'url', 'sitemap']),
   rel: z.string().optional(),
   /** A sitemap's `<priority>` (0…1). */
   priority: z.number().min(0).max(1).optional(),
@@ -166,6 +174,86 @@ export const PageLinks = z.object({
 });
 export type PageLinks = z.infer<typeof PageLinks>;
 
+const pluginName = z.string().regex(PLUGIN_NAME);
+/** `type/subtype` or `type/*`, lower-case, no parameters. */
+const mediaRange = z.string().regex(/^[a-z0-9][a-z0-9!#$&^_.+-]*\/([a-z0-9][a-z0-9!#$&^_.+-]*|\*)$/);
+
+/**
+ * What a plugin declares: the responses and URLs it claims, whether it wants new parsed pages, and the
+ * queue it consumes. Each plugin service registers its manifest at boot (PluginRegistry, libs/runtime);
+ * core services read the manifests of the plugins named in `PLUGINS`, never a plugin's code.
+ */
+export const PluginManifest = z
+  .object({
+    v: version,
+    name: pluginName,
+    claims: z.object({
+      /** Media types sent to the plugin instead of being dropped (`image/png`, `image/*`). HTML always goes to the parser. */
+      contentTypes: z.array(mediaRange).max(64).default([]),
+      /** URL extensions (`png`) the URL filter no longer blocks and the extractor follows from `<img>` and `<link>`. */
+      extensions: z.array(z.string().regex(/^[a-z0-9]{1,16}$/)).max(64).default([]),
+      /** Path globs (`/avatars/*`, `/feeds/**`; `*` = within a segment, `**` = across segments) claimed like extensions. */
+      urlPatterns: z.array(z.string().regex(/^\/[^\s]{0,255}$/)).max(64).default([]),
+      /** Body bytes read for a claimed response (default: DOWNLOADER_MAX_BODY_BYTES); longer is cut and marked truncated. */
+      maxBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
+    }),
+    /** Send the plugin every new (not duplicate) parsed page, as a PluginPage. */
+    pageHook: z.boolean().default(false),
+    /** The queue it consumes: always `plugin.<name>`. */
+    queue: z.string(),
+  })
+  .refine((m) => m.queue === pluginQueue(m.name), { message: 'queue must be plugin.<name>', path: ['queue'] });
+export type PluginManifest = z.infer<typeof PluginManifest>;
+
+/** A response of a type the plugin claims, staged by the downloader (claim check), with the page that linked it. */
+export const PluginFetched = FetchedPage.extend({
+  hook: z.literal('fetched'),
+  /** The page the URL was found on, when known (CrawlUrl.referrer). */
+  source: url.optional(),
+});
+export type PluginFetched = z.infer<typeof PluginFetched>;
+
+/**
+ * A new (not duplicate) parsed page, for a plugin with a page hook. Compact: the page itself is stored under
+ * `contentKey` (gzip, in `charset`); the plugin SDK's `pageText` reads its text from there.
+ */
+export const PluginPage = z.object({
+  v: version,
+  hook: z.literal('page'),
+  url,
+  depth: z.number().int().min(0),
+  status: z.number().int(),
+  fetchedAt: z.string(),
+  contentType: z.string(),
+  charset: z.string(),
+  title: z.string().optional(),
+  lang: z.string().optional(),
+  noindex: z.boolean(),
+  contentHash: z.string().regex(/^[0-9a-f]{64}$/),
+  simhash: z.string().regex(/^[0-9a-f]{16}$/),
+  /** Content-store key of the stored page (gzip). */
+  contentKey: z.string(),
+});
+export type PluginPage = z.infer<typeof PluginPage>;
+
+/** What a plugin's queue carries. */
+export const PluginJob = z.discriminatedUnion('hook', [PluginFetched, PluginPage]);
+export type PluginJob = z.infer<typeof PluginJob>;
+
+/** Something a plugin found (an alert, a finding), for whoever consumes `plugin-events.<name>`. */
+export const PluginEvent = z.object({
+  v: version,
+  plugin: pluginName,
+  /** What kind of event, in the plugin's own words (`alert`, `stored`…). */
+  type: z.string().regex(/^[a-z][a-z0-9.-]{0,63}$/),
+  at: z.string(),
+  /** The URL it is about, if any. */
+  url: url.optional(),
+  /** The plugin's own fields (kept small: a claim check, not a body). */
+  data: z.record(z.string(), z.unknown()),
+});
+export type PluginEvent = z.infer<typeof PluginEvent>;
+
 export const DeadLetter = z.object({
   v: version,
   queue: z.string(),
@@ -187,6 +275,8 @@ export const QUEUE_SCHEMAS = {
   [QueueName.FilterUrls]: UrlBatch,
   [QueueName.SeenUrls]: UrlBatch,
   [QueueName.DeadLetter]: DeadLetter,
+  [QueueName.Plugin]: PluginJob,
+  [QueueName.PluginEvents]: PluginEvent,
 } as const;
 
 /** The payload type of a queue: `JobOf<QueueName.Fetch>` is a FetchRequest. */

@@ -27,6 +27,16 @@ export enum QueueName {
   SeenUrls = 'seen-urls',
   /** Messages that failed validation, with the reason. */
   DeadLetter = 'dead-letter',
+  /**
+   * Work for one plugin (`plugin.<name>`, see `pluginQueue`): responses of the types it claims, and new
+   * parsed pages for the plugins with a page hook.
+   */
+  Plugin = 'plugin',
+  /**
+   * What a plugin emits (`plugin-events.<name>`, see `pluginEventsQueue`): alerts, findings… for whoever
+   * consumes them. Output, not crawl work: not counted as pending.
+   */
+  PluginEvents = 'plugin-events',
 }
 
 /**
@@ -37,6 +47,21 @@ export function fetchQueue(shard: string): QueueName.Fetch {
   return `${QueueName.Fetch}.${shard}` as QueueName.Fetch;
 }
 
+/** A plugin's name: lower-case letters, digits and '-', as in `PLUGINS=png,monitor` and `apps/plugin-<name>`. */
+export const PLUGIN_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+/** The work queue of one plugin: the downloader and content-seen send it what its manifest claims. */
+export function pluginQueue(name: string): QueueName.Plugin {
+  if (!PLUGIN_NAME.test(name)) throw new Error(`invalid plugin name ${JSON.stringify(name)}`);
+  return `${QueueName.Plugin}.${name}` as QueueName.Plugin;
+}
+
+/** The queue a plugin emits its events to. */
+export function pluginEventsQueue(name: string): QueueName.PluginEvents {
+  if (!PLUGIN_NAME.test(name)) throw new Error(`invalid plugin name ${JSON.stringify(name)}`);
+  return `${QueueName.PluginEvents}.${name}` as QueueName.PluginEvents;
+}
+
 /** The queue a (possibly sharded) queue name belongs to, for its payload schema. */
 export function baseQueue<Q extends QueueName>(name: Q): Q {
   const dot = name.indexOf('.');
@@ -45,5 +70,5 @@ export function baseQueue<Q extends QueueName>(name: Q): Q {
 
 /** The queues that carry crawl work: when all are empty and idle, the crawl is complete. */
 export const PIPELINE_QUEUES: readonly QueueName[] = Object.values(QueueName).filter(
-  (q) => q !== QueueName.DeadLetter,
+  (q) => q !== QueueName.DeadLetter && q !== QueueName.PluginEvents,
 );

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
-import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { FsContentStore } from '@crawler/content-store';
 import { FetchLog, FetchLogEntry } from '@crawler/logging';
-import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { DownloaderService, parseRetryAfter } from './downloader.service';
 import { RobotsService } from './robots.service';
@@ -35,6 +35,8 @@ function site(robots: Route) {
     '/sitemap.xml.gz': (req, res) => res.writeHead(200, { 'content-type': 'application/x-gzip' }).end(Buffer.from([0x1f, 0x8b, 8, 0])),
     '/sitemap-as-html': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE),
     '/image.png': (req, res) => res.writeHead(200, { 'content-type': 'image/png', 'content-length': '8' }).end(Buffer.alloc(8)),
+    '/huge.png': (req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(5000, 7)),
+    '/photo.jpg': (req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.alloc(8)),
     '/missing': (req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>not here</h1>'),
     '/big': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${'x'.repeat(5000)}</body></html>`),
     '/boom': (req) => req.socket.destroy(),
@@ -49,7 +51,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(options: { robots?: Route; overrides?: Record<string, unknown> } = {}) {
+async function setup(options: { robots?: Route; overrides?: Record<string, unknown>; plugins?: PluginManifest[] } = {}) {
   const routes = site(options.robots ?? robotsOk);
   const requested: string[] = [];
   const server = http.createServer((req, res) => {
@@ -75,7 +77,12 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
   const config = loadConfig({}, { 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)', 'sitemaps.mode': 'off', ...options.overrides });
   const fetchLog = new FetchLog(pino({ enabled: false }), logFile);
   const robots = new RobotsService(state, config, fetchLog);
-  const service = new DownloaderService(config, content, robots, pipeline, stats, fetchLog);
+  let registry: PluginRegistry | undefined;
+  if (options.plugins) {
+    registry = new PluginRegistry(state, loadConfig({}, { ...config, 'plugins.enabled': options.plugins.map((p) => p.name) }), pino({ enabled: false }));
+    for (const manifest of options.plugins) await registry.register(manifest);
+  }
+  const service = new DownloaderService(config, content, robots, pipeline, stats, fetchLog, undefined, registry);
   cleanups.push(() => service.onApplicationShutdown());
   cleanups.push(() => fetchLog.close());
 
@@ -246,6 +253,54 @@ describe('DownloaderService', () => {
     const staged: string[] = [];
     for await (const key of content.list('staging/')) staged.push(key);
     expect(staged).toEqual([]);
+  });
+
+  describe('routing by content type to plugins', () => {
+    const png = (maxBytes?: number): PluginManifest => ({
+      v: SCHEMA_VERSION,
+      name: 'png',
+      claims: { contentTypes: ['image/png'], extensions: ['png'], urlPatterns: [], ...(maxBytes ? { maxBytes } : {}) },
+      pageHook: false,
+      queue: pluginQueue('png'),
+    });
+
+    it('stages a body of a claimed type and sends it to the plugin queue, with the page that linked it', async () => {
+      const { service, request, sent, content, stats } = await setup({ plugins: [png()] });
+      await service.download(request('/'));
+      const outcome = await service.download(request('/image.png', { referrer: `http://made-up.test/gallery` }));
+      expect(outcome).toMatchObject({ kind: 'fetched', status: 200 });
+      expect(sent.map((s) => s.queue)).toEqual([pluginQueue('png')]);
+      const job = sent[0].payload;
+      expect(job).toMatchObject({ hook: 'fetched', url: expect.stringMatching(/\/image\.png$/), contentType: 'image/png', length: 8, truncated: false, source: 'http://made-up.test/gallery' });
+      expect((await content.get(job.bodyKey))!.body).toEqual(Buffer.alloc(8));
+      expect((await stats.totals())['plugin.routed.png']).toBe(1);
+    });
+
+    it('keeps the referrer of a URL put back after the robots.txt turn', async () => {
+      const { service, request } = await setup({ plugins: [png()] });
+      const outcome = await service.download(request('/image.png', { referrer: 'http://made-up.test/gallery' }));
+      expect(outcome).toMatchObject({ kind: 'robots-fetched', retry: { referrer: 'http://made-up.test/gallery' } });
+    });
+
+    it("reads a claimed body under the plugin's own size limit, and still drops unclaimed types unread", async () => {
+      const { service, request, sent, content } = await setup({ plugins: [png(1024)], overrides: { 'downloader.maxBodyBytes': 4096 } });
+      await service.download(request('/'));
+      await service.download(request('/huge.png'));
+      expect(sent[0].payload).toMatchObject({ length: 1024, truncated: true });
+      await service.download(request('/photo.jpg'));
+      expect(sent).toHaveLength(1);
+      const staged: string[] = [];
+      for await (const key of content.list('staging/')) staged.push(key);
+      expect(staged).toEqual([sent[0].payload.bodyKey]);
+    });
+
+    it('keeps HTML for the parser even when a plugin claims text/html', async () => {
+      const html: PluginManifest = { ...png(), name: 'html-grabber', queue: pluginQueue('html-grabber'), claims: { contentTypes: ['text/*'], extensions: [], urlPatterns: [] } };
+      const { service, request, sent } = await setup({ plugins: [html] });
+      await service.download(request('/'));
+      await service.download(request('/page'));
+      expect(sent.map((s) => s.queue)).toEqual([QueueName.Parse]);
+    });
   });
 
   it('does not hand an error page to the parser', async () => {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { CrawlUrl, FetchOutcome, FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { CrawlUrl, FetchedPage, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
-import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { CrawlStats, Pipeline, PluginClaims, PluginRegistry } from '@crawler/runtime';
 import { DownloaderMetrics } from './downloader.metrics';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { RobotsService } from './robots.service';
@@ -18,6 +18,10 @@ const SITEMAP_TYPES = /^\s*($|;|(text|application)\/([\w.+-]*\+)?xml|text\/plain
  * One turn of one host: robots.txt first if the site's policy is not cached (that request is the whole
  * turn, and the page goes back to the frontier), otherwise the page itself. HTML bodies are staged in the
  * content store and handed to the parser by key; redirect targets go back through the URL filter.
+ *
+ * Content-type routing, on the headers, before the body is read: HTML goes to the parser; a type an enabled
+ * plugin claims (plugin registry) is read under the plugin's size limit, staged the same way and sent to
+ * the plugin's queue `plugin.<name>`; anything else is dropped unread.
  */
 @Injectable()
 export class DownloaderService implements OnApplicationShutdown {
@@ -34,6 +38,8 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly fetchLog: FetchLog,
     /** Specs that build the service by hand get metrics on a registry of their own. */
     private readonly metrics: DownloaderMetrics = DownloaderMetrics.unregistered(),
+    /** …and no plugins, unless they pass a registry. */
+    private readonly plugins: PluginRegistry = PluginRegistry.none(),
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
   }
@@ -42,6 +48,9 @@ export class DownloaderService implements OnApplicationShutdown {
     const base = this.base(request);
     const address = request.ip;
     if (!address) return { ...base, kind: 'error', requested: false, error: 'no vetted address', durationMs: 0 };
+    // What the enabled plugins claim (at once from cache; at boot it may wait for a plugin to register,
+    // which is why it comes before the lease check).
+    const plugins = await this.plugins.claims();
     // A request that waited in the queue so long that its lease could run out mid-fetch is not started:
     // the frontier might meanwhile hand the host to another fetch (two requests to one host at once).
     if (request.leaseExpiresAt !== undefined && Date.now() + this.config.downloader.totalTimeoutMs > request.leaseExpiresAt) {
@@ -97,7 +106,7 @@ export class DownloaderService implements OnApplicationShutdown {
     }
     this.metrics.robotsDecision('allowed');
     await this.ipTurn(address);
-    return { ...(await this.fetchPage(request, address)), crawlDelayMs };
+    return { ...(await this.fetchPage(request, address, plugins)), crawlDelayMs };
   }
 
   /**
@@ -139,19 +148,21 @@ export class DownloaderService implements OnApplicationShutdown {
     return { v: SCHEMA_VERSION, leaseId: request.leaseId, fetchId: request.fetchId, url: request.url, host: request.host, ip: request.ip } as const;
   }
 
-  private async fetchPage(request: FetchRequest, address: string): Promise<FetchOutcome> {
+  private async fetchPage(request: FetchRequest, address: string, plugins: PluginClaims): Promise<FetchOutcome> {
     const base = this.base(request);
     const time = new Date().toISOString();
     const started = performance.now();
     const sitemap = request.kind === 'sitemap';
     // Content-type routing happens on the headers, before a byte of the body is read.
     const wanted = sitemap ? SITEMAP_TYPES : HTML_TYPES;
+    const claimOf = sitemap ? () => undefined : pluginFor(plugins);
     let response;
     try {
       response = await this.fetcher.get(request.url, {
         address,
         maxBytes: sitemap ? this.config.sitemaps.maxBytes : this.config.downloader.maxBodyBytes,
-        wantBody: (status, type) => status >= 200 && status < 300 && wanted.test(type),
+        maxBytesFor: (type) => claimOf(type)?.claims.maxBytes,
+        wantBody: (status, type) => status >= 200 && status < 300 && (wanted.test(type) || claimOf(type) !== undefined),
         headers: conditionalHeaders(request),
       });
     } catch (error) {
@@ -186,7 +197,7 @@ export class DownloaderService implements OnApplicationShutdown {
     if (response.body && revisit?.changed !== false) {
       const bodyKey = `staging/${request.fetchId}-${Date.now().toString(36)}`;
       await this.content.put(bodyKey, response.body);
-      await this.pipeline.send(QueueName.Parse, {
+      const fetched: FetchedPage = {
         v: SCHEMA_VERSION,
         fetchId: request.fetchId,
         url: request.url,
@@ -199,7 +210,14 @@ export class DownloaderService implements OnApplicationShutdown {
         length: response.body.length,
         truncated: response.truncated,
         fetchedAt: time,
-      });
+      };
+      const plugin = claimOf(response.contentType);
+      if (plugin) {
+        await this.stats.count(`plugin.routed.${plugin.name}`);
+        await this.pipeline.send(pluginQueue(plugin.name), { ...fetched, hook: 'fetched', ...(request.referrer ? { source: request.referrer } : {}) });
+      } else {
+        await this.pipeline.send(QueueName.Parse, fetched);
+      }
     }
     const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
     return { ...base, kind: 'fetched', requested: true, status: response.status, durationMs: response.durationMs, retryAfterMs, retry: crawlUrlOf(request), revisit };
@@ -225,6 +243,12 @@ export class DownloaderService implements OnApplicationShutdown {
   }
 }
 
+/** The plugin a response goes to: the one claiming its Content-Type, never for HTML (that is the parser's). */
+function pluginFor(claims: PluginClaims): (contentType: string) => PluginManifest | undefined {
+  if (claims.fetchesNothing) return () => undefined;
+  return (contentType) => (HTML_TYPES.test(contentType) ? undefined : claims.forContentType(contentType));
+}
+
 /** The body travels decoded: the headers that describe the bytes on the wire no longer apply to it. */
 function bodyHeaders(response: FetchResponse): Record<string, string> {
   if (!response.encoding) return response.headers;
@@ -234,8 +258,8 @@ function bodyHeaders(response: FetchResponse): Record<string, string> {
 
 /** The URL of a request, as the frontier queues it (to put it back). */
 function crawlUrlOf(request: FetchRequest): CrawlUrl {
-  const { url, kind, depth, source, hops, attempts, priority, revisit } = request;
-  return { url, kind, depth, source, hops, attempts, priority, revisit };
+  const { url, kind, depth, source, hops, attempts, priority, revisit, referrer } = request;
+  return { url, kind, depth, source, hops, attempts, priority, revisit, ...(referrer ? { referrer } : {}) };
 }
 
 /** A refetch asks only for a newer version: If-None-Match / If-Modified-Since from the last fetch. */

@@ -42,6 +42,8 @@ export interface FetchOptions {
   address: string;
   /** Most bytes of body kept, after decoding; also the most encoded bytes read. */
   maxBytes: number;
+  /** A limit of its own for a body of this Content-Type (a plugin's), instead of `maxBytes`; undefined keeps `maxBytes`. */
+  maxBytesFor?: (contentType: string) => number | undefined;
   /** Decides from the status and headers whether the body is worth reading. */
   wantBody: (status: number, contentType: string) => boolean;
   /** Extra request headers (conditional requests). */
@@ -119,7 +121,8 @@ export class HttpFetcher {
           await body.dump({ limit: DUMP_MAX_BYTES, signal: AbortSignal.timeout(Math.min(DUMP_MAX_MS, this.settings.totalTimeoutMs)) }).catch(() => undefined);
           return { ...head, body: null, truncated: false, durationMs: since(started) };
         }
-        const read = codings.length ? await readDecoded(body, codings, options.maxBytes) : await readPlain(body, options.maxBytes);
+        const maxBytes = options.maxBytesFor?.(contentType) ?? options.maxBytes;
+        const read = codings.length ? await readDecoded(body, codings, maxBytes) : await readPlain(body, maxBytes);
         return { ...head, ...read, durationMs: since(started) };
       } finally {
         // Whatever happened, nothing more is read: an unfinished body closes its connection.

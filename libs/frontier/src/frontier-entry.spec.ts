@@ -26,4 +26,10 @@ describe('frontier entries', () => {
     expect(encodeEntry(sitemap)).toBe('["https://a.test/sitemap.xml",0,3,0,0,null,null,1]');
     expect(decodeEntry(encodeEntry(sitemap))).toEqual(sitemap);
   });
+
+  it('round-trip the referrer a plugin-claimed URL carries', () => {
+    const image = { url: 'https://a.test/logo.png', depth: 1, source: 'link' as const, hops: 0, referrer: 'https://a.test/' };
+    expect(encodeEntry(image)).toBe('["https://a.test/logo.png",1,1,0,0,null,null,null,"https://a.test/"]');
+    expect(decodeEntry(encodeEntry(image))).toEqual(image);
+  });
 });

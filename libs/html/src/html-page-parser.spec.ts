@@ -115,6 +115,25 @@ describe('parseHtmlPage', () => {
     expect(parseHtmlPage(`<a href="${long}">x</a><a href="/ok">ok</a>`).links).toEqual([{ href: '/ok', tag: 'a' }]);
   });
 
+  it('collects <img src> only when asked, after the other links and on a budget of its own', () => {
+    const html = '<img src="/a.png"><a href="/one">1</a><img src=" /b.png "><img><img src=""><a href="/two">2</a>';
+    expect(parseHtmlPage(html).links).toEqual([{ href: '/one', tag: 'a' }, { href: '/two', tag: 'a' }]);
+    expect(parseHtmlPage(html, { images: true }).links).toEqual([
+      { href: '/one', tag: 'a' },
+      { href: '/two', tag: 'a' },
+      { href: '/a.png', tag: 'img' },
+      { href: '/b.png', tag: 'img' },
+    ]);
+    // The page links kept do not depend on how many images come first.
+    const many = `${'<img src="/i.png">'.repeat(5)}<a href="/one">1</a><a href="/two">2</a>`;
+    expect(parseHtmlPage(many, { maxLinks: 2, images: true }).links).toEqual([
+      { href: '/one', tag: 'a' },
+      { href: '/two', tag: 'a' },
+      { href: '/i.png', tag: 'img' },
+      { href: '/i.png', tag: 'img' },
+    ]);
+  });
+
   describe('malformed HTML', () => {
     it.each([
       ['unclosed tags', '<html><body><div><p>one<p>two<ul><li>three<table><td>four'],

@@ -13,7 +13,10 @@ export interface ParsedHtml {
   canonical?: string;
   /** From every `<meta name=robots>` (a `none` token sets both). */
   metaRobots: RobotsDirectives;
-  /** a/area/link[href] and iframe/frame[src], raw (unresolved), in document order, at most `maxLinks`. */
+  /**
+   * a/area/link[href] and iframe/frame[src], raw (unresolved), in document order, at most `maxLinks`; then,
+   * with `images`, img[src] (at most `maxLinks` more, within the contracts' limit of 100000 links a page).
+   */
   links: RawLink[];
   /** True when links were dropped because of `maxLinks`. */
   linksTruncated: boolean;
@@ -24,12 +27,19 @@ export interface ParsedHtml {
 export interface ParseHtmlOptions {
   /** Links kept per page; the rest are dropped. @defaultValue 5000 */
   maxLinks?: number;
+  /**
+   * Also collect `<img src>` as links with tag 'img' (for plugins that claim images), after the other links
+   * and with a budget of their own, so the page links kept are the same either way. @defaultValue false
+   */
+  images?: boolean;
 }
 
 const DEFAULT_MAX_LINKS = 5000;
 const MAX_TITLE_CHARS = 1000;
 /** The contracts' RawLink.href limit: a longer href would make the whole page message invalid. */
 const MAX_HREF_CHARS = 8192;
+/** The contracts' limit of links in one page message. */
+const MAX_PAGE_LINKS = 100_000;
 
 /** Link-bearing elements and the attribute holding the URL. */
 const URL_ATTRIBUTE: Record<string, 'href' | 'src'> = {
@@ -69,6 +79,7 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
     linksTruncated: false,
     text: '',
   };
+  const images: RawLink[] = [];
   const text: string[] = [];
   const title: string[] = [];
   let hiddenDepth = 0;
@@ -101,6 +112,7 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
 
         const attribute = URL_ATTRIBUTE[name];
         if (attribute) addLink(name as RawLink['tag'], attrs[attribute], attrs.rel);
+        else if (name === 'img' && options.images) addImage(attrs.src);
       },
       onclosetag(name) {
         if (HIDDEN.has(name) && hiddenDepth > 0) hiddenDepth--;
@@ -117,6 +129,7 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
   );
   parser.end(html);
 
+  if (images.length > 0) result.links.push(...images.slice(0, Math.max(0, MAX_PAGE_LINKS - result.links.length)));
   const collapsedTitle = collapse(title.join(''));
   if (collapsedTitle) result.title = collapsedTitle.slice(0, MAX_TITLE_CHARS).trimEnd();
   result.text = collapse(text.join(''));
@@ -135,6 +148,12 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
       return;
     }
     result.links.push(relTokens ? { href, tag, rel: relTokens } : { href, tag });
+  }
+
+  function addImage(url: string | undefined): void {
+    const href = url?.trim();
+    if (!href || href.length > MAX_HREF_CHARS || images.length >= maxLinks) return;
+    images.push({ href, tag: 'img' });
   }
 }
 

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Module, Type } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, loadConfig } from '@crawler/config';
 import { createLogger, NestPinoLogger } from '@crawler/logging';
@@ -9,7 +9,7 @@ import { RuntimeModule } from './runtime.module';
  * Starts one service as its own process: validated configuration (a bad value stops the process with a
  * message naming it), the shared runtime, the service's module, /health and /metrics, graceful shutdown.
  */
-export async function bootstrapService(service: string, serviceModule: Type<unknown>): Promise<void> {
+export async function bootstrapService(service: string, serviceModule: Type<unknown> | DynamicModule): Promise<void> {
   let config;
   try {
     config = loadConfig();

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PIPELINE_QUEUES } from '@crawler/contracts';
+import { PIPELINE_QUEUES, pluginQueue, QueueName } from '@crawler/contracts';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { QUEUE_TRANSPORT, QueueCounts, QueueTransport } from '@crawler/queue';
 import { CrawlStats } from './crawl-stats.service';
@@ -21,17 +22,23 @@ export interface PipelineSnapshot {
  */
 @Injectable()
 export class CompletionProbe {
+  /** The pipeline's queues and the work queues of the enabled plugins (`plugin.<name>`). */
+  private readonly watched: readonly QueueName[];
+
   constructor(
     @Inject(QUEUE_TRANSPORT) private readonly queues: QueueTransport,
     @Inject(FRONTIER_STORE) private readonly frontierStore: FrontierStore,
     private readonly stats: CrawlStats,
-  ) {}
+    @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
+  ) {
+    this.watched = [...PIPELINE_QUEUES, ...(config.plugins?.enabled ?? []).map(pluginQueue)];
+  }
 
   async snapshot(): Promise<PipelineSnapshot> {
-    const counts = await Promise.all(PIPELINE_QUEUES.map((q) => this.queues.counts(q)));
+    const counts = await Promise.all(this.watched.map((q) => this.queues.counts(q)));
     const queues: Record<string, QueueCounts> = {};
     let pending = 0;
-    PIPELINE_QUEUES.forEach((q, i) => {
+    this.watched.forEach((q, i) => {
       queues[q] = counts[i];
       pending += counts[i].waiting + counts[i].active + counts[i].delayed;
     });

@@ -5,5 +5,6 @@ export * from './pipeline.service';
 export * from './completion-probe.service';
 export * from './pause-switch.service';
 export * from './crawl-activity.service';
+export * from './plugin-registry.service';
 export * from './circuit-breaker';
 export * from './bootstrap';

@@ -14,6 +14,7 @@ import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { PauseSwitch } from './pause-switch.service';
 import { Pipeline } from './pipeline.service';
+import { PluginRegistry } from './plugin-registry.service';
 import { QueueDepthMetrics } from './queue-depth.metrics';
 import { SERVICE_NAME } from './runtime.tokens';
 
@@ -76,7 +77,7 @@ export class RuntimeModule {
           },
         },
         { provide: QUEUE_TRANSPORT, useFactory: () => createQueueTransport(config) },
-        { provide: STATE_STORE, useFactory: () => createStateStore(config) },
+        { provide: STATE_STORE, useFactory: () => createStateStore(config, redisErrorReporter(logger)) },
         { provide: CONTENT_STORE, useFactory: () => createContentStore(config) },
         { provide: FRONTIER_STORE, useFactory: () => createFrontierStore(config) },
         CrawlStats,
@@ -84,6 +85,7 @@ export class RuntimeModule {
         CompletionProbe,
         PauseSwitch,
         CrawlActivity,
+        PluginRegistry,
         QueueDepthMetrics,
         InfrastructureLifecycle,
       ],
@@ -102,7 +104,21 @@ export class RuntimeModule {
         CompletionProbe,
         PauseSwitch,
         CrawlActivity,
+        PluginRegistry,
       ],
     };
   }
+}
+
+/**
+ * Logs a lost Redis connection once per outage minute, not at every reconnect attempt (the health probe
+ * reports it meanwhile, and the work waits for the connection to come back).
+ */
+function redisErrorReporter(logger: Logger): (error: Error) => void {
+  let lastAt = 0;
+  return (error) => {
+    if (Date.now() - lastAt < 60_000) return;
+    lastAt = Date.now();
+    logger.warn({ event: 'redis-connection-error', err: error }, 'state store: Redis connection error (reconnecting)');
+  };
 }

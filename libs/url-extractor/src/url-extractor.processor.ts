@@ -1,6 +1,6 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
 import { UrlExtractorService } from './url-extractor.service';
 
 const MAX_BATCH = 5000;
@@ -12,13 +12,14 @@ export class UrlExtractorProcessor implements OnApplicationBootstrap {
     private readonly pipeline: Pipeline,
     private readonly extractor: UrlExtractorService,
     private readonly stats: CrawlStats,
+    private readonly plugins: PluginRegistry,
   ) {}
 
   async onApplicationBootstrap() {
     await this.pipeline.consume(
       QueueName.ExtractLinks,
       async (page) => {
-        const urls = this.extractor.extract(page);
+        const urls = this.extractor.extract(page, page.kind === 'sitemap' ? undefined : await this.plugins.claims());
         await this.stats.count('links.extracted', urls.length);
         // A sitemap lists up to 50,000 URLs: more than one message may carry.
         for (let i = 0; i < urls.length; i += MAX_BATCH) {

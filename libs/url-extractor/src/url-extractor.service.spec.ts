@@ -1,4 +1,5 @@
-import { PageLinks } from '@crawler/contracts';
+import { PageLinks, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
+import { compilePluginClaims } from '@crawler/runtime';
 import { UrlExtractorService } from './url-extractor.service';
 
 const page = (over: Partial<PageLinks>): PageLinks => ({ v: 1, url: 'http://a.test/dir/page', depth: 2, nofollow: false, links: [], ...over });
@@ -60,5 +61,45 @@ describe('UrlExtractorService', () => {
       { href: '/style.css', tag: 'link' as const, rel: 'stylesheet' },
     ];
     expect(extractor.extract(page({ links })).map((u) => u.url)).toEqual(['http://a.test/map', 'http://a.test/frame', 'http://a.test/old-frame', 'http://a.test/next']);
+  });
+
+  describe('with plugins', () => {
+    const links = [
+      { href: '/logo.png', tag: 'img' as const },
+      { href: '/photo.jpg', tag: 'img' as const },
+      { href: '/favicon.png', tag: 'link' as const, rel: 'icon' },
+      { href: '/next', tag: 'a' as const },
+      { href: '/report.png', tag: 'a' as const },
+      { href: '/avatars/7', tag: 'img' as const },
+    ];
+    const png = compilePluginClaims([
+      {
+        v: SCHEMA_VERSION,
+        name: 'png',
+        claims: { contentTypes: ['image/png'], extensions: ['png'], urlPatterns: ['/avatars/*'] },
+        pageHook: false,
+        queue: pluginQueue('png'),
+      },
+    ]);
+
+    it('follows no <img> and no non-page <link> while no plugin claims anything', () => {
+      expect(extractor.extract(page({ links })).map((u) => u.url)).toEqual(['http://a.test/next', 'http://a.test/report.png']);
+      expect(extractor.extract(page({ links })).every((u) => u.referrer === undefined)).toBe(true);
+    });
+
+    it('follows the images and icons a plugin claims, by extension or path pattern, with the page as referrer', () => {
+      const urls = extractor.extract(page({ links }), png);
+      expect(urls.map((u) => [u.url, u.referrer])).toEqual([
+        ['http://a.test/logo.png', 'http://a.test/dir/page'],
+        ['http://a.test/favicon.png', 'http://a.test/dir/page'],
+        ['http://a.test/next', undefined],
+        ['http://a.test/report.png', 'http://a.test/dir/page'],
+        ['http://a.test/avatars/7', 'http://a.test/dir/page'],
+      ]);
+    });
+
+    it('still obeys nofollow for claimed URLs', () => {
+      expect(extractor.extract(page({ links, nofollow: true }), png)).toEqual([]);
+    });
   });
 });

@@ -1,17 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { CrawlUrl, PageLinks } from '@crawler/contracts';
+import { compilePluginClaims, PluginClaims } from '@crawler/runtime';
 import { resolveLink } from '@crawler/url';
 
 /** `<link rel>` values that name another page (stylesheets, icons and preloads are not pages). */
 const PAGE_RELS = new Set(['canonical', 'alternate', 'next', 'prev', 'previous']);
+const NO_PLUGINS = compilePluginClaims([]);
 
 /**
  * Raw hrefs → absolute http(s) URLs one level deeper: resolved by the WHATWG rules against `<base href>`
  * and the page, non-web schemes dropped, `rel=nofollow` and page-level nofollow obeyed, repeats removed.
+ *
+ * Plugins: an `<img src>` or a non-page `<link>` (an icon…) is followed only when an enabled plugin claims
+ * its URL (`claims`), and a claimed URL carries the page as its `referrer`. With no plugin the result is
+ * exactly the core's.
  */
 @Injectable()
 export class UrlExtractorService {
-  extract(page: PageLinks): CrawlUrl[] {
+  extract(page: PageLinks, claims: PluginClaims = NO_PLUGINS): CrawlUrl[] {
     if (page.kind === 'sitemap') return this.fromSitemap(page);
     if (page.nofollow) return [];
     const seen = new Set<string>();
@@ -19,11 +25,14 @@ export class UrlExtractorService {
     for (const link of page.links) {
       const rels = (link.rel ?? '').toLowerCase().split(/\s+/).filter(Boolean);
       if (rels.includes('nofollow')) continue;
-      if (link.tag === 'link' && !rels.some((r) => PAGE_RELS.has(r))) continue;
+      const asset = link.tag === 'img' || (link.tag === 'link' && !rels.some((r) => PAGE_RELS.has(r)));
+      if (asset && claims.fetchesNothing) continue;
       const url = resolveLink(link.href, page.url, page.baseHref);
       if (!url || seen.has(url)) continue;
+      const claimed = claims.fetchesNothing ? undefined : claims.claimsUrl(url);
+      if (asset && !claimed) continue;
       seen.add(url);
-      urls.push({ url, depth: page.depth + 1, source: 'link', hops: 0 });
+      urls.push(claimed ? { url, depth: page.depth + 1, source: 'link', hops: 0, referrer: page.url } : { url, depth: page.depth + 1, source: 'link', hops: 0 });
     }
     return urls;
   }

@@ -2,13 +2,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '@crawler/config';
-import { CrawlUrl } from '@crawler/contracts';
+import { CrawlUrl, PluginManifest, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
+import { PluginRegistry, PluginUnavailableError } from '@crawler/runtime';
 import type { Logger } from '@crawler/logging';
 import { MemoryStateStore, StateStore } from '@crawler/state';
 import { DEFAULT_STRIP_PARAMS, registrableDomain } from '@crawler/url';
 import { stripParamsOption, UrlFilterService } from './url-filter.service';
 
-const quietLogger = () => ({ info: jest.fn(), warn: jest.fn() }) as unknown as Logger & { info: jest.Mock; warn: jest.Mock };
+const quietLogger = () => ({ info: jest.fn(), warn: jest.fn(), error: jest.fn() }) as unknown as Logger & { info: jest.Mock; warn: jest.Mock };
 
 const running: UrlFilterService[] = [];
 afterEach(() => running.splice(0).forEach((f) => f.onModuleDestroy()));
@@ -83,6 +84,52 @@ describe('UrlFilterService', () => {
       expect(long.length).toBeGreaterThan(60);
       const { accepted } = await filter({ 'filter.maxUrlLength': 60 }).filter([link(long)]);
       expect(accepted.map((u) => u.url)).toEqual(['http://site.test/p?a=1']);
+    });
+
+    describe('and plugins', () => {
+      const pngManifest: PluginManifest = {
+        v: SCHEMA_VERSION,
+        name: 'png',
+        claims: { contentTypes: ['image/png'], extensions: ['png'], urlPatterns: ['/avatars/*'] },
+        pageHook: false,
+        queue: pluginQueue('png'),
+      };
+      const withPlugins = (env: NodeJS.ProcessEnv) => {
+        const state = new MemoryStateStore();
+        const config = loadConfig(env, { 'filter.scope': 'any' });
+        const registry = new PluginRegistry(state, config, quietLogger());
+        const f = new UrlFilterService(state, config, quietLogger(), registry);
+        f.onModuleInit();
+        running.push(f);
+        return { f, registry };
+      };
+      const candidates = [link('http://site.test/logo.png'), link('http://site.test/photo.jpg'), link('http://site.test/avatars/7.gif')];
+
+      it('does not block an extension or path an enabled plugin claims; the rest of the list still applies', async () => {
+        const { f, registry } = withPlugins({ PLUGINS: 'png' });
+        await registry.register(pngManifest);
+        const { accepted, rejected } = await f.filter(candidates);
+        expect(accepted.map((u) => u.url)).toEqual(['http://site.test/logo.png', 'http://site.test/avatars/7.gif']);
+        expect(rejected).toEqual({ extension: 1 });
+      });
+
+      it('ignores a registered plugin that PLUGINS does not enable', async () => {
+        const { f, registry } = withPlugins({});
+        await registry.register(pngManifest);
+        expect((await f.filter(candidates)).rejected).toEqual({ extension: 3 });
+      });
+
+      it('waits for an enabled plugin to register, and names it when it never does', async () => {
+        const { f, registry } = withPlugins({ PLUGINS: 'png', PLUGINS_WAIT_MS: '2000' });
+        const pending = f.filter(candidates);
+        setTimeout(() => void registry.register(pngManifest), 300);
+        expect((await pending).accepted).toHaveLength(2);
+
+        const { f: lonely } = withPlugins({ PLUGINS: 'png', PLUGINS_WAIT_MS: '300' });
+        const error = await lonely.filter(candidates).catch((e) => e);
+        expect(error).toBeInstanceOf(PluginUnavailableError);
+        expect(error.message).toMatch(/"png".*start plugin-png/);
+      });
     });
 
     it('takes the redirect limit from downloader.maxRedirects', async () => {

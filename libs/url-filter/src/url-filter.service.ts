@@ -2,6 +2,7 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { CrawlUrl } from '@crawler/contracts';
 import { ConfigError, CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
+import { PluginClaims, PluginRegistry } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { ROBOTS_NAMESPACE, RobotsCache } from '@crawler/robots';
 import {
@@ -65,6 +66,9 @@ const COUNTED_MEMORY = 65_536;
  * Sitemaps (`kind: 'sitemap'`) skip the extension rule (they are XML, often `.xml.gz`), the trap heuristics
  * and the page budget; every other rule applies to them.
  *
+ * Plugins: a URL an enabled plugin claims (by extension, e.g. `png`, or path pattern) is not blocked by
+ * the extension rule; every other rule applies to it. The claims come from the plugin registry.
+ *
  * Scope: with 'host' or 'domain' each seed registers its host or registrable domain, and so does the target
  * of a seed's redirect (http://example.com → https://www.example.com); with 'allowlist' only the configured
  * domains and their subdomains are in scope, seeds included (a seed is not added to the list).
@@ -88,6 +92,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     @Inject(STATE_STORE) state: StateStore,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     @Inject(LOGGER) logger: Logger,
+    private readonly plugins: PluginRegistry = PluginRegistry.none(),
   ) {
     const { filter } = config;
     this.store = state.namespace('url-filter');
@@ -119,8 +124,9 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     const accepted: CrawlUrl[] = [];
     const rejected: FilterResult['rejected'] = {};
     const { maxUrlLength, maxDepth } = this.config.filter;
+    const claims = await this.plugins.claims();
     for (const entry of urls) {
-      const reason = await this.judge(entry, maxUrlLength, maxDepth, now);
+      const reason = await this.judge(entry, maxUrlLength, maxDepth, now, claims);
       if (typeof reason === 'string') rejected[reason] = (rejected[reason] ?? 0) + 1;
       else accepted.push({ ...entry, url: reason.url });
     }
@@ -128,7 +134,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The reason to drop `entry`, or its canonical URL. */
-  private async judge(entry: CrawlUrl, maxUrlLength: number, maxDepth: number, now: number): Promise<FilterReason | { url: string }> {
+  private async judge(entry: CrawlUrl, maxUrlLength: number, maxDepth: number, now: number, claims: PluginClaims): Promise<FilterReason | { url: string }> {
     const canonical = canonicalize(entry.url, undefined, { stripParams: this.stripParams });
     if (!canonical.ok) return canonical.reason;
     const { url, host } = canonical;
@@ -138,7 +144,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     if (entry.depth > maxDepth) return 'too-deep';
     const parsed = new URL(url);
     if (this.blocklist?.blocks(parsed.hostname)) return 'blocklisted';
-    if (page && isBlockedExtension(parsed, this.blockedExtensions)) return 'extension';
+    if (page && isBlockedExtension(parsed, this.blockedExtensions, claims.extensions) && !claims.claimsUrl(parsed)) return 'extension';
     const trap = page ? spiderTrap(parsed, this.traps, now) : null;
     if (trap) return trap;
     if (!(await this.inScope(parsed, entry))) return 'out-of-scope';

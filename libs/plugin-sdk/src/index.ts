@@ -1,0 +1,10 @@
+export * from './plugin-definition';
+export * from './plugin-config';
+export * from './plugin-context';
+export * from './plugin.tokens';
+export * from './plugin-host.service';
+export * from './plugin.module';
+export * from './plugin-bootstrap';
+export * from './plugin-loader';
+// What a plugin needs of the contracts, re-exported so a plugin's handler can import its payload types here.
+export type { PluginFetched, PluginManifest, PluginPage, PluginEvent } from '@crawler/contracts';

@@ -1,0 +1,27 @@
+import { ConfigError } from '@crawler/config';
+import type { PluginDefinition } from './plugin-definition';
+
+/**
+ * The plugin's settings from the environment, validated by its schema. A bad value throws a ConfigError
+ * naming the variable, the value and what is allowed (the core's loadConfig does the same for its own).
+ */
+export function loadPluginConfig<C>(definition: PluginDefinition<C>, env: NodeJS.ProcessEnv = process.env): C {
+  const spec = definition.config;
+  if (!spec) return {} as C;
+  const input: Record<string, string> = {};
+  const envOf: Record<string, string> = {};
+  for (const [name, field] of Object.entries(spec.env)) {
+    envOf[field] = name;
+    const raw = env[name];
+    if (raw !== undefined && raw !== '') input[field] = raw;
+  }
+  const result = spec.schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => {
+      const field = String(issue.path[0] ?? '');
+      const name = envOf[field] ?? `plugin ${definition.name}${field ? ` ${field}` : ''}`;
+      return `${name}: ${issue.message} (got ${JSON.stringify(input[field])})`;
+    }),
+  );
+}
