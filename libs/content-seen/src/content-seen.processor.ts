@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ParsedPage, PluginPage, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
-import { Pipeline, PluginRegistry } from '@crawler/runtime';
+import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
 import { ContentSeenService } from './content-seen.service';
 import { WarcArchive } from './warc-archive.service';
 
@@ -17,6 +17,7 @@ export class ContentSeenProcessor implements OnApplicationBootstrap {
     private readonly warc: WarcArchive,
     @Inject(CONTENT_STORE) private readonly content: ContentStore,
     private readonly plugins: PluginRegistry,
+    private readonly stats: CrawlStats,
   ) {}
 
   async onApplicationBootstrap() {
@@ -25,7 +26,11 @@ export class ContentSeenProcessor implements OnApplicationBootstrap {
 
   private async handle(page: ParsedPage) {
     const staged = await this.content.get(page.bodyKey);
-    if (!staged) throw new Error(`staged body ${page.bodyKey} is missing`);
+    if (!staged) {
+      // Deleted only by a finished delivery of this page (below): this is a redelivery of work already done.
+      await this.stats.count('skipped.staged-body-gone');
+      return;
+    }
     const verdict = await this.seen.check(page, staged.body);
     await this.warc.record(page, staged.body, verdict);
     if (!verdict.duplicate) await this.pageHooks(page, verdict.contentKey);

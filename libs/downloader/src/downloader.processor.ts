@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { fetchQueue, QueueName } from '@crawler/contracts';
+import { FetchRequest, fetchQueue, QueueName } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { DownloaderMembership, HeartbeatLoop } from '@crawler/hash-ring';
 import { LOGGER, Logger } from '@crawler/logging';
-import { Pipeline } from '@crawler/runtime';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { DownloaderService } from './downloader.service';
 
@@ -18,6 +18,8 @@ import { DownloaderService } from './downloader.service';
 export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly id: string;
   private readonly heartbeat: HeartbeatLoop;
+  /** Leases this crawl's downloaders have started on (see `handle`). */
+  private readonly leases: StateStore;
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -25,7 +27,9 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     @Inject(STATE_STORE) state: StateStore,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly stats: CrawlStats,
   ) {
+    this.leases = state.namespace('downloader-leases');
     // Unique per process start: a restarted downloader never picks up a queue the frontier has given up on.
     this.id = config.downloader.id ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
@@ -37,11 +41,30 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
   async onApplicationBootstrap() {
     await this.pipeline.consume(
       fetchQueue(this.id),
-      async (request) => this.pipeline.send(QueueName.FrontierDone, await this.downloader.download(request)),
+      (request) => this.handle(request),
       { concurrency: this.config.downloader.concurrency },
     );
     await this.heartbeat.start();
     this.logger.info({ event: 'downloader-joined', id: this.id }, 'joined the hash ring');
+  }
+
+  /**
+   * One fetch per lease. A fetch job can be delivered twice for one lease — a dns-resolve job redelivered
+   * after its process died re-sends it, and a job whose lock lapsed is handed out again — and the second
+   * delivery would request the page again. The first delivery claims the lease; a later one does nothing
+   * (the first sends the outcome). A delivery that fails unexpectedly gives its claim back, so its retry runs.
+   */
+  private async handle(request: FetchRequest) {
+    if (!(await this.leases.setIfAbsent(request.leaseId, this.id, this.config.frontier.leaseMs))) {
+      await this.stats.count('skipped.lease-already-taken');
+      return;
+    }
+    try {
+      await this.pipeline.send(QueueName.FrontierDone, await this.downloader.download(request));
+    } catch (error) {
+      await this.leases.del(request.leaseId).catch(() => undefined);
+      throw error;
+    }
   }
 
   /**

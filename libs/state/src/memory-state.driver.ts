@@ -69,6 +69,13 @@ export class MemoryStateStore implements StateStore {
     this.keyspace.entries.set(this.key(key), { type: 'string', value, expiresAt });
   }
 
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    // No await between the test and the set: atomic, as in Redis.
+    if (this.keyspace.find(this.key(key), 'string')) return false;
+    this.keyspace.entries.set(this.key(key), { type: 'string', value, expiresAt: Date.now() + ttlMs });
+    return true;
+  }
+
   async del(key: string): Promise<void> {
     this.keyspace.entries.delete(this.key(key));
     this.keyspace.active.delete(this.key(key));

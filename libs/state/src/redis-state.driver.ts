@@ -131,6 +131,10 @@ export class RedisStateStore implements StateStore {
     else await this.redis.set(this.key(key), value, 'PX', ttlMs);
   }
 
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(this.key(key), value, 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
   async del(key: string): Promise<void> {
     // A deleted queue must not stay marked active, or its next push would not schedule it.
     await this.redis.del(this.key(key), this.activeFlag(key));

@@ -44,6 +44,15 @@ export function stateStoreContract(
         expect(await store.get('kept')).toBe('w');
       });
 
+      it('sets a value only when absent, atomically, until it expires', async () => {
+        const answers = await Promise.all([store.setIfAbsent('once', 'a', 80), store.setIfAbsent('once', 'b', 80)]);
+        expect(answers.sort()).toEqual([false, true]);
+        expect(await store.setIfAbsent('once', 'c', 80)).toBe(false);
+        await sleep(120);
+        expect(await store.setIfAbsent('once', 'd', 80)).toBe(true);
+        expect(await store.get('once')).toBe('d');
+      });
+
       it('increments by one or by a given amount', async () => {
         expect(await store.incr('n')).toBe(1);
         expect(await store.incr('n', 5)).toBe(6);

@@ -9,6 +9,8 @@ export interface StateStore {
   get(key: string): Promise<string | null>;
   /** Sets a value, expiring after `ttlMs` when given. */
   set(key: string, value: string, ttlMs?: number): Promise<void>;
+  /** Sets a value only if the key has none (expiring after `ttlMs`); answers whether this call set it. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   del(key: string): Promise<void>;
   incr(key: string, by?: number): Promise<number>;
 

@@ -1,0 +1,61 @@
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { loadConfig } from '@crawler/config';
+import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { MemoryStateStore } from '@crawler/state';
+import { DownloaderProcessor } from './downloader.processor';
+import type { DownloaderService } from './downloader.service';
+
+function setup(download: (request: FetchRequest) => Promise<unknown>) {
+  const state = new MemoryStateStore();
+  let handler!: (request: FetchRequest) => Promise<void>;
+  const sent: unknown[] = [];
+  const pipeline = {
+    consume: async (_queue: QueueName, h: typeof handler) => void (handler = h),
+    send: async (_queue: QueueName, payload: unknown) => void sent.push(payload),
+  } as unknown as Pipeline;
+  const downloader = { download } as unknown as DownloaderService;
+  const config = loadConfig({}, { 'downloader.id': 'd1' });
+  const processor = new DownloaderProcessor(pipeline, downloader, config, state, pino({ enabled: false }), new CrawlStats(state, new Registry()));
+  return { processor, deliver: (request: FetchRequest) => handler(request), sent };
+}
+
+const request: FetchRequest = {
+  v: SCHEMA_VERSION,
+  leaseId: '42',
+  fetchId: 'f1',
+  url: 'http://a.test/',
+  host: 'a.test',
+  depth: 0,
+  source: 'seed',
+  hops: 0,
+  ip: '127.0.0.1',
+};
+
+describe('DownloaderProcessor', () => {
+  it('fetches once per lease, however often the fetch job is delivered', async () => {
+    let downloads = 0;
+    const { processor, deliver, sent } = setup(async () => ({ fetched: ++downloads }));
+    await processor.onApplicationBootstrap();
+    await Promise.all([deliver(request), deliver(request)]);
+    await deliver(request);
+    await deliver({ ...request, leaseId: '43' });
+    expect(downloads).toBe(2);
+    expect(sent).toEqual([{ fetched: 1 }, { fetched: 2 }]);
+    await processor.onApplicationShutdown();
+  });
+
+  it('gives the lease back when a delivery fails unexpectedly, so its retry fetches', async () => {
+    let calls = 0;
+    const { processor, deliver, sent } = setup(async () => {
+      if (++calls === 1) throw new Error('content store down');
+      return { fetched: calls };
+    });
+    await processor.onApplicationBootstrap();
+    await expect(deliver(request)).rejects.toThrow('content store down');
+    await deliver(request);
+    expect(sent).toEqual([{ fetched: 2 }]);
+    await processor.onApplicationShutdown();
+  });
+});
