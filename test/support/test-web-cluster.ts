@@ -37,7 +37,9 @@ export class TestWebCluster {
    * of the caller's, left running by close(); by default the cluster starts its own.
    */
   async start(options: { env?: Record<string, string>; extra?: string[]; s3Url?: string } = {}): Promise<this> {
-    this.s3 = options.s3Url ? { url: options.s3Url, close: async () => undefined } : await startS3TestServer();
+    // A server of its own: the suite's shared one (S3_URL) holds every earlier test's buckets, and under CI load
+    // it answered the services' readiness checks too slowly for a cluster of nine.
+    this.s3 = options.s3Url ? { url: options.s3Url, close: async () => undefined } : await startS3TestServer({ private: true });
     this.dir = mkdtempSync(join(tmpdir(), 'cluster-'));
     const hostsFile = join(this.dir, 'hosts');
     writeFileSync(hostsFile, this.web.hostsFile());

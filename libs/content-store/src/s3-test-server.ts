@@ -20,11 +20,12 @@ function serverScript(): string {
  * An S3-compatible server for tests: scripts/s3-server.js (s3rver) as its own process on 127.0.0.1, a free
  * port and a fresh temp directory, removed on close. Its own process, as in CI and production, so that a
  * server-side fault can never surface inside the test process. When S3_URL is set (CI starts one server
- * for the whole run) that URL is returned instead and close() leaves the server alone.
+ * for the whole run) that URL is returned instead and close() leaves the server alone, unless `private` asks
+ * for a server of the caller's own.
  */
-export async function startS3TestServer(): Promise<S3TestServer> {
+export async function startS3TestServer(options: { private?: boolean } = {}): Promise<S3TestServer> {
   const external = process.env.S3_URL;
-  if (external) return { url: external, close: async () => undefined };
+  if (external && !options.private) return { url: external, close: async () => undefined };
 
   const directory = await fs.mkdtemp(path.join(os.tmpdir(), 's3rver-'));
   const child = spawn(process.execPath, [serverScript()], {
