@@ -7,5 +7,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   moduleNameMapper: { '^@crawler/([^/]+)$': '<rootDir>/libs/$1/src' },
   testTimeout: 30000,
-  maxWorkers: 2,
+  // One file at a time: the distributed e2e files each run a dozen processes (services, S3 server, test web),
+  // and two of them at once on a 2-core machine starve each other past the readiness probes' time limits.
+  maxWorkers: 1,
 };
