@@ -3,6 +3,7 @@ import { PluginManifest } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
 import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
+import { pathExtension } from '@crawler/url';
 
 /** The state-store namespace of the registry: one hash `manifests`, plugin name → manifest JSON. */
 export const PLUGINS_NAMESPACE = 'plugins';
@@ -58,7 +59,7 @@ export function compilePluginClaims(manifests: readonly PluginManifest[]): Plugi
       } catch {
         return undefined;
       }
-      const ext = extensionOf(url.pathname);
+      const ext = pathExtension(url);
       const byExt = ext === null ? undefined : byExtension.get(ext);
       if (byExt) return byExt;
       return patterns.find(([re]) => re.test(url.pathname))?.[1];
@@ -85,19 +86,6 @@ export function globToRegExp(glob: string): RegExp {
     else source += glob[i].replace(/[.+?^${}()|[\]\\]/g, '\\$&');
   }
   return new RegExp(`^${source}$`);
-}
-
-/** The lower-cased extension of a path's last segment, or null (same rule as the URL filter's). */
-function extensionOf(pathname: string): string | null {
-  let segment = pathname.slice(pathname.lastIndexOf('/') + 1).split(';')[0];
-  try {
-    segment = decodeURIComponent(segment);
-  } catch {
-    // a stray '%' is just a character here
-  }
-  const dot = segment.lastIndexOf('.');
-  if (dot <= 0 || dot === segment.length - 1) return null;
-  return segment.slice(dot + 1).toLowerCase();
 }
 
 export class PluginUnavailableError extends Error {
