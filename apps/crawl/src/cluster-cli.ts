@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
-import type { CrawlStatus } from '@crawler/control-plane';
+import type { CrawlStatus, KeptLetter, QueueFailures } from '@crawler/control-plane';
 import { parseSeedList } from '@crawler/control-plane';
 
 /**
@@ -75,6 +75,42 @@ program
     await call(options.control, 'POST', '/resume', {}, 'did not resume');
     process.stderr.write('resumed\n');
   });
+
+program
+  .command('failed')
+  .description('messages whose attempts ran out, by queue, with why; --replay sends them round again (after fixing the cause)')
+  .option(...controlOption)
+  .option('--queue <name>', 'one queue only')
+  .option('--replay', 'send the failed messages round again')
+  .action(async (options: { control: string; queue?: string; replay?: boolean }) => {
+    const query = options.queue ? `?queue=${encodeURIComponent(options.queue)}` : '';
+    const failures = await call<QueueFailures[]>(options.control, 'GET', `/failed${query}`, undefined, 'could not list failed messages');
+    if (failures.length === 0) process.stdout.write('no failed messages\n');
+    for (const f of failures) {
+      process.stdout.write(`${f.queue}: ${f.count} failed job${f.count === 1 ? '' : 's'}\n`);
+      for (const m of f.recent) process.stdout.write(`  ${m.failedAt}  ${m.reason}  ${summary(m.payload)}\n`);
+    }
+    if (!options.replay) return;
+    const { replayed } = await call<{ replayed: Record<string, number> }>(options.control, 'POST', '/failed/replay', options.queue ? { queue: options.queue } : {}, 'did not replay');
+    const total = Object.values(replayed).reduce((a, b) => a + b, 0);
+    process.stderr.write(`replayed ${total} message${total === 1 ? '' : 's'}${total ? `: ${Object.entries(replayed).map(([q, n]) => `${q} ${n}`).join(', ')}` : ''}\n`);
+  });
+
+program
+  .command('dead-letters')
+  .description('the most recent malformed messages, with their queue and why they were refused')
+  .option(...controlOption)
+  .action(async (options: { control: string }) => {
+    const { letters } = await call<{ letters: KeptLetter[] }>(options.control, 'GET', '/dead-letters', undefined, 'could not list dead letters');
+    if (letters.length === 0) process.stdout.write('no dead letters\n');
+    for (const l of letters) process.stdout.write(`${l.at}  ${l.queue}  ${l.reason}  ${summary(l.payload)}\n`);
+  });
+
+/** A payload in one short line: enough to recognise it. */
+function summary(payload: unknown): string {
+  const text = JSON.stringify(payload) ?? String(payload);
+  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
+}
 
 interface FollowOptions {
   done: (s: CrawlStatus) => boolean;

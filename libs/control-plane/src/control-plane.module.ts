@@ -3,13 +3,14 @@ import { CrawlControlService } from './crawl-control.service';
 import { CrawlMonitor } from './crawl-monitor.service';
 import { CrawlController } from './crawl.controller';
 import { DashboardController } from './dashboard.controller';
+import { DeadLetters } from './dead-letters.service';
 import { FrontierController } from './frontier.controller';
 import { UrlLookupService } from './url-lookup.service';
 
-/** The control plane: seeds, pause/resume, status and history, URL lookup, per-host controls, the dashboard. */
+/** The control plane: seeds, pause/resume, status and history, URL lookup, per-host controls, dead letters and failed work, the dashboard. */
 @Module({
   controllers: [CrawlController, FrontierController, DashboardController],
-  providers: [CrawlControlService, CrawlMonitor, UrlLookupService],
-  exports: [CrawlControlService, CrawlMonitor],
+  providers: [CrawlControlService, CrawlMonitor, UrlLookupService, DeadLetters],
+  exports: [CrawlControlService, CrawlMonitor, DeadLetters],
 })
 export class ControlPlaneModule {}

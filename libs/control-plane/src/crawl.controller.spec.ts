@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as iconv from 'iconv-lite';
 import { loadConfig } from '@crawler/config';
 import { FetchOutcome, QueueName } from '@crawler/contracts';
-import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { PAGE_STORE, PageStore } from '@crawler/content-store';
 import { MemoryFrontierStore } from '@crawler/frontier-store';
 import type { Logger } from '@crawler/logging';
 import { MemoryQueueTransport, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
@@ -21,7 +21,7 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
   let app: INestApplication;
   let base: string;
   let state: StateStore;
-  let content: ContentStore;
+  let pages: PageStore;
   let stats: CrawlStats;
   let activity: CrawlActivity;
   let monitor: CrawlMonitor;
@@ -38,7 +38,7 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     await app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
     state = app.get(STATE_STORE);
-    content = await app.get(CONTENT_STORE);
+    pages = app.get(PAGE_STORE);
     stats = app.get(CrawlStats);
     activity = app.get(CrawlActivity);
     monitor = app.get(CrawlMonitor);
@@ -75,6 +75,44 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect(bad.status).toBe(400);
     expect(bad.body.problems).toEqual([{ input: 'ftp://a.test/', reason: expect.stringMatching(/ftp/) }]);
     expect((await call('POST', '/seeds', { seeds: [] })).status).toBe(400);
+  });
+
+  it('keeps the dead letters it consumes, newest first, counted by queue', async () => {
+    // What a consumer of seen-urls or of a downloader's shard sends when a message does not validate.
+    await queues.add(QueueName.DeadLetter, { v: 1, queue: 'seen-urls', reason: 'v: Invalid input: expected 1', payload: { v: 99, urls: [] }, at: new Date().toISOString() });
+    await queues.add(QueueName.DeadLetter, { v: 1, queue: 'fetch.x', reason: 'fetchId: Required', payload: { url: 'u' }, at: new Date().toISOString() });
+    let letters: any[] = [];
+    for (let i = 0; i < 100 && letters.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      letters = (await call('GET', '/dead-letters')).body.letters;
+    }
+    expect(letters.map((l: any) => l.queue).sort()).toEqual(['fetch.x', 'seen-urls']);
+    expect(letters.find((l: any) => l.queue === 'seen-urls')).toMatchObject({ reason: expect.stringMatching(/^v: /), payload: { v: 99, urls: [] } });
+    expect(letters[0].seq).toBeGreaterThan(letters[1].seq);
+    const totals = (await call('GET', '/status')).body.totals;
+    expect(totals).toMatchObject({ 'dead-letter.seen-urls': 1, 'dead-letter.fetch.x': 1 });
+  });
+
+  it('lists failed messages by queue and sends them round again on replay', async () => {
+    let broken = true;
+    const seen: string[] = [];
+    await queues.consume(QueueName.ExtractLinks, async (page) => {
+      if (broken) throw new Error(`cannot resolve ${page.url}`);
+      seen.push(page.url);
+    });
+    await queues.add(QueueName.ExtractLinks, { v: 1, url: 'http://a.test/', depth: 0, nofollow: false, links: [] });
+    let failed: any;
+    for (let i = 0; i < 200 && !failed?.length; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      failed = (await call('GET', '/failed')).body;
+    }
+    expect(failed).toEqual([{ queue: 'extract-links', count: 1, recent: [{ payload: expect.objectContaining({ url: 'http://a.test/' }), reason: 'cannot resolve http://a.test/', failedAt: expect.any(String) }] }]);
+    expect((await call('GET', '/failed?queue=no-such')).status).toBe(400);
+    broken = false;
+    expect((await call('POST', '/failed/replay', { queue: 'extract-links' })).body).toEqual({ replayed: { 'extract-links': 1 } });
+    for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toEqual(['http://a.test/']);
+    expect((await call('GET', '/failed')).body).toEqual([]);
   });
 
   it('pauses and resumes, with the time and reason, and says when nothing is in flight', async () => {
@@ -156,10 +194,20 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
 
   it("looks up a URL's record and serves its stored content as text, a duplicate's from its original", async () => {
     const seen = state.namespace('content-seen');
-    const key = 'pages/ab/abcdef.html.gz';
-    await content.put(key, gzipSync(iconv.encode('<p>Привет</p>', 'windows-1251')), { charset: 'windows-1251', fetchedAt: '2024-01-01T00:00:00.000Z' });
+    const key = await pages.store(gzipSync(iconv.encode('<p>Привет</p>', 'windows-1251')), {
+      url: 'http://a.test/page',
+      fetchedAt: '2024-01-01T00:00:00.000Z',
+      status: 200,
+      contentType: 'text/html; charset=windows-1251',
+      charset: 'windows-1251',
+      title: '',
+      truncated: false,
+      headers: {},
+      contentHash: 'a'.repeat(64),
+      simhash: '00000000000000ff',
+    });
     await seen.hashSet('urls', 'http://a.test/page', JSON.stringify({ fetchedAt: '2024-01-01T00:00:00.000Z', status: 200, contentKey: key, simhash: '00ff' }));
-    await seen.hashSet('duplicates', 'http://a.test/copy', JSON.stringify({ kind: 'exact', original: 'http://a.test/page', contentKey: key }));
+    await seen.hashSet('duplicates', 'http://a.test/copy', JSON.stringify({ kind: 'exact', original: 'http://a.test/page' }));
 
     const stored = await call('GET', `/urls?url=${encodeURIComponent('HTTP://A.test/page?utm_source=x')}`);
     expect(stored.status).toBe(200);

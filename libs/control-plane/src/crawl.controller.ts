@@ -2,10 +2,12 @@ import { BadRequestException, Body, Controller, Get, HttpCode, NotFoundException
 import { z } from 'zod';
 import { CrawlControlService, SeedError } from './crawl-control.service';
 import { CrawlMonitor } from './crawl-monitor.service';
+import { DeadLetters, UnknownQueueError } from './dead-letters.service';
 import { UrlLookupError, UrlLookupService } from './url-lookup.service';
 
 const SeedsBody = z.object({ urls: z.array(z.string()).min(1).max(100_000) });
 const PauseBody = z.object({ reason: z.string().max(500).optional() }).strict();
+const ReplayBody = z.object({ queue: z.string().max(200).optional() }).strict();
 
 /** The part of an HTTP response the content route sets headers on (Express's, structurally). */
 interface HeaderSink {
@@ -18,7 +20,38 @@ export class CrawlController {
     private readonly control: CrawlControlService,
     private readonly monitor: CrawlMonitor,
     private readonly urls: UrlLookupService,
+    private readonly dead: DeadLetters,
   ) {}
+
+  /** GET /dead-letters: the most recent malformed messages, newest first, each with its queue and the reason. */
+  @Get('dead-letters')
+  async deadLetters() {
+    return { letters: await this.dead.letters() };
+  }
+
+  /** GET /failed?queue=<name>: messages whose attempts ran out, by queue (every queue with any, or the one named). */
+  @Get('failed')
+  failed(@Query('queue') queue?: string) {
+    return this.queueCall(() => this.dead.failures(queue));
+  }
+
+  /** POST /failed/replay {"queue"?: name}: sends failed messages round again (after fixing their cause). */
+  @Post('failed/replay')
+  @HttpCode(200)
+  async replay(@Body() body: unknown) {
+    const parsed = ReplayBody.safeParse(body ?? {});
+    if (!parsed.success) throw new BadRequestException(`expected {"queue"?: string}: ${parsed.error.issues[0].message}`);
+    return { replayed: await this.queueCall(() => this.dead.replay(parsed.data.queue)) };
+  }
+
+  private async queueCall<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof UnknownQueueError) throw new BadRequestException(`queue: ${error.message}`);
+      throw error;
+    }
+  }
 
   /** POST /seeds {"urls": ["https://example.com/", "example.org"]} → 201 {"accepted": [canonical seed URLs]} */
   @Post('seeds')

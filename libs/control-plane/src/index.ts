@@ -4,3 +4,4 @@ export * from './crawl-monitor.service';
 export * from './pipeline-stages';
 export * from './seed-list';
 export * from './url-lookup.service';
+export * from './dead-letters.service';

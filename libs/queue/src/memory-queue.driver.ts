@@ -1,13 +1,33 @@
-import { InvalidMessageError, JobOf, QueueName, SCHEMA_VERSION, decodeJob } from '@crawler/contracts';
+import { baseQueue, InvalidMessageError, JobOf, QueueName, SCHEMA_VERSION, decodeJob } from '@crawler/contracts';
 import { assertJobId } from './job-id';
-import type { ConsumeOptions, JobHandler, JobOptions, QueueCounts, QueueTransport } from './queue-transport';
+import type { ConsumeOptions, FailedMessage, JobHandler, JobOptions, QueueCounts, QueueTransport } from './queue-transport';
+
+/** Failed messages kept per queue (BullMQ's driver keeps as many failed jobs). */
+const FAILED_KEPT = 1000;
 
 export interface MemoryQueueTransportOptions {
   /** Tries per job before it is counted failed. @defaultValue 3 */
   attempts?: number;
   /** Delay before the first retry, doubled on each further retry. @defaultValue 100 */
   backoffMs?: number;
+  /**
+   * Check each message against its queue's schema before delivering it (a bad one goes to the dead-letter
+   * queue), on a copy taken when it is added. Off, a message is delivered as sent, neither checked nor
+   * copied: for producers that are the process's own typed code and treat what they sent as read-only (the
+   * embedded crawl, QUEUE_VALIDATE_IN_PROCESS). @defaultValue true
+   */
+  validate?: boolean;
+  /**
+   * A producer waits while the queue it sends to holds this many waiting messages: the stages ahead stop
+   * outrunning the stages behind (fetched bodies would otherwise pile up in memory). Not for the frontier's
+   * own queues, through which every cycle of the pipeline passes, so no chain of waits can close on
+   * itself. @defaultValue Infinity
+   */
+  maxWaiting?: number;
 }
+
+/** Queues a producer never waits on (see maxWaiting). */
+const NEVER_WAIT = new Set<string>([QueueName.FrontierAdd, QueueName.FrontierDone, QueueName.DeadLetter]);
 
 interface MemoryJob {
   payload: unknown;
@@ -29,7 +49,10 @@ class MemoryQueue {
   readonly consumers: Consumer[] = [];
   delayed = 0;
   active = 0;
-  failed = 0;
+  /** The failed messages, oldest first (at most FAILED_KEPT); `failed` counts them. */
+  readonly failedMessages: FailedMessage[] = [];
+  /** Producers waiting for room (maxWaiting). */
+  readonly blocked: (() => void)[] = [];
 
   release(job: MemoryJob): void {
     if (job.jobId !== undefined) this.ids.delete(job.jobId);
@@ -43,6 +66,8 @@ export class MemoryQueueTransport implements QueueTransport {
   private readonly running = new Set<Promise<void>>();
   private readonly attempts: number;
   private readonly backoffMs: number;
+  private readonly validate: boolean;
+  private readonly maxWaiting: number;
   /** No new deliveries; handlers still running may add jobs. */
   private stopping = false;
   private closed = false;
@@ -51,16 +76,20 @@ export class MemoryQueueTransport implements QueueTransport {
   constructor(options: MemoryQueueTransportOptions = {}) {
     this.attempts = options.attempts ?? 3;
     this.backoffMs = options.backoffMs ?? 100;
+    this.validate = options.validate ?? true;
+    this.maxWaiting = options.maxWaiting ?? Infinity;
   }
 
   async add<Q extends QueueName>(queue: Q, payload: JobOf<Q>, options?: JobOptions): Promise<void> {
     assertJobId(options?.jobId);
+    await this.room(queue);
     this.enqueue(queue, payload, options);
   }
 
   async addBulk<Q extends QueueName>(queue: Q, jobs: { payload: JobOf<Q>; options?: JobOptions }[]): Promise<void> {
     // Checked up front so a bad id rejects the whole batch, as BullMQ does.
     for (const job of jobs) assertJobId(job.options?.jobId);
+    await this.room(queue);
     for (const job of jobs) this.enqueue(queue, job.payload, job.options);
   }
 
@@ -75,7 +104,17 @@ export class MemoryQueueTransport implements QueueTransport {
 
   async counts(queue: QueueName): Promise<QueueCounts> {
     const q = this.queue(queue);
-    return { waiting: q.waiting.length, active: q.active, delayed: q.delayed, failed: q.failed };
+    return { waiting: q.waiting.length, active: q.active, delayed: q.delayed, failed: q.failedMessages.length };
+  }
+
+  async failed(queue: QueueName, limit = FAILED_KEPT): Promise<FailedMessage[]> {
+    return this.queue(queue).failedMessages.slice(-limit).reverse();
+  }
+
+  async replayFailed(queue: QueueName): Promise<number> {
+    const failed = this.queue(queue).failedMessages.splice(0);
+    for (const message of failed) this.enqueue(queue, message.payload);
+    return failed.length;
   }
 
   close(): Promise<void> {
@@ -85,11 +124,20 @@ export class MemoryQueueTransport implements QueueTransport {
 
   private async shutdown(): Promise<void> {
     this.stopping = true;
+    for (const q of this.queues.values()) for (const release of q.blocked.splice(0)) release();
     // A settling handler may retry (scheduling a timer), so timers are cleared only once none is running.
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.closed = true;
+  }
+
+  /** Resolves once the queue has room (at once for the queues nobody waits on, and while closing). */
+  private async room(name: QueueName): Promise<void> {
+    const q = this.queue(name);
+    while (q.waiting.length >= this.maxWaiting && !NEVER_WAIT.has(baseQueue(name)) && !this.stopping) {
+      await new Promise<void>((resolve) => q.blocked.push(resolve));
+    }
   }
 
   private enqueue(name: QueueName, payload: unknown, options: JobOptions = {}): void {
@@ -100,7 +148,7 @@ export class MemoryQueueTransport implements QueueTransport {
       if (q.ids.has(jobId)) return;
       q.ids.add(jobId);
     }
-    const job: MemoryJob = { payload: structuredClone(payload), jobId, attemptsMade: 0 };
+    const job: MemoryJob = { payload: this.validate ? structuredClone(payload) : payload, jobId, attemptsMade: 0 };
     if (delayMs > 0) this.delay(name, q, job, delayMs);
     else {
       q.waiting.push(job);
@@ -125,6 +173,7 @@ export class MemoryQueueTransport implements QueueTransport {
     for (const consumer of q.consumers) {
       while (consumer.running < consumer.concurrency && q.waiting.length > 0) {
         const job = q.waiting.shift()!;
+        q.blocked.shift()?.();
         consumer.running++;
         q.active++;
         const run = this.run(name, q, consumer, job);
@@ -138,9 +187,9 @@ export class MemoryQueueTransport implements QueueTransport {
     // Start the handler on a fresh stack: a handler that adds jobs would otherwise recurse through pump().
     await undefined;
     try {
-      let payload;
+      let payload = job.payload as JobOf<QueueName>;
       try {
-        payload = decodeJob(name, job.payload);
+        if (this.validate) payload = decodeJob(name, job.payload);
       } catch (error) {
         if (!(error instanceof InvalidMessageError) || name === QueueName.DeadLetter) throw error;
         const letter = { v: SCHEMA_VERSION, queue: name, reason: error.reason, payload: job.payload };
@@ -166,7 +215,8 @@ export class MemoryQueueTransport implements QueueTransport {
     if (!permanent && job.attemptsMade < this.attempts) {
       this.delay(name, q, job, this.backoffMs * 2 ** (job.attemptsMade - 1));
     } else {
-      q.failed++;
+      q.failedMessages.push({ payload: job.payload, reason: error instanceof Error ? error.message : String(error), failedAt: new Date().toISOString() });
+      if (q.failedMessages.length > FAILED_KEPT) q.failedMessages.shift();
       q.release(job);
     }
   }

@@ -216,6 +216,31 @@ export function queueTransportContract(
       expect(calls).toBeGreaterThanOrEqual(2);
     });
 
+    it('keeps the messages whose attempts ran out, with why, and sends them round again on replay', async () => {
+      let broken = true;
+      const handled: string[] = [];
+      await transport.add(QueueName.FrontierAdd, token('a.test'));
+      await transport.add(QueueName.FrontierAdd, token('b.test'));
+      await transport.consume(QueueName.FrontierAdd, async (p) => {
+        const host = new URL(p.urls[0].url).hostname;
+        if (broken && host === 'b.test') throw new Error(`${host} is broken`);
+        handled.push(host);
+      });
+      await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0, failed: 1 });
+      const failed = await transport.failed(QueueName.FrontierAdd);
+      expect(failed).toEqual([{ payload: token('b.test'), reason: 'b.test is broken', failedAt: expect.any(String) }]);
+      expect(Date.parse(failed[0].failedAt)).not.toBeNaN();
+      expect(handled).toEqual(['a.test']);
+
+      broken = false;
+      expect(await transport.replayFailed(QueueName.FrontierAdd)).toBe(1);
+      await waitFor(() => handled.length === 2);
+      expect(handled).toEqual(['a.test', 'b.test']);
+      await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+      expect(await transport.failed(QueueName.FrontierAdd)).toEqual([]);
+      expect(await transport.replayFailed(QueueName.FrontierAdd)).toBe(0);
+    });
+
     it('close() waits for the in-flight handler', async () => {
       const gate = deferred();
       let started = false;

@@ -21,6 +21,15 @@ export interface ConsumeOptions {
 
 export type JobHandler<Q extends QueueName> = (payload: JobOf<Q>) => Promise<void>;
 
+/** A message whose attempts ran out: kept, with why, until replayed. */
+export interface FailedMessage {
+  payload: unknown;
+  /** The last error of its handler. */
+  reason: string;
+  /** When it failed for good (ISO 8601). */
+  failedAt: string;
+}
+
 /**
  * The pipeline's message transport. Drivers: BullMQ on Redis (distributed, durable) and in-memory (embedded).
  *
@@ -33,6 +42,13 @@ export interface QueueTransport {
   addBulk<Q extends QueueName>(queue: Q, jobs: { payload: JobOf<Q>; options?: JobOptions }[]): Promise<void>;
   consume<Q extends QueueName>(queue: Q, handler: JobHandler<Q>, options?: ConsumeOptions): Promise<void>;
   counts(queue: QueueName): Promise<QueueCounts>;
+  /**
+   * The messages of a queue whose attempts ran out, most recent first (the drivers keep the last 1,000
+   * failed jobs of each queue).
+   */
+  failed(queue: QueueName, limit?: number): Promise<FailedMessage[]>;
+  /** Sends a queue's failed messages round again, with fresh attempts; answers how many. */
+  replayFailed(queue: QueueName): Promise<number>;
   /** Stops taking new jobs, waits for the running ones, releases connections. */
   close(): Promise<void>;
 }
