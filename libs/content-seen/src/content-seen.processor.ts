@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { ParsedPage, PluginPage, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
 import { ContentSeenService } from './content-seen.service';
 import { WarcArchive } from './warc-archive.service';
@@ -15,36 +16,43 @@ export class ContentSeenProcessor implements OnApplicationBootstrap {
     private readonly pipeline: Pipeline,
     private readonly seen: ContentSeenService,
     private readonly warc: WarcArchive,
-    @Inject(CONTENT_STORE) private readonly content: ContentStore,
+    @Inject(BODY_STAGING) private readonly staging: BodyStaging,
     private readonly plugins: PluginRegistry,
     private readonly stats: CrawlStats,
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {}
 
   async onApplicationBootstrap() {
-    await this.pipeline.consume(QueueName.ContentSeen, (page) => this.handle(page), { concurrency: 8 });
+    await this.pipeline.consume(QueueName.ContentSeen, (page) => this.handle(page), { concurrency: this.config.contentSeen.concurrency });
   }
 
   private async handle(page: ParsedPage) {
-    const staged = await this.content.get(page.bodyKey);
+    const staged = await this.staging.read(page.bodyKey);
     if (!staged) {
       // Deleted only by a finished delivery of this page (below): this is a redelivery of work already done.
       await this.stats.count('skipped.staged-body-gone');
       return;
     }
-    const verdict = await this.seen.check(page, staged.body);
-    await this.warc.record(page, staged.body, verdict);
-    if (!verdict.duplicate) await this.pageHooks(page, verdict.contentKey);
-    if (!verdict.duplicate && !page.nofollow && page.links.length > 0) {
-      await this.pipeline.send(QueueName.ExtractLinks, {
-        v: SCHEMA_VERSION,
-        url: page.url,
-        depth: page.depth,
-        baseHref: page.baseHref,
-        nofollow: page.nofollow,
-        links: page.links,
-      });
+    const decision = await this.seen.decide(page);
+    await this.warc.record(page, staged.body, decision);
+    if (!decision.duplicate) {
+      // Its links go out while the page waits for its segment to be written: a redelivery after a crash
+      // stores it and sends them again, which the stages after tolerate (docs/reliability.md).
+      await Promise.all([this.seen.storePage(page, staged).then((contentKey) => this.pageHooks(page, contentKey)), this.sendLinks(page)]);
     }
-    await this.content.delete(page.bodyKey);
+    await this.staging.release(page.bodyKey);
+  }
+
+  private async sendLinks(page: ParsedPage) {
+    if (page.nofollow || page.links.length === 0) return;
+    await this.pipeline.send(QueueName.ExtractLinks, {
+      v: SCHEMA_VERSION,
+      url: page.url,
+      depth: page.depth,
+      baseHref: page.baseHref,
+      nofollow: page.nofollow,
+      links: page.links,
+    });
   }
 
   private async pageHooks(page: ParsedPage, contentKey: string) {

@@ -6,7 +6,7 @@ import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { LOGGER, Logger } from '@crawler/logging';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { sha1Digest, WarcWriter } from '@crawler/warc';
-import type { SeenVerdict } from './content-seen.service';
+import type { SeenDecision } from './content-seen.service';
 
 /** What a revisit record needs of the capture that holds the payload. */
 interface Capture {
@@ -49,7 +49,7 @@ export class WarcArchive implements OnApplicationShutdown {
     });
   }
 
-  async record(page: ParsedPage, body: Buffer, verdict: SeenVerdict): Promise<void> {
+  async record(page: ParsedPage, body: Buffer, verdict: SeenDecision): Promise<void> {
     if (!this.writer || verdict.kind === 'near') return;
     const requestHeaders = { 'user-agent': this.config.downloader.userAgent };
     if (verdict.kind === 'exact') {

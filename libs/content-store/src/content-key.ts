@@ -47,3 +47,10 @@ export function assertValidMeta(meta: Record<string, string>): void {
     if (typeof v !== 'string') throw new Error(`content store: metadata value for ${JSON.stringify(k)} is not a string`);
   }
 }
+
+/** A byte range: a non-negative integer offset and length. */
+export function assertRange(offset: number, length: number): void {
+  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
+    throw new Error(`content store: invalid range offset ${offset}, length ${length}`);
+  }
+}

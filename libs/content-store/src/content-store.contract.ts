@@ -36,6 +36,16 @@ export function contentStoreContract(
       base = `t-${randomUUID()}`;
     });
 
+    it('reads a range of an object, shorter at its end, and null for a missing key', async () => {
+      const key = `${base}/ranged`;
+      await store.put(key, Buffer.from('0123456789'));
+      expect((await store.getRange(key, 2, 3))?.toString()).toBe('234');
+      expect((await store.getRange(key, 8, 10))?.toString()).toBe('89');
+      expect((await store.getRange(key, 0, 0))?.toString()).toBe('');
+      expect(await store.getRange(`${base}/missing`, 0, 5)).toBeNull();
+      await expect(store.getRange(key, -1, 2)).rejects.toThrow(/invalid range/);
+    });
+
     it('round-trips every byte value', async () => {
       const body = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
       await store.put(`${base}/bytes.bin`, body);

@@ -12,6 +12,8 @@ export interface ContentStore {
   put(key: string, body: Buffer, meta?: Record<string, string>): Promise<void>;
   /** The object, or null when the key does not exist. */
   get(key: string): Promise<StoredObject | null>;
+  /** `length` bytes of the object from `offset` (fewer at its end), or null when the key does not exist. */
+  getRange(key: string, offset: number, length: number): Promise<Buffer | null>;
   exists(key: string): Promise<boolean>;
   /** Deleting a missing key is not an error. */
   delete(key: string): Promise<void>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { assertValidKey, assertValidMeta, assertValidPrefix } from './content-key';
+import { assertRange, assertValidKey, assertValidMeta, assertValidPrefix } from './content-key';
 import type { ContentStore, StoredObject } from './content-store';
 
 /** Times a write retries after losing a race with the pruning of an emptied directory. */
@@ -25,6 +25,8 @@ export class FsContentStore implements ContentStore {
   private readonly objects: string;
   private readonly metas: string;
   private readonly tmp: string;
+  /** tmp/ is made once (and again if a write finds it gone). */
+  private tmpReady?: Promise<void>;
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -59,6 +61,25 @@ export class FsContentStore implements ContentStore {
       throw new Error(`content store: get ${key} failed: ${(err as Error).message}`, { cause: err });
     }
     return { body, meta: await this.readMeta(key) };
+  }
+
+  async getRange(key: string, offset: number, length: number): Promise<Buffer | null> {
+    assertValidKey(key);
+    assertRange(offset, length);
+    let file;
+    try {
+      file = await fs.open(this.pathIn(this.objects, key), 'r');
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw new Error(`content store: get ${key} failed: ${(err as Error).message}`, { cause: err });
+    }
+    try {
+      const buffer = Buffer.alloc(length);
+      const { bytesRead } = await file.read(buffer, 0, length, offset);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await file.close();
+    }
   }
 
   async exists(key: string): Promise<boolean> {
@@ -120,15 +141,27 @@ export class FsContentStore implements ContentStore {
   }
 
   private async writeAtomic(target: string, data: Buffer | string): Promise<void> {
-    await fs.mkdir(this.tmp, { recursive: true });
+    this.tmpReady ??= fs.mkdir(this.tmp, { recursive: true }).then(
+      () => undefined,
+      (err) => {
+        this.tmpReady = undefined;
+        throw err;
+      },
+    );
+    await this.tmpReady;
     const temp = path.join(this.tmp, randomUUID());
-    await fs.writeFile(temp, data);
+    await fs.writeFile(temp, data).catch(async (err) => {
+      if (codeOf(err) !== 'ENOENT') throw err;
+      await fs.mkdir(this.tmp, { recursive: true });
+      await fs.writeFile(temp, data);
+    });
     try {
-      // A concurrent delete may prune the parent directory between our mkdir and rename (or during a
-      // recursive mkdir, which then fails with ENOENT): both steps are retried until they stick.
+      // The parent directory usually exists: rename first, and make it only when the rename says it is
+      // missing. A concurrent delete may prune it between our mkdir and rename (or during a recursive mkdir,
+      // which then fails with ENOENT): both steps are retried until they stick.
       for (let attempt = 0; ; attempt++) {
         try {
-          await fs.mkdir(path.dirname(target), { recursive: true });
+          if (attempt > 0) await fs.mkdir(path.dirname(target), { recursive: true });
           await fs.rename(temp, target);
           return;
         } catch (err) {

@@ -7,3 +7,8 @@ export { FsContentStore } from './fs-content-store.driver';
 export { contentStoreContract, collectKeys, INVALID_KEYS } from './content-store.contract';
 export { startS3TestServer } from './s3-test-server';
 export type { S3TestServer } from './s3-test-server';
+export * from './body-staging';
+export { MemoryBodyStaging } from './memory-body-staging.driver';
+export { BundledBodyStaging } from './bundled-body-staging.driver';
+export type { BundledBodyStagingOptions } from './bundled-body-staging.driver';
+export * from './page-store';

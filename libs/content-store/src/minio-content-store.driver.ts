@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
-import { assertValidKey, assertValidMeta, assertValidPrefix } from './content-key';
+import { assertRange, assertValidKey, assertValidMeta, assertValidPrefix } from './content-key';
 import type { ContentStore, StoredObject } from './content-store';
 
 export interface MinioContentStoreOptions {
@@ -70,6 +70,26 @@ export class MinioContentStore implements ContentStore {
       const headers = (stream as Readable & { headers?: IncomingHttpHeaders }).headers;
       const meta = headers ? decodeMeta(headers) : await this.statMeta(key);
       return { body: Buffer.concat(chunks), meta };
+    });
+  }
+
+  async getRange(key: string, offset: number, length: number): Promise<Buffer | null> {
+    assertValidKey(key);
+    assertRange(offset, length);
+    if (length === 0) return (await this.exists(key)) ? Buffer.alloc(0) : null;
+    return this.call('get', key, async () => {
+      let stream: Readable;
+      try {
+        stream = await this.client.getPartialObject(this.bucket, key, offset, length);
+      } catch (err) {
+        if (MISSING_KEY.has(codeOf(err))) return null;
+        // A range starting past the end: S3 answers 416 (InvalidRange).
+        if (codeOf(err) === 'InvalidRange') return Buffer.alloc(0);
+        throw err;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
     });
   }
 

@@ -6,6 +6,8 @@ import * as path from 'node:path';
 export interface S3TestServer {
   /** `http://S3RVER:S3RVER@127.0.0.1:<port>`, ready for MinioContentStore. */
   url: string;
+  /** The server's process, when this call started one (benchmarks sample its CPU). */
+  pid?: number;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function startS3TestServer(options: { private?: boolean } = {}): Pr
   });
   return {
     url,
+    pid: child.pid,
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         await new Promise<void>((resolve) => {

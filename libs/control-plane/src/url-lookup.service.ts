@@ -1,7 +1,6 @@
-import { gunzipSync } from 'node:zlib';
 import { Inject, Injectable } from '@nestjs/common';
 import * as iconv from 'iconv-lite';
-import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { PAGE_STORE, PageStore } from '@crawler/content-store';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { canonicalize } from '@crawler/url';
@@ -16,11 +15,10 @@ export interface UrlRecord {
   lastModified?: string;
 }
 
-/** What content-seen recorded for a duplicate (hash `duplicates`): the original and where its body is. */
+/** What content-seen recorded for a duplicate (hash `duplicates`): the original (whose record says where it is stored). */
 export interface DuplicateOf {
   kind: 'exact' | 'near';
   original: string;
-  contentKey: string;
   distance?: number;
 }
 
@@ -61,7 +59,7 @@ export class UrlLookupService {
 
   constructor(
     @Inject(STATE_STORE) state: StateStore,
-    @Inject(CONTENT_STORE) private readonly contentStore: ContentStore,
+    @Inject(PAGE_STORE) private readonly pages: PageStore,
     @Inject(FRONTIER_STORE) private readonly frontier: FrontierStore,
   ) {
     this.urlStore = state.namespace('content-seen');
@@ -86,22 +84,22 @@ export class UrlLookupService {
   async content(input: string): Promise<StoredContent | null> {
     const found = await this.lookup(input);
     if (found.state === 'unknown') return null;
-    let contentKey = found.state === 'stored' ? found.record.contentKey : found.duplicateOf.contentKey;
-    if (!contentKey && found.state === 'duplicate') {
+    let contentKey = found.state === 'stored' ? found.record.contentKey : undefined;
+    if (found.state === 'duplicate') {
       const original = await this.lookup(found.duplicateOf.original);
       if (original.state !== 'stored') return null;
       contentKey = original.record.contentKey;
     }
-    const object = await this.contentStore.get(contentKey);
-    if (!object) return null;
-    const body = contentKey.endsWith('.gz') ? gunzipSync(object.body) : object.body;
-    const charset = object.meta.charset && iconv.encodingExists(object.meta.charset) ? object.meta.charset : 'utf-8';
+    const page = await this.pages.read(contentKey!, { meta: true });
+    if (!page) return null;
+    const meta = Object.fromEntries(Object.entries(page.meta ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    const charset = meta.charset && iconv.encodingExists(meta.charset) ? meta.charset : 'utf-8';
     return {
       url: found.url,
-      contentKey,
+      contentKey: contentKey!,
       originalUrl: found.state === 'duplicate' ? found.duplicateOf.original : undefined,
-      text: iconv.decode(body, charset),
-      meta: object.meta,
+      text: iconv.decode(page.body, charset),
+      meta,
     };
   }
 
@@ -131,6 +129,6 @@ function spellings(input: string): string[] {
 }
 
 function parseDuplicate(raw: string): DuplicateOf {
-  if (!raw.startsWith('{')) return { kind: 'exact', original: raw, contentKey: '' };
+  if (!raw.startsWith('{')) return { kind: 'exact', original: raw };
   return JSON.parse(raw) as DuplicateOf;
 }

@@ -9,7 +9,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { PluginPage, pluginEventsQueue, SCHEMA_VERSION } from '@crawler/contracts';
-import { FsContentStore } from '@crawler/content-store';
+import { FsContentStore, SegmentedPageStore } from '@crawler/content-store';
 import { loadPluginConfig, PluginContext } from '@crawler/plugin-sdk';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
@@ -66,7 +66,8 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const pipeline = { send: async (queue: string, payload: unknown) => void events.push({ queue, payload }) } as unknown as Pipeline;
   const crawler = loadConfig({}, { 'plugins.enabled': ['monitor'], dataDir: dir });
   const config = loadPluginConfig(monitorPlugin, { PLUGIN_MONITOR_WEBHOOK_TIMEOUT_MS: '2000', ...env });
-  const ctx = new PluginContext('monitor', config, crawler, state, content, new Registry(), pipeline, stats, pino({ enabled: false }));
+  const pages = new SegmentedPageStore(content, { maxPages: 1 });
+  const ctx = new PluginContext('monitor', config, crawler, state, content, pages, new Registry(), pipeline, stats, pino({ enabled: false }));
   const jsonl = join(dir, 'plugin-monitor', 'alerts.jsonl');
   const lines = (): MonitorAlert[] =>
     existsSync(jsonl)
@@ -76,11 +77,10 @@ function setup(env: NodeJS.ProcessEnv = {}) {
           .map((l) => JSON.parse(l))
       : [];
   let n = 0;
-  /** Stores `html` as the crawler does (gzip) and answers the PluginPage of it. */
-  const page = async (url: string, html: string, charset = 'utf-8'): Promise<PluginPage> => {
+  /** Stores `html` as the crawler does (gzip, in the page store) and answers the PluginPage of it. */
+  const page = async (url: string, html: string | Buffer, charset = 'utf-8'): Promise<PluginPage> => {
     const contentHash = createHash('sha256').update(html).digest('hex');
-    const contentKey = `pages/${++n}.html.gz`;
-    await content.put(contentKey, gzipSync(Buffer.from(html)), {});
+    const contentKey = await pages.store(gzipSync(Buffer.from(html)), { url, fetchedAt: '', status: 200, contentType: 'text/html', charset, title: '', truncated: false, headers: {}, contentHash, simhash: '0123456789abcdef' });
     return { v: SCHEMA_VERSION, hook: 'page', url, depth: 0, status: 200, fetchedAt: '2025-01-01T00:00:00.000Z', contentType: 'text/html', charset, noindex: false, contentHash, simhash: '0123456789abcdef', contentKey };
   };
   return { handler: new MonitorPluginHandler(ctx), ctx, stats, events, lines, page, jsonl };
@@ -120,10 +120,9 @@ describe('MonitorPluginHandler', () => {
   });
 
   it('matches the title too, and a windows-1251 page decoded in its charset', async () => {
-    const { handler, lines, ctx, page } = setup({ PLUGIN_MONITOR_TERMS: 'съешь,Headline' });
+    const { handler, lines, page } = setup({ PLUGIN_MONITOR_TERMS: 'съешь,Headline' });
     const cp1251 = Buffer.from([0xd1, 0xfa, 0xe5, 0xf8, 0xfc, 0x20, 0xe6, 0xe5]); // "Съешь же"
-    const p = await page('http://a.test/ru', '');
-    await ctx.content.put(p.contentKey, gzipSync(Buffer.concat([Buffer.from('<html><head><title>Headline</title></head><body><p>'), cp1251, Buffer.from('</p></body></html>')])), {});
+    const p = await page('http://a.test/ru', Buffer.concat([Buffer.from('<html><head><title>Headline</title></head><body><p>'), cp1251, Buffer.from('</p></body></html>')]));
     await handler.onPage({ ...p, charset: 'windows-1251' });
     expect(lines().map((l) => [l.term, l.matched, l.snippet])).toEqual([
       ['съешь', 'Съешь', 'Headline Съешь же'],

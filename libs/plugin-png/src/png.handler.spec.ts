@@ -6,7 +6,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { PluginFetched, SCHEMA_VERSION } from '@crawler/contracts';
-import { collectKeys, FsContentStore } from '@crawler/content-store';
+import { collectKeys, FsContentStore, SegmentedPageStore } from '@crawler/content-store';
 import { loadPluginConfig, PluginContext } from '@crawler/plugin-sdk';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
@@ -44,7 +44,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const content = new FsContentStore(dir);
   const stats = new CrawlStats(state, new Registry());
   const crawler = loadConfig({}, { 'plugins.enabled': ['png'] });
-  const ctx = new PluginContext('png', loadPluginConfig(pngPlugin, env), crawler, state, content, new Registry(), {} as Pipeline, stats, pino({ enabled: false }));
+  const ctx = new PluginContext('png', loadPluginConfig(pngPlugin, env), crawler, state, content, new SegmentedPageStore(content), new Registry(), {} as Pipeline, stats, pino({ enabled: false }));
   return { handler: new PngPluginHandler(ctx), ctx, content, stats };
 }
 

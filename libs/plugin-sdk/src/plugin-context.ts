@@ -1,7 +1,6 @@
-import { gunzipSync } from 'node:zlib';
 import { PluginPage, pluginEventsQueue, SCHEMA_VERSION } from '@crawler/contracts';
 import type { CrawlerConfig } from '@crawler/config';
-import type { ContentStore } from '@crawler/content-store';
+import type { ContentStore, PageStore } from '@crawler/content-store';
 import { decodeHtml, parseHtmlPage } from '@crawler/html';
 import type { Logger } from '@crawler/logging';
 import type { CrawlStats, Pipeline } from '@crawler/runtime';
@@ -36,6 +35,8 @@ export class PluginContext<C = Record<string, never>> {
     state: StateStore,
     /** The content store (S3 or the embedded run's directory). Keep your objects under a prefix of your own. */
     readonly content: ContentStore,
+    /** The stored pages (what a page hook's `contentKey` names). */
+    readonly pages: PageStore,
     /** The process's Prometheus registry (served on /metrics): register your own metrics on it. */
     readonly metrics: Registry,
     /** The queue transport, for sending to any queue of the contracts (e.g. URLs to `filter-urls`). */
@@ -64,12 +65,11 @@ export class PluginContext<C = Record<string, never>> {
     });
   }
 
-  /** The text of a page a page hook was sent, read from the content store and parsed again. */
+  /** The text of a page a page hook was sent, read from the page store and parsed again. */
   async pageText(page: PluginPage): Promise<PageText> {
-    const stored = await this.content.get(page.contentKey);
+    const stored = await this.pages.read(page.contentKey);
     if (!stored) throw new Error(`stored page ${page.contentKey} of ${page.url} is missing`);
-    const bytes = gunzipSync(stored.body);
-    const decoded = decodeHtml(bytes, `${page.contentType.split(';')[0] || 'text/html'}; charset=${page.charset}`);
+    const decoded = decodeHtml(stored.body, `${page.contentType.split(';')[0] || 'text/html'}; charset=${page.charset}`);
     const html = parseHtmlPage(decoded.text, { maxLinks: 0 });
     return { title: html.title, lang: html.lang, text: html.text };
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { PluginFetched, PluginJob, PluginManifest, PluginPage, pluginQueue } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { Pipeline, PluginRegistry } from '@crawler/runtime';
 import { PluginContext } from './plugin-context';
 import { PluginHandler } from './plugin-definition';
@@ -21,6 +22,7 @@ export class PluginHost implements OnModuleInit, OnApplicationBootstrap {
     private readonly pipeline: Pipeline,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     @Inject(PLUGIN_CONCURRENCY) private readonly concurrency: number,
+    @Inject(BODY_STAGING) private readonly staging: BodyStaging,
   ) {}
 
   /** Before any core service reads the registry (they read it from onApplicationBootstrap on). */
@@ -48,10 +50,10 @@ export class PluginHost implements OnModuleInit, OnApplicationBootstrap {
 
   private async fetched(job: PluginFetched) {
     if (!this.handler.onFetched) return this.unhandled(job);
-    const staged = await this.context.content.get(job.bodyKey);
+    const staged = await this.staging.read(job.bodyKey);
     if (!staged) throw new Error(`staged body ${job.bodyKey} of ${job.url} is missing`);
     await this.handler.onFetched(job, staged.body);
-    await this.context.content.delete(job.bodyKey);
+    await this.staging.release(job.bodyKey);
   }
 
   private async page(job: PluginPage) {
@@ -63,6 +65,6 @@ export class PluginHost implements OnModuleInit, OnApplicationBootstrap {
   private async unhandled(job: PluginJob) {
     this.context.logger.warn({ event: 'plugin-unhandled', hook: job.hook, url: job.url }, `plugin ${this.manifest.name} has no ${job.hook} hook`);
     await this.context.count(`unhandled.${job.hook}`);
-    if (job.hook === 'fetched') await this.context.content.delete(job.bodyKey);
+    if (job.hook === 'fetched') await this.staging.release(job.bodyKey);
   }
 }

@@ -7,7 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '@crawler/config';
 import { PluginFetched, PluginPage, pluginEventsQueue, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { BODY_STAGING, BodyStaging, CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { CrawlStats, PluginRegistry, RuntimeModule } from '@crawler/runtime';
 import { PluginContext } from './plugin-context';
@@ -120,6 +120,8 @@ describe('a plugin module next to the runtime', () => {
       app,
       queues: app.get<QueueTransport>(QUEUE_TRANSPORT),
       content: app.get<ContentStore>(CONTENT_STORE),
+      staging: app.get<BodyStaging>(BODY_STAGING),
+      pages: app.get<PageStore>(PAGE_STORE),
       registry: app.get(PluginRegistry),
       stats: app.get(CrawlStats),
     };
@@ -164,14 +166,14 @@ describe('a plugin module next to the runtime', () => {
   });
 
   it('hands a claimed response to onFetched with its body, then releases the staged body', async () => {
-    const { app, queues, content, stats } = await start();
+    const { app, queues, staging, stats } = await start();
     try {
-      await content.put('staging/f1-x', Buffer.from('a,b'));
-      await queues.add(pluginQueue('example'), fetchedJob('staging/f1-x'));
+      const ref = await staging.stage(Buffer.from('a,b'));
+      await queues.add(pluginQueue('example'), fetchedJob(ref));
       await until(() => seen.fetched.length > 0);
       expect(seen.fetched).toEqual([{ job: expect.objectContaining({ url: 'http://a.test/data.csv', source: 'http://a.test/' }), body: 'a,b' }]);
       await settle();
-      expect(await content.exists('staging/f1-x')).toBe(false);
+      expect(await staging.read(ref)).toBeNull();
       expect((await stats.totals())['plugin.example.fetched']).toBe(1);
     } finally {
       await app.close();
@@ -179,10 +181,21 @@ describe('a plugin module next to the runtime', () => {
   });
 
   it('hands a new page to onPage, whose text it reads from the stored page, and emits to plugin-events.<name>', async () => {
-    const { app, queues, content } = await start();
+    const { app, queues, pages } = await start();
     try {
       const html = '<html><head><title>T</title></head><body><p>Bloom filters and the bloom word</p></body></html>';
-      await content.put('pages/ab/abc.html.gz', gzipSync(Buffer.from(html)));
+      const contentKey = await pages.store(gzipSync(Buffer.from(html)), {
+        url: 'http://a.test/p',
+        fetchedAt: '',
+        status: 200,
+        contentType: 'text/html',
+        charset: 'utf-8',
+        title: 'T',
+        truncated: false,
+        headers: {},
+        contentHash: 'a'.repeat(64),
+        simhash: '0'.repeat(16),
+      });
       const page: PluginPage = {
         v: SCHEMA_VERSION,
         hook: 'page',
@@ -196,7 +209,7 @@ describe('a plugin module next to the runtime', () => {
         noindex: false,
         contentHash: 'a'.repeat(64),
         simhash: '0'.repeat(16),
-        contentKey: 'pages/ab/abc.html.gz',
+        contentKey,
       };
       await queues.add(pluginQueue('example'), page);
       await until(() => seen.pages.length > 0);

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
 import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
@@ -29,9 +29,17 @@ export function pluginModule<C>(definition: PluginDefinition<C>, config: C = loa
       { provide: PLUGIN_CONCURRENCY, useValue: pluginConcurrency(definition, config) },
       {
         provide: PluginContext,
-        inject: [CRAWLER_CONFIG, STATE_STORE, CONTENT_STORE, Registry, Pipeline, CrawlStats, LOGGER],
-        useFactory: (crawler: CrawlerConfig, state: StateStore, content: ContentStore, metrics: Registry, pipeline: Pipeline, stats: CrawlStats, logger: Logger) =>
-          new PluginContext(definition.name, config, crawler, state, content, metrics, pipeline, stats, logger),
+        inject: [CRAWLER_CONFIG, STATE_STORE, CONTENT_STORE, PAGE_STORE, Registry, Pipeline, CrawlStats, LOGGER],
+        useFactory: (
+          crawler: CrawlerConfig,
+          state: StateStore,
+          content: ContentStore,
+          pages: PageStore,
+          metrics: Registry,
+          pipeline: Pipeline,
+          stats: CrawlStats,
+          logger: Logger,
+        ) => new PluginContext(definition.name, config, crawler, state, content, pages, metrics, pipeline, stats, logger),
       },
       ...(definition.providers ?? []),
       definition.handler,

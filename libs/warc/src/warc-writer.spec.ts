@@ -440,6 +440,7 @@ class FlakyStore implements ContentStore {
     return this.inner.put(key, body, meta);
   }
   get = (key: string) => this.inner.get(key);
+  getRange = (key: string, offset: number, length: number) => this.inner.getRange(key, offset, length);
   exists = (key: string) => this.inner.exists(key);
   delete = (key: string) => this.inner.delete(key);
   list = (prefix: string) => this.inner.list(prefix);

@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzipSync, gzip } from 'node:zlib';
+import type { StateStore } from '@crawler/state';
+import type { BodyStaging, StagedBody } from './body-staging';
+import type { ContentStore } from './content-store';
+import { GzipThreads } from './gzip-threads';
+
+const gzipAsync = promisify(gzip);
+
+export interface BundledBodyStagingOptions {
+  /** Bodies in one bundle at most. @defaultValue 64 */
+  maxBodies?: number;
+  /** Compressed bytes in one bundle at most. @defaultValue 4194304 */
+  maxBytes?: number;
+  /** A bundle is written at most this long after its first body was staged, full or not. @defaultValue 10 */
+  lingerMs?: number;
+  /** gzip level of each body (the level stored pages keep). @defaultValue 6 */
+  gzipLevel?: number;
+  /** Threads compressing the bodies, started on the first (0: zlib's async API). @defaultValue 0 */
+  gzipThreads?: number;
+  /** Bundles kept in memory for readers (a reader usually wants the rest of the bundle next), bytes. @defaultValue 33554432 */
+  cacheBytes?: number;
+}
+
+interface OpenBundle {
+  parts: Buffer[];
+  bytes: number;
+  waiters: { resolve: (ref: string) => void; reject: (error: unknown) => void }[];
+  timer?: NodeJS.Timeout;
+}
+
+interface BundleRef {
+  key: string;
+  id: string;
+  index: number;
+  offset: number;
+  length: number;
+}
+
+/**
+ * Bodies staged within `lingerMs` of each other are gzip-compressed one by one (on libuv's thread pool) and
+ * written together as one object `staging/<id>.gz`: the concatenation of their gzip members (itself a valid
+ * gzip file). A reference names the bundle and the member: `staging/<id>.gz#<index>.<offset>.<length>`.
+ *
+ * The state store keeps the set of a bundle's members not yet released (`bundle:<id>`, written right after
+ * the object, before any reference is handed out); releasing one removes it, and the release that empties
+ * the set deletes the object. A release is idempotent, so a redelivered message cannot free a body another
+ * reader still needs.
+ */
+export class BundledBodyStaging implements BodyStaging {
+  private readonly instance = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
+  private sequence = 0;
+  private open?: OpenBundle;
+  private readonly writing = new Set<Promise<void>>();
+  private readonly cache = new Map<string, { bundle: Promise<Buffer | null>; bytes: number }>();
+  private cachedBytes = 0;
+  private readonly maxBodies: number;
+  private readonly maxBytes: number;
+  private readonly lingerMs: number;
+  private readonly gzipLevel: number;
+  private readonly cacheBytes: number;
+  private readonly gzipThreads: number;
+  private threads?: GzipThreads;
+
+  /** `state`: the namespace holding the bundles' member sets. */
+  constructor(
+    private readonly content: ContentStore,
+    private readonly state: StateStore,
+    options: BundledBodyStagingOptions = {},
+  ) {
+    this.maxBodies = options.maxBodies ?? 64;
+    this.maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
+    this.lingerMs = options.lingerMs ?? 10;
+    this.gzipLevel = options.gzipLevel ?? 6;
+    this.cacheBytes = options.cacheBytes ?? 32 * 1024 * 1024;
+    this.gzipThreads = options.gzipThreads ?? 0;
+  }
+
+  async stage(body: Buffer): Promise<string> {
+    const member = await this.gzip(body);
+    return new Promise((resolve, reject) => {
+      const bundle = (this.open ??= this.startBundle());
+      bundle.parts.push(member);
+      bundle.bytes += member.length;
+      bundle.waiters.push({ resolve, reject });
+      if (bundle.parts.length >= this.maxBodies || bundle.bytes >= this.maxBytes) this.seal();
+    });
+  }
+
+  async read(ref: string): Promise<StagedBody | null> {
+    const at = parseRef(ref);
+    const bundle = await this.bundle(at.key);
+    if (!bundle || at.offset + at.length > bundle.length) return null;
+    const member = bundle.subarray(at.offset, at.offset + at.length);
+    // Inflated on first use: content-seen stores the member as it is, and needs the bytes only for WARC.
+    let body: Buffer | undefined;
+    return {
+      get body() {
+        return (body ??= gunzipSync(member));
+      },
+      gzipped: async () => member,
+    };
+  }
+
+  async release(ref: string): Promise<void> {
+    const at = parseRef(ref);
+    if ((await this.state.setRemove(`bundle:${at.id}`, String(at.index))) > 0) return;
+    await this.content.delete(at.key);
+    this.forget(at.key);
+  }
+
+  async close(): Promise<void> {
+    this.seal();
+    while (this.writing.size) await Promise.allSettled([...this.writing]);
+    await this.threads?.close();
+  }
+
+  private gzip(body: Buffer): Promise<Buffer> {
+    if (this.gzipThreads === 0) return gzipAsync(body, { level: this.gzipLevel });
+    this.threads ??= new GzipThreads(this.gzipThreads, this.gzipLevel);
+    return this.threads.gzip(body);
+  }
+
+  private startBundle(): OpenBundle {
+    const bundle: OpenBundle = { parts: [], bytes: 0, waiters: [] };
+    bundle.timer = setTimeout(() => this.open === bundle && this.seal(), this.lingerMs);
+    return bundle;
+  }
+
+  /** Writes the open bundle (if any); bodies staged from now on start the next one. */
+  private seal(): void {
+    const bundle = this.open;
+    if (!bundle) return;
+    this.open = undefined;
+    clearTimeout(bundle.timer);
+    const write = this.write(bundle).finally(() => this.writing.delete(write));
+    this.writing.add(write);
+  }
+
+  private async write(bundle: OpenBundle): Promise<void> {
+    const id = `${this.instance}-${(this.sequence++).toString(36)}`;
+    const key = `staging/${id}.gz`;
+    try {
+      const data = Buffer.concat(bundle.parts);
+      await this.content.put(key, data);
+      await this.state.setAdd(`bundle:${id}`, bundle.parts.map((_, i) => String(i)));
+      // The writer is the likeliest next reader's neighbour: readers in this process find it cached.
+      this.remember(key, Promise.resolve(data), data.length);
+      let offset = 0;
+      bundle.parts.forEach((part, i) => {
+        bundle.waiters[i].resolve(`${key}#${i}.${offset}.${part.length}`);
+        offset += part.length;
+      });
+    } catch (error) {
+      for (const waiter of bundle.waiters) waiter.reject(error);
+    }
+  }
+
+  private bundle(key: string): Promise<Buffer | null> {
+    const cached = this.cache.get(key);
+    if (cached) return cached.bundle;
+    const bundle = this.content.get(key).then((o) => o?.body ?? null);
+    // A failed read is not remembered: the next reader tries again.
+    bundle.catch(() => this.forget(key));
+    this.remember(key, bundle, 0);
+    void bundle.then((b) => {
+      const entry = this.cache.get(key);
+      if (!entry || !b) return;
+      entry.bytes = b.length;
+      this.cachedBytes += b.length;
+      this.evict();
+    }, () => undefined);
+    return bundle;
+  }
+
+  private remember(key: string, bundle: Promise<Buffer | null>, bytes: number): void {
+    this.forget(key);
+    this.cache.set(key, { bundle, bytes });
+    this.cachedBytes += bytes;
+    this.evict();
+  }
+
+  private evict(): void {
+    for (const key of this.cache.keys()) {
+      if (this.cachedBytes <= this.cacheBytes) break;
+      this.forget(key);
+    }
+  }
+
+  private forget(key: string): void {
+    const entry = this.cache.get(key);
+    if (!entry) return;
+    this.cachedBytes -= entry.bytes;
+    this.cache.delete(key);
+  }
+}
+
+const REF = /^(staging\/([A-Za-z0-9]+-[a-z0-9]+)\.gz)#(\d+)\.(\d+)\.(\d+)$/;
+
+function parseRef(ref: string): BundleRef {
+  const m = REF.exec(ref);
+  if (!m) throw new Error(`not a staged body reference: ${JSON.stringify(ref)}`);
+  return { key: m[1], id: m[2], index: Number(m[3]), offset: Number(m[4]), length: Number(m[5]) };
+}

@@ -1,0 +1,19 @@
+import { collectKeys, ContentStore, StoredPageMeta } from '@crawler/content-store';
+
+/**
+ * The pages a crawl stored, read from the page store's segment indexes (`pages/…/*.index.jsonl`): URL → its
+ * reference and metadata. A page stored twice (a message redelivered after a crash) counts once, as its URL.
+ */
+export async function storedPages(store: ContentStore): Promise<Map<string, { ref: string; meta: StoredPageMeta }>> {
+  const pages = new Map<string, { ref: string; meta: StoredPageMeta }>();
+  for (const key of await collectKeys(store.list('pages/'))) {
+    if (!key.endsWith('.index.jsonl')) continue;
+    const segment = key.replace(/\.index\.jsonl$/, '.gz');
+    for (const line of (await store.get(key))!.body.toString('utf8').split('\n')) {
+      if (!line) continue;
+      const { offset, length, meta } = JSON.parse(line) as { offset: number; length: number; meta: StoredPageMeta };
+      pages.set(meta.url, { ref: `${segment}#${offset}.${length}`, meta });
+    }
+  }
+  return pages;
+}
