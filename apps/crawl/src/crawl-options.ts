@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseHostPairs } from '@crawler/config';
 
@@ -73,5 +74,9 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     'sitemaps.mode': options.sitemaps,
     'storage.warc': options.warc,
     'plugins.enabled': options.plugins,
+    // One process, the compiler's types: the in-process queues need not check every message again.
+    queueValidateInProcess: process.env.QUEUE_VALIDATE_IN_PROCESS ? undefined : false,
+    // One process, every stage: pages are parsed on the spare cores.
+    'parser.threads': process.env.PARSER_THREADS ? undefined : Math.max(0, availableParallelism() - 1),
   };
 }

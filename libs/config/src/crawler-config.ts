@@ -54,6 +54,19 @@ export const CrawlerConfigSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** A queue job held by a process that died is handed to another after this long (BullMQ lock and stall check). @defaultValue 30000 */
   queueStalledMs: int(1000).default(30_000),
+  /**
+   * Check every message against its schema in the in-process queues too (BullMQ's are always checked: they
+   * cross processes). The embedded `crawl` turns it off unless set: its messages never leave the process and
+   * their types are checked by the compiler, and checking each page's links again at every hop cost about
+   * as much as parsing the page. @defaultValue true
+   */
+  queueValidateInProcess: bool.default(true),
+  /**
+   * In-process queues only (the embedded crawl): a stage waits to send while the next stage has this many
+   * messages waiting, so fetched pages cannot pile up in memory faster than they are parsed and stored.
+   * (The frontier's own queues never make anyone wait.) @defaultValue 500
+   */
+  queueMaxWaitingInProcess: int(1).default(500),
   breaker: z.object({
     /** Unexpected errors of one consumer within the window that pause it. @defaultValue 20 */
     threshold: int(1).default(20),
@@ -90,6 +103,10 @@ export const CrawlerConfigSchema = z.object({
     perIpLimit: int(1).default(8),
     /** Minimum gap between two requests to one IP address, over all hosts on it. @defaultValue 0 */
     perIpIntervalMs: ms.default(0),
+    /** New-URL batches (frontier-add) handled at once per frontier process. @defaultValue 32 */
+    addConcurrency: int(1).default(32),
+    /** Fetch outcomes (frontier-done) handled at once per frontier process. @defaultValue 64 */
+    doneConcurrency: int(1).default(64),
     /** URLs handed to downloaders and not yet completed, at most. @defaultValue 1000 */
     maxInFlight: int(1).default(1000),
     /** A dispatched URL whose outcome has not come back in this long is given to its host again. @defaultValue 120000 */
@@ -136,8 +153,11 @@ export const CrawlerConfigSchema = z.object({
     id: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
     /** Heartbeat period on the hash ring; a downloader silent for 3 periods has left. @defaultValue 2000 */
     heartbeatMs: int(100).default(2000),
-    /** Fetches in flight per downloader process (never more than one per host). @defaultValue 64 */
-    concurrency: int(1).default(64),
+    /**
+     * Fetches in flight per downloader process (never more than one per host), each counted until its body is
+     * staged and its outcome sent (STAGING_LINGER_MS). @defaultValue 256
+     */
+    concurrency: int(1).default(256),
     /** Sent with every request; keep a URL explaining the crawler in it. @defaultValue 'crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)' */
     userAgent: z
       .string()
@@ -167,8 +187,17 @@ export const CrawlerConfigSchema = z.object({
   parser: z.object({
     /** Links kept per page. @defaultValue 5000 */
     maxLinks: int(1).default(5000),
-    /** Pages parsed at once per process. @defaultValue 8 */
-    concurrency: int(1).default(8),
+    /** Pages parsed at once per process (parsing is CPU work: more only hides the waits for staged bodies). @defaultValue 32 */
+    concurrency: int(1).default(32),
+    /**
+     * Worker threads parsing beside the event loop; 0 = parse on it. The embedded `crawl` uses one per spare
+     * core unless set; a service scales by replicas instead. @defaultValue 0
+     */
+    threads: int(0).max(64).default(0),
+  }),
+  extractor: z.object({
+    /** Pages' links resolved at once per process. @defaultValue 32 */
+    concurrency: int(1).default(32),
   }),
   filter: z.object({
     /** Which links are followed: the seed's host, its registrable domain, the allowlist, or any. @defaultValue 'domain' */
@@ -193,10 +222,20 @@ export const CrawlerConfigSchema = z.object({
     maxPathRepeats: int(1).default(2),
     /** Calendar-like URLs (a year, year/month or date in the path or query) further than this many days from today are dropped. @defaultValue 366 */
     calendarWindowDays: int(1).default(366),
+    /** Link batches filtered at once per process. @defaultValue 64 */
+    concurrency: int(1).default(64),
     /** URLs admitted per host at most; 0 = no budget. @defaultValue 100000 */
     maxPagesPerHost: int(0).default(100_000),
+    /**
+     * Links a filter process remembers having passed on lately (about 100 B each): found again, they are
+     * dropped at once, as URL-seen would drop them, without canonicalising them again; 0 = remember none.
+     * @defaultValue 100000
+     */
+    recentUrls: int(0).default(100_000),
   }),
   seen: z.object({
+    /** URL batches checked at once per process. @defaultValue 64 */
+    concurrency: int(1).default(64),
     /** URL-seen structure: a Bloom filter (fixed memory, rare false positives) or exact 64-bit fingerprints. @defaultValue 'bloom' */
     mode: z.enum(['bloom', 'exact']).default('bloom'),
     /** URL-seen is sized for this many URLs (Bloom: its bits; exact: its number of fingerprint sets). @defaultValue 10000000 */
@@ -207,8 +246,33 @@ export const CrawlerConfigSchema = z.object({
   contentSeen: z.object({
     /** Pages whose 64-bit simhashes differ in at most this many bits are near duplicates; 0 = exact duplicates only. @defaultValue 3 */
     nearDuplicateDistance: int(0).max(7).default(3),
+    /**
+     * Pages checked (and stored) at once per process. High, because a page waits for its segment to be
+     * written (PAGES_SEGMENT_LINGER_MS): pages in flight = throughput × that wait. @defaultValue 256
+     */
+    concurrency: int(1).default(256),
   }),
   storage: z.object({
+    /** gzip level of stored pages: 1 (fastest) … 9 (smallest); on HTML, 3 costs about what 1 does and is a little smaller. @defaultValue 3 */
+    gzipLevel: int(1).max(9).default(3),
+    /**
+     * Worker threads compressing fetched pages, in a process that stages or stores them (0: zlib's async API,
+     * which costs the event loop about as much as compressing, and the whole process twice as much). Started
+     * on first use. @defaultValue 1
+     */
+    gzipThreads: int(0).max(64).default(1),
+    /** New pages stored within this long of each other are written as one segment (with its index). @defaultValue 200 */
+    segmentLingerMs: int(0).default(200),
+    /** Pages in one segment at most. @defaultValue 256 */
+    segmentMaxPages: int(1).default(256),
+    /** Compressed bytes in one segment at most. @defaultValue 16777216 */
+    segmentMaxBytes: int(1024).default(16 * 1024 * 1024),
+    /** Fetched bodies staged together within this long are written as one object (S3, or a directory with Redis). @defaultValue 50 */
+    stagingLingerMs: int(0).default(50),
+    /** Bodies in one staging bundle at most. @defaultValue 64 */
+    stagingMaxBodies: int(1).default(64),
+    /** Compressed bytes in one staging bundle at most. @defaultValue 4194304 */
+    stagingMaxBytes: int(1024).default(4 * 1024 * 1024),
     /** Also write WARC 1.1 files (request, response, revisit records) with a CDX index to the content store. @defaultValue false */
     warc: bool.default(false),
     /** A WARC file is closed and uploaded at this size. @defaultValue 67108864 */
@@ -249,6 +313,8 @@ export const ENV_NAMES: Record<string, string> = {
   LOG_LEVEL: 'logLevel',
   FETCH_LOG_FILE: 'fetchLogFile',
   QUEUE_STALLED_MS: 'queueStalledMs',
+  QUEUE_VALIDATE_IN_PROCESS: 'queueValidateInProcess',
+  QUEUE_MAX_WAITING_IN_PROCESS: 'queueMaxWaitingInProcess',
   BREAKER_THRESHOLD: 'breaker.threshold',
   BREAKER_WINDOW_MS: 'breaker.windowMs',
   BREAKER_COOLDOWN_MS: 'breaker.cooldownMs',
@@ -264,6 +330,8 @@ export const ENV_NAMES: Record<string, string> = {
   FRONTIER_PER_HOST_LIMIT: 'frontier.perHostLimit',
   FRONTIER_PER_IP_LIMIT: 'frontier.perIpLimit',
   FRONTIER_PER_IP_INTERVAL_MS: 'frontier.perIpIntervalMs',
+  FRONTIER_ADD_CONCURRENCY: 'frontier.addConcurrency',
+  FRONTIER_DONE_CONCURRENCY: 'frontier.doneConcurrency',
   FRONTIER_MAX_IN_FLIGHT: 'frontier.maxInFlight',
   FRONTIER_LEASE_MS: 'frontier.leaseMs',
   FRONTIER_AUDIT_LENGTH: 'frontier.auditLength',
@@ -299,6 +367,9 @@ export const ENV_NAMES: Record<string, string> = {
   DOWNLOADER_MAX_REDIRECTS: 'downloader.maxRedirects',
   PARSER_MAX_LINKS: 'parser.maxLinks',
   PARSER_CONCURRENCY: 'parser.concurrency',
+  PARSER_THREADS: 'parser.threads',
+  URL_EXTRACTOR_CONCURRENCY: 'extractor.concurrency',
+  URL_FILTER_CONCURRENCY: 'filter.concurrency',
   URL_FILTER_SCOPE: 'filter.scope',
   URL_FILTER_MAX_DEPTH: 'filter.maxDepth',
   URL_FILTER_MAX_URL_LENGTH: 'filter.maxUrlLength',
@@ -311,10 +382,21 @@ export const ENV_NAMES: Record<string, string> = {
   URL_FILTER_MAX_PATH_REPEATS: 'filter.maxPathRepeats',
   URL_FILTER_CALENDAR_WINDOW_DAYS: 'filter.calendarWindowDays',
   URL_FILTER_MAX_PAGES_PER_HOST: 'filter.maxPagesPerHost',
+  URL_FILTER_RECENT_URLS: 'filter.recentUrls',
+  URL_SEEN_CONCURRENCY: 'seen.concurrency',
   URL_SEEN_MODE: 'seen.mode',
   URL_SEEN_EXPECTED_URLS: 'seen.expectedUrls',
   URL_SEEN_FALSE_POSITIVE_RATE: 'seen.falsePositiveRate',
   CONTENT_SEEN_NEAR_DUPLICATE_DISTANCE: 'contentSeen.nearDuplicateDistance',
+  CONTENT_SEEN_CONCURRENCY: 'contentSeen.concurrency',
+  CONTENT_GZIP_LEVEL: 'storage.gzipLevel',
+  CONTENT_GZIP_THREADS: 'storage.gzipThreads',
+  PAGES_SEGMENT_LINGER_MS: 'storage.segmentLingerMs',
+  PAGES_SEGMENT_MAX_PAGES: 'storage.segmentMaxPages',
+  PAGES_SEGMENT_MAX_BYTES: 'storage.segmentMaxBytes',
+  STAGING_LINGER_MS: 'storage.stagingLingerMs',
+  STAGING_MAX_BODIES: 'storage.stagingMaxBodies',
+  STAGING_MAX_BYTES: 'storage.stagingMaxBytes',
   WARC_ENABLED: 'storage.warc',
   WARC_ROTATE_BYTES: 'storage.warcRotateBytes',
   WARC_ROTATE_MS: 'storage.warcRotateMs',
@@ -381,6 +463,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     dns: {},
     downloader: {},
     parser: {},
+    extractor: {},
     filter: {},
     seen: {},
     contentSeen: {},

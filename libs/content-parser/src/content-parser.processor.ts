@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { FetchedPage, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { parseSitemap } from '@crawler/html';
 import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
@@ -13,7 +13,7 @@ export class ContentParserProcessor implements OnApplicationBootstrap {
     private readonly pipeline: Pipeline,
     private readonly parser: ContentParserService,
     private readonly stats: CrawlStats,
-    @Inject(CONTENT_STORE) private readonly content: ContentStore,
+    @Inject(BODY_STAGING) private readonly staging: BodyStaging,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -23,7 +23,7 @@ export class ContentParserProcessor implements OnApplicationBootstrap {
   }
 
   private async handle(fetched: FetchedPage) {
-    const stored = await this.content.get(fetched.bodyKey);
+    const stored = await this.staging.read(fetched.bodyKey);
     if (!stored) {
       // Only a finished delivery of this page deletes its staged body (content-seen, or the parser on a
       // rejection): this is a redelivery of work already done, e.g. after a lock lost while Redis was down.
@@ -31,11 +31,11 @@ export class ContentParserProcessor implements OnApplicationBootstrap {
       return;
     }
     if (fetched.kind === 'sitemap') return this.handleSitemap(fetched, stored.body);
-    const result = this.parser.parse(fetched, stored.body);
+    const result = await this.parser.parseAsync(fetched, stored.body);
     if (!result.ok) {
       this.logger.info({ event: 'parse-rejected', url: fetched.url, reason: result.reason });
       await this.stats.count(`rejected.${result.reason}`);
-      await this.content.delete(fetched.bodyKey);
+      await this.staging.release(fetched.bodyKey);
       return;
     }
     await this.pipeline.send(QueueName.ContentSeen, result.page);
@@ -61,6 +61,6 @@ export class ContentParserProcessor implements OnApplicationBootstrap {
         links: sitemap.entries.map(({ loc, priority }) => (priority === undefined ? { href: loc, tag } : { href: loc, tag, priority })),
       });
     }
-    await this.content.delete(fetched.bodyKey);
+    await this.staging.release(fetched.bodyKey);
   }
 }

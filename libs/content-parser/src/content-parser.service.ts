@@ -1,55 +1,42 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { FetchedPage, ParsedPage } from '@crawler/contracts';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { FetchedPage } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { contentHash, decodeHtml, parseHtmlPage, parseXRobotsTag } from '@crawler/html';
 import { productToken } from '@crawler/robots';
-import { simhash64 } from '@crawler/simhash';
+import { ParsePageOptions, parsePage, ParseResult } from './parse-page';
+import { ParseThreads } from './parse-threads';
 
-export type ParseResult = { ok: true; page: ParsedPage } | { ok: false; reason: string };
+export type { ParseResult } from './parse-page';
 
 /**
- * Bytes → text in the right charset → title, robots directives, canonical, base and raw links, and the
- * text's two fingerprints: SHA-256 (exact duplicates) and 64-bit simhash (near duplicates).
+ * The content parser's work (parsePage), in this thread or, with PARSER_THREADS, in worker threads beside
+ * the event loop.
  */
 @Injectable()
-export class ContentParserService {
-  private readonly botName: string;
-  /** `<img src>` links are collected only while a plugin is enabled (the extractor follows those a plugin claims). */
-  private readonly images: boolean;
+export class ContentParserService implements OnApplicationShutdown {
+  private readonly options: ParsePageOptions;
+  private readonly threads?: ParseThreads;
 
-  constructor(@Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig) {
-    this.botName = productToken(config.downloader.userAgent);
-    this.images = (config.plugins?.enabled.length ?? 0) > 0;
-  }
-
-  parse(fetched: FetchedPage, body: Buffer): ParseResult {
-    if (body.length === 0) return { ok: false, reason: 'empty' };
-    if (looksBinary(body)) return { ok: false, reason: 'binary' };
-    const decoded = decodeHtml(body, fetched.headers['content-type']);
-    const html = parseHtmlPage(decoded.text, { maxLinks: this.config.parser.maxLinks, images: this.images });
-    const header = parseXRobotsTag(fetched.headers['x-robots-tag'], this.botName);
-    return {
-      ok: true,
-      page: {
-        ...fetched,
-        charset: decoded.charset,
-        charsetSource: decoded.source,
-        title: html.title,
-        lang: html.lang,
-        noindex: html.metaRobots.noindex || header.noindex,
-        nofollow: html.metaRobots.nofollow || header.nofollow,
-        canonical: html.canonical,
-        baseHref: html.baseHref,
-        contentHash: contentHash(html.text),
-        simhash: simhash64(html.text),
-        links: html.links,
-      },
+  constructor(@Inject(CRAWLER_CONFIG) config: CrawlerConfig) {
+    this.options = {
+      maxLinks: config.parser.maxLinks,
+      // `<img src>` links are collected only while a plugin is enabled (the extractor follows those a plugin claims).
+      images: (config.plugins?.enabled.length ?? 0) > 0,
+      botName: productToken(config.downloader.userAgent),
     };
+    if (config.parser.threads > 0) this.threads = new ParseThreads(config.parser.threads, this.options);
   }
-}
 
-/** NUL bytes in the first KiB mean binary, unless the page starts with a UTF-16 byte-order mark. */
-function looksBinary(body: Buffer): boolean {
-  if (body.length >= 2 && ((body[0] === 0xff && body[1] === 0xfe) || (body[0] === 0xfe && body[1] === 0xff))) return false;
-  return body.subarray(0, 1024).includes(0);
+  /** Parses in this thread. */
+  parse(fetched: FetchedPage, body: Buffer): ParseResult {
+    return parsePage(fetched, body, this.options);
+  }
+
+  /** Parses on a worker thread when there are any, else in this thread. */
+  parseAsync(fetched: FetchedPage, body: Buffer): Promise<ParseResult> {
+    return this.threads ? this.threads.parse(fetched, body) : Promise.resolve(this.parse(fetched, body));
+  }
+
+  onApplicationShutdown() {
+    return this.threads?.close();
+  }
 }

@@ -1,2 +1,3 @@
 export * from './content-parser.module';
 export * from './content-parser.service';
+export * from './parse-page';

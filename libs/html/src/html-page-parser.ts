@@ -1,6 +1,7 @@
 import type { RawLink } from '@crawler/contracts';
 import { Parser } from 'htmlparser2';
 import { parseRobotsDirectives, type RobotsDirectives } from './robots-header';
+import { collapseWhitespace } from './whitespace';
 
 export interface ParsedHtml {
   /** First `<title>` outside svg/math, whitespace-collapsed, at most 1000 characters. */
@@ -130,9 +131,9 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
   parser.end(html);
 
   if (images.length > 0) result.links.push(...images.slice(0, Math.max(0, MAX_PAGE_LINKS - result.links.length)));
-  const collapsedTitle = collapse(title.join(''));
+  const collapsedTitle = collapseWhitespace(title.join(''));
   if (collapsedTitle) result.title = collapsedTitle.slice(0, MAX_TITLE_CHARS).trimEnd();
-  result.text = collapse(text.join(''));
+  result.text = collapseWhitespace(text.join(''));
   return result;
 
   function addLink(tag: RawLink['tag'], url: string | undefined, rel: string | undefined): void {
@@ -165,8 +166,4 @@ function normaliseRel(rel: string | undefined): string | undefined {
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed ? trimmed : undefined;
-}
-
-function collapse(value: string): string {
-  return value.replace(/\s+/g, ' ').trim();
 }

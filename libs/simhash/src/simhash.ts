@@ -50,13 +50,16 @@ function classify(code: number): number {
   return SOLO_CHAR.test(char) ? SOLO : WORD_CHAR.test(char) ? WORD : SEPARATOR;
 }
 
-/** MurmurHash3's 32-bit finaliser: every input bit flips each output bit with probability ≈ ½. */
+/**
+ * MurmurHash3's 32-bit finaliser: every input bit flips each output bit with probability ≈ ½. Kept in int32
+ * (not `>>> 0`): the bits are the same, and the loops below stay in small integers.
+ */
 function fmix32(h: number): number {
   h ^= h >>> 16;
   h = imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  return h ^ (h >>> 16);
 }
 
 /**
@@ -77,46 +80,51 @@ function countShingle(counts: Int32Array, a1: number, a2: number, a3: number, b1
   counts[1792 + (sb & 0xff)]++;
 }
 
+/** The class of a code unit, classified on first sight. */
+function classOf(code: number): number {
+  const kind = classes[code];
+  return kind === 0 ? (classes[code] = classify(code)) : kind;
+}
+
 /** The simhash of a text: 16 lowercase hex digits. Deterministic across processes, platforms and versions. */
 export function simhash64(text: string): string {
   const lower = text.toLowerCase();
+  const n = lower.length;
   const counts = new Int32Array(8 * 256);
   let shingles = 0;
   let words = 0;
   // The last three words' hashes, oldest first, in two lanes (a, b).
   let a1 = 0, a2 = 0, a3 = 0, b1 = 0, b2 = 0, b3 = 0;
-  // The word being read: FNV-1a in lane a, a multiply-xorshift in lane b, and its length.
-  let ha = 0, hb = 0, length = 0;
 
-  for (let i = 0; i <= lower.length; i++) {
-    // One past the end reads as a separator, which ends the last word.
-    const code = i < lower.length ? lower.charCodeAt(i) : 0x20;
-    let kind = classes[code];
-    if (kind === 0) kind = classes[code] = classify(code);
+  let i = 0;
+  while (i < n) {
+    let code = lower.charCodeAt(i);
+    let kind = classOf(code);
     if (kind === SEPARATOR) {
-      if (length === 0) continue;
-    } else if (kind === SOLO && length > 0) {
-      i--; // the word before it ends first; the character is read again as a word of its own
-    } else {
-      if (length === 0) {
-        ha = 0x811c9dc5;
-        hb = 0x9747b28c;
-      }
+      i++;
+      continue;
+    }
+    // A word: a run of word characters, or one solo character. FNV-1a in lane a, a multiply-xorshift in lane b.
+    let ha = 0x811c9dc5 | 0;
+    let hb = 0x9747b28c | 0;
+    let length = 0;
+    for (;;) {
       ha = imul(ha ^ code, 0x01000193);
       hb = imul(hb ^ code, 0x5bd1e995);
       hb ^= hb >>> 15;
       length++;
-      if (kind === WORD) continue;
+      if (++i >= n || kind === SOLO) break;
+      code = lower.charCodeAt(i);
+      kind = classOf(code);
+      if (kind !== WORD) break;
     }
-
-    // A word ends: shift it into the window, and count the shingle the window now holds.
+    // The word ends: shift it into the window, and count the shingle the window now holds.
     a1 = a2;
     a2 = a3;
     a3 = fmix32(ha ^ length);
     b1 = b2;
     b2 = b3;
     b3 = fmix32(hb ^ imul(length, 0x01000193));
-    length = 0;
     if (++words >= SHINGLE) {
       countShingle(counts, a1, a2, a3, b1, b2, b3);
       shingles++;
