@@ -79,8 +79,9 @@ export const FetchOutcome = z.object({
   /** What happened, for the frontier's bookkeeping. */
   /**
    * `skipped`: not attempted (the lease was about to run out), put the URL back.
-   * `deferred`: not attempted because robots.txt could not be fetched ("disallow all for now", RFC 9309):
-   * the host waits `retryAfterMs`, and gives up after the retry limit.
+   * `deferred`: not attempted because robots.txt could not be fetched ("disallow all for now", RFC 9309), or
+   * because the name did not resolve for a reason that may pass (a DNS timeout or server failure; `error`
+   * says so): the host waits `retryAfterMs`, and gives up after the retry limit.
    */
   kind: z.enum(['fetched', 'robots-fetched', 'disallowed', 'error', 'skipped', 'deferred']),
   /** Whether a request reached the host this turn (if not, no politeness delay is owed). */
@@ -123,7 +124,7 @@ export const FetchedPage = z.object({
   status: z.number().int(),
   headers,
   contentType: z.string(),
-  /** Content-store key of the raw body (claim check), under the staging prefix. */
+  /** Where the raw body waits (the claim check): a BodyStaging reference, read and released by the stages after. */
   bodyKey: z.string(),
   length: z.number().int().min(0),
   truncated: z.boolean(),
@@ -231,7 +232,7 @@ export const PluginPage = z.object({
   noindex: z.boolean(),
   contentHash: z.string().regex(/^[0-9a-f]{64}$/),
   simhash: z.string().regex(/^[0-9a-f]{16}$/),
-  /** Content-store key of the stored page (gzip). */
+  /** The stored page's reference in the page store (PluginContext.pages). */
   contentKey: z.string(),
 });
 export type PluginPage = z.infer<typeof PluginPage>;

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { FsContentStore } from '@crawler/content-store';
+import { MemoryBodyStaging } from '@crawler/content-store';
 import { FetchLog, FetchLogEntry } from '@crawler/logging';
 import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
@@ -51,6 +51,16 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** The embedded staging, remembering what was staged. */
+class RecordingStaging extends MemoryBodyStaging {
+  readonly staged: string[] = [];
+  async stage(body: Buffer): Promise<string> {
+    const ref = await super.stage(body);
+    this.staged.push(ref);
+    return ref;
+  }
+}
+
 async function setup(options: { robots?: Route; overrides?: Record<string, unknown>; plugins?: PluginManifest[] } = {}) {
   const routes = site(options.robots ?? robotsOk);
   const requested: string[] = [];
@@ -72,7 +82,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
   const pipeline = { send: async (queue: QueueName, payload: unknown) => void sent.push({ queue, payload }) } as unknown as Pipeline;
   const state = new MemoryStateStore();
   const stats = new CrawlStats(state, new Registry());
-  const content = new FsContentStore(join(dir, 'content'));
+  const content = new RecordingStaging();
   // Sitemap discovery has its own tests below; elsewhere it would only add a FilterUrls message to `sent`.
   const config = loadConfig({}, { 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)', 'sitemaps.mode': 'off', ...options.overrides });
   const fetchLog = new FetchLog(pino({ enabled: false }), logFile);
@@ -165,14 +175,13 @@ describe('DownloaderService', () => {
       status: 200,
       headers: expect.objectContaining({ 'content-type': 'text/html; charset=utf-8', etag: '"e1"' }),
       contentType: 'text/html; charset=utf-8',
-      bodyKey: expect.stringMatching(new RegExp(`^staging/${req.fetchId}-`)),
+      bodyKey: expect.stringMatching(/^staging\//),
       length: Buffer.byteLength(PAGE),
       truncated: false,
       fetchedAt: expect.any(String),
     });
     expect(new Date(payload.fetchedAt).toISOString()).toBe(payload.fetchedAt);
-    expect(await content.exists(payload.bodyKey)).toBe(true);
-    expect((await content.get(payload.bodyKey))!.body.toString()).toBe(PAGE);
+    expect((await content.read(payload.bodyKey))!.body.toString()).toBe(PAGE);
   });
 
   it('marks a body cut at maxBodyBytes as truncated', async () => {
@@ -181,7 +190,7 @@ describe('DownloaderService', () => {
     await service.download(request('/big'));
     expect(sent).toHaveLength(1);
     expect(sent[0].payload).toMatchObject({ length: 1024, truncated: true });
-    expect((await content.get(sent[0].payload.bodyKey))!.body).toHaveLength(1024);
+    expect((await content.read(sent[0].payload.bodyKey))!.body).toHaveLength(1024);
   });
 
   it('does not start a fetch whose lease could run out before it ends, and hands the URL back', async () => {
@@ -250,9 +259,7 @@ describe('DownloaderService', () => {
     const outcome = await service.download(request('/image.png'));
     expect(outcome).toMatchObject({ kind: 'fetched', status: 200 });
     expect(sent).toEqual([]);
-    const staged: string[] = [];
-    for await (const key of content.list('staging/')) staged.push(key);
-    expect(staged).toEqual([]);
+    expect(content.staged).toEqual([]);
   });
 
   describe('routing by content type to plugins', () => {
@@ -272,7 +279,7 @@ describe('DownloaderService', () => {
       expect(sent.map((s) => s.queue)).toEqual([pluginQueue('png')]);
       const job = sent[0].payload;
       expect(job).toMatchObject({ hook: 'fetched', url: expect.stringMatching(/\/image\.png$/), contentType: 'image/png', length: 8, truncated: false, source: 'http://made-up.test/gallery' });
-      expect((await content.get(job.bodyKey))!.body).toEqual(Buffer.alloc(8));
+      expect((await content.read(job.bodyKey))!.body).toEqual(Buffer.alloc(8));
       expect((await stats.totals())['plugin.routed.png']).toBe(1);
     });
 
@@ -289,9 +296,7 @@ describe('DownloaderService', () => {
       expect(sent[0].payload).toMatchObject({ length: 1024, truncated: true });
       await service.download(request('/photo.jpg'));
       expect(sent).toHaveLength(1);
-      const staged: string[] = [];
-      for await (const key of content.list('staging/')) staged.push(key);
-      expect(staged).toEqual([sent[0].payload.bodyKey]);
+      expect(content.staged).toEqual([sent[0].payload.bodyKey]);
     });
 
     it('keeps HTML for the parser even when a plugin claims text/html', async () => {
@@ -396,7 +401,7 @@ describe('DownloaderService', () => {
     const stats = new CrawlStats(state, new Registry());
     const dir = mkdtempSync(join(tmpdir(), 'downloader-spec-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const replica = new DownloaderService(config, new FsContentStore(dir), new RobotsService(state, config, fetchLog), pipeline, stats, fetchLog);
+    const replica = new DownloaderService(config, new RecordingStaging(), new RobotsService(state, config, fetchLog), pipeline, stats, fetchLog);
     cleanups.push(() => replica.onApplicationShutdown());
     expect(await replica.download(request('/private'))).toMatchObject({ kind: 'disallowed' });
     expect(await replica.download(request('/page'))).toMatchObject({ kind: 'fetched', status: 200 });
@@ -521,7 +526,7 @@ describe('DownloaderService sitemaps', () => {
     expect(outcome).toMatchObject({ kind: 'fetched', status: 200, retry: { kind: 'sitemap' } });
     const [parse] = sent.filter((s) => s.queue === QueueName.Parse);
     expect(parse.payload).toMatchObject({ kind: 'sitemap', contentType: 'application/x-gzip', length: 4 });
-    expect((await content.get(parse.payload.bodyKey))!.body).toEqual(Buffer.from([0x1f, 0x8b, 8, 0]));
+    expect((await content.read(parse.payload.bodyKey))!.body).toEqual(Buffer.from([0x1f, 0x8b, 8, 0]));
     await service.download(request('/sitemap-as-html', { kind: 'sitemap', source: 'sitemap' }));
     expect(sent.filter((s) => s.queue === QueueName.Parse)).toHaveLength(1);
   });

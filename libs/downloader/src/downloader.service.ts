@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { CrawlUrl, FetchedPage, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
 import { CrawlStats, Pipeline, PluginClaims, PluginRegistry } from '@crawler/runtime';
@@ -31,7 +31,7 @@ export class DownloaderService implements OnApplicationShutdown {
 
   constructor(
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
-    @Inject(CONTENT_STORE) private readonly content: ContentStore,
+    @Inject(BODY_STAGING) private readonly staging: BodyStaging,
     private readonly robots: RobotsService,
     private readonly pipeline: Pipeline,
     private readonly stats: CrawlStats,
@@ -195,8 +195,7 @@ export class DownloaderService implements OnApplicationShutdown {
     if (response.status >= 300 && response.status < 400 && location) await this.followLater(request, location);
     // An unchanged page is not parsed, stored or mined again.
     if (response.body && revisit?.changed !== false) {
-      const bodyKey = `staging/${request.fetchId}-${Date.now().toString(36)}`;
-      await this.content.put(bodyKey, response.body);
+      const bodyKey = await this.staging.stage(response.body);
       const fetched: FetchedPage = {
         v: SCHEMA_VERSION,
         fetchId: request.fetchId,

@@ -175,6 +175,33 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect(await s.auditLog('a')).toEqual(['3', '4', '5', '6', '7']);
     });
 
+    it('counts leases and fetched pages crawl-wide, and answers a host’s politeness in one read', async () => {
+      const s = await store();
+      expect(await s.counts()).toEqual({ leased: 0, fetched: 0 });
+      expect(await s.politeness('a')).toEqual({ politeness: undefined, delayMs: null });
+      await s.enqueue([item('a', 1), item('b', 1), item('c', 1)], T);
+      const [a, b, c] = await claimAll(s);
+      expect(await s.counts()).toEqual({ leased: 3, fetched: 0 });
+      const politeness = { recentMs: [12], backoff: 0, delayMs: 700, cause: 'floor' };
+      await s.complete(a.leaseId, { nextAt: T + 700, fetched: true, politeness }, T);
+      await s.complete(b.leaseId, { nextAt: T, fetched: false }, T);
+      expect(await s.counts()).toEqual({ leased: 1, fetched: 1 });
+      await s.setHostControls(a.host, { delayMs: 900 }, T);
+      expect(await s.politeness(a.host)).toEqual({ politeness, delayMs: 900 });
+      await s.complete(c.leaseId, { nextAt: T, fetched: true }, T);
+      expect((await s.counts()).fetched).toBe(2);
+    });
+
+    it('appends a completion’s audit entries to its host’s log, bounded, only when the completion counts', async () => {
+      const s = await store();
+      await s.enqueue([item('a', 1)], T);
+      const [c] = await claimAll(s);
+      await s.audit('a', ['1', '2']);
+      expect(await s.complete(c.leaseId, { nextAt: T, audit: ['3', '4', '5', '6'] }, T)).toBe(true);
+      expect(await s.complete(c.leaseId, { nextAt: T, audit: ['stale'] }, T)).toBe(false);
+      expect(await s.auditLog('a')).toEqual(['2', '3', '4', '5', '6']);
+    });
+
     it('never hands one host to two concurrent claimers', async () => {
       const s = await store({ backQueues: 64 });
       await s.enqueue(Array.from({ length: 50 }, (_, i) => [item(`h${i}`, 1), item(`h${i}`, 2)]).flat(), T);

@@ -44,6 +44,8 @@ export interface Completion {
   fetched?: boolean;
   /** Politeness memory of the host, replaced as a whole (recent response times, backoff level, cause). */
   politeness?: HostPoliteness;
+  /** Entries appended to the host's audit log, in the same step, when the completion counts. */
+  audit?: string[];
 }
 
 export interface HostPoliteness {
@@ -94,6 +96,14 @@ export interface FrontierStats {
   leased: number;
 }
 
+/** What the dispatcher reads on every round, cheaply. */
+export interface FrontierCounts {
+  /** URLs leased and not completed. */
+  leased: number;
+  /** Completions that counted a page (`Completion.fetched`), over the whole crawl. */
+  fetched: number;
+}
+
 export interface ClaimOptions {
   now: number;
   max: number;
@@ -124,6 +134,9 @@ export interface FrontierStore {
   nextDueAt(): Promise<number | null>;
 
   hostInfo(host: string): Promise<HostInfo>;
+  /** What deciding a host's next delay needs: its politeness memory and the operator's override (one read). */
+  politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>>;
+  counts(): Promise<FrontierCounts>;
   setHostControls(host: string, controls: HostControls, now: number): Promise<void>;
   /** Drops every URL of the host (queued now or arriving from the front queues later, until re-enabled). */
   purgeHost(host: string, now: number): Promise<number>;

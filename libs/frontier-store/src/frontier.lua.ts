@@ -7,7 +7,7 @@
  * Keys: f:<i> front lists ("host\titem"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
  * heap (zset j → due ms), free (list of idle j), lease (hash id → "j\thost\tip\titem"), leases (zset id →
  * expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
- * inflight), size, seq, init.
+ * inflight), audit:<host> (list), size, fetched, seq, init.
  */
 const PRELUDE = `
 local P = ARGV[1]
@@ -81,7 +81,9 @@ local function release(j, host, now)
   route(now)
 end
 
--- Ends a lease; requeue = the item to put back ('' for none, '\\1' for the lease's own item).
+-- Ends a lease; requeue = the item to put back ('' for none, '\\1' for the lease's own item). The host of
+-- the lease it ended is left in finishedHost.
+local finishedHost = nil
 local function finish(id, nextAt, requeue, ip, fetched, pol, now)
   local rec = redis.call('HGET', P..'lease', id)
   if not rec then return 0 end
@@ -94,6 +96,7 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now)
   local host = string.sub(rec, t1 + 1, t2 - 1)
   local leaseIp = string.sub(rec, t2 + 1, t3 - 1)
   local item = string.sub(rec, t3 + 1)
+  finishedHost = host
   if requeue == '\\1' then requeue = item end
   local hk = P..'h:'..host
   local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked')
@@ -110,7 +113,10 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now)
   if nextAt > nx then nx = nextAt end
   if pol ~= '' then redis.call('HSET', hk, 'inflight', inflight, 'next', nx, 'pol', pol)
   else redis.call('HSET', hk, 'inflight', inflight, 'next', nx) end
-  if fetched == '1' then redis.call('HINCRBY', hk, 'fetched', 1) end
+  if fetched == '1' then
+    redis.call('HINCRBY', hk, 'fetched', 1)
+    redis.call('INCR', P..'fetched')
+  end
   if requeue ~= '' then redis.call('LPUSH', P..'b:'..j, requeue) else redis.call('DECR', P..'size') end
   if redis.call('LLEN', P..'b:'..j) > 0 then
     if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
@@ -226,9 +232,18 @@ if #records > 0 then
 end
 return out`;
 
-/** ARGV[4] now, ARGV[5] lease id, ARGV[6] nextAt, ARGV[7] requeue item or '', ARGV[8] ip or '', ARGV[9] '1' if fetched, ARGV[10] politeness JSON or ''. */
+/**
+ * ARGV[4] now, ARGV[5] lease id, ARGV[6] nextAt, ARGV[7] requeue item or '', ARGV[8] ip or '', ARGV[9] '1' if
+ * fetched, ARGV[10] politeness JSON or '', ARGV[11…] entries for the host's audit log.
+ */
 export const COMPLETE = `${PRELUDE}
-return finish(ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], ARGV[9], ARGV[10], tonumber(ARGV[4]))`;
+local done = finish(ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], ARGV[9], ARGV[10], tonumber(ARGV[4]))
+if done == 1 and #ARGV >= 11 then
+  local key = P..'audit:'..finishedHost
+  for i = 11, #ARGV do redis.call('RPUSH', key, ARGV[i]) end
+  redis.call('LTRIM', key, -CFG.al, -1)
+end
+return done`;
 
 /** ARGV[4] now, ARGV[5] retryAt, ARGV[6…] lease ids to reclaim ('*' = every expired one). */
 export const RECLAIM = `${PRELUDE}

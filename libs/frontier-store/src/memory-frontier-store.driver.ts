@@ -5,6 +5,7 @@ import type {
   Claim,
   ClaimOptions,
   Completion,
+  FrontierCounts,
   FrontierItem,
   FrontierStats,
   FrontierStore,
@@ -62,6 +63,8 @@ export class MemoryFrontierStore implements FrontierStore {
   private readonly batches = new Map<string, number>();
   private scheduled: ScheduledItem[] = [];
   private size = 0;
+  /** Completions that counted a page. */
+  private fetched = 0;
   private leaseSeq = 0;
 
   constructor(private readonly options: FrontierStoreOptions) {
@@ -186,6 +189,15 @@ export class MemoryFrontierStore implements FrontierStore {
     };
   }
 
+  async politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>> {
+    const h = this.hosts.get(host);
+    return { politeness: h?.politeness, delayMs: h?.delayMs ?? null };
+  }
+
+  async counts(): Promise<FrontierCounts> {
+    return { leased: this.leases.size, fetched: this.fetched };
+  }
+
   async setHostControls(host: string, controls: HostControls, now: number): Promise<void> {
     const h = this.host(host);
     if (controls.delayMs !== undefined) h.delayMs = controls.delayMs ?? undefined;
@@ -221,6 +233,10 @@ export class MemoryFrontierStore implements FrontierStore {
   }
 
   async audit(host: string, entries: string[]): Promise<void> {
+    this.appendAudit(host, entries);
+  }
+
+  private appendAudit(host: string, entries: string[]): void {
     const log = this.audits.get(host) ?? [];
     log.push(...entries);
     if (log.length > this.options.auditLength) log.splice(0, log.length - this.options.auditLength);
@@ -254,8 +270,12 @@ export class MemoryFrontierStore implements FrontierStore {
       }
     }
     h.next = Math.max(h.next, completion.nextAt);
-    if (completion.fetched) h.fetched++;
+    if (completion.fetched) {
+      h.fetched++;
+      this.fetched++;
+    }
     if (completion.politeness) h.politeness = completion.politeness;
+    if (completion.audit?.length) this.appendAudit(host, completion.audit);
     const queue = this.back.get(j)!;
     if (completion.requeue !== undefined) queue.unshift(completion.requeue);
     else this.size--;

@@ -4,6 +4,7 @@ import type {
   Claim,
   ClaimOptions,
   Completion,
+  FrontierCounts,
   FrontierItem,
   FrontierStats,
   FrontierStore,
@@ -43,6 +44,7 @@ export class RedisFrontierStore implements FrontierStore {
       k: settings.perHostLimit,
       ipk: settings.perIpLimit,
       ipiv: settings.perIpIntervalMs,
+      al: settings.auditLength,
     });
     const define = (name: string, lua: string): Script => {
       this.redis.defineCommand(name, { lua, numberOfKeys: 0 });
@@ -105,6 +107,7 @@ export class RedisFrontierStore implements FrontierStore {
       c.ip ?? '',
       c.fetched ? '1' : '0',
       c.politeness ? JSON.stringify(c.politeness) : '',
+      ...(c.audit ?? []),
     );
     return answer === 1;
   }
@@ -147,6 +150,16 @@ export class RedisFrontierStore implements FrontierStore {
       budget: n(h.budget),
       politeness: h.pol ? JSON.parse(h.pol) : undefined,
     };
+  }
+
+  async politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>> {
+    const [pol, delay] = await this.redis.hmget(`${this.prefix}h:${host}`, 'pol', 'delay');
+    return { politeness: pol ? JSON.parse(pol) : undefined, delayMs: delay === null ? null : Number(delay) };
+  }
+
+  async counts(): Promise<FrontierCounts> {
+    const [leased, fetched] = await Promise.all([this.redis.hlen(`${this.prefix}lease`), this.redis.get(`${this.prefix}fetched`)]);
+    return { leased, fetched: Number(fetched ?? 0) };
   }
 
   async setHostControls(host: string, controls: HostControls, now: number): Promise<void> {

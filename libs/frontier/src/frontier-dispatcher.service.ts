@@ -79,15 +79,14 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     if (await this.isPaused()) return 0;
     if (this.ring.size === 0) return 0;
     const { maxInFlight, maxPages, leaseMs } = this.config.frontier;
-    const stats = await this.store.stats();
-    let room = maxInFlight - stats.leased;
+    const { leased, fetched } = await this.store.counts();
+    let room = maxInFlight - leased;
     if (maxPages > 0) {
-      const fetched = (await this.stats.totals())['fetched'] ?? 0;
       if (fetched >= maxPages) {
         await this.stats.count('frontier.budget-spent');
         return 0;
       }
-      room = Math.min(room, maxPages - fetched - stats.leased);
+      room = Math.min(room, maxPages - fetched - leased);
     }
     if (room <= 0) return 0;
     const claims = await this.store.claim({ now, max: Math.min(room, CLAIM_BATCH), leaseMs });

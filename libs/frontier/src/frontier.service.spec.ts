@@ -23,7 +23,7 @@ describe('FrontierService', () => {
     await service.add(['/1', '/2', '/3'].map((p) => ({ url: `http://a.test${p}`, depth: 1, source: 'link' as const, hops: 0 })));
     let turns = 0;
     for (;;) {
-      const [claim] = await store.claim({ now: Date.now(), max: 1, leaseMs: 60_000 });
+      const [claim] = await store.claim({ now: Date.now() + 5, max: 1, leaseMs: 60_000 });
       if (!claim) break;
       turns++;
       const retry = decodeEntry(claim.item);

@@ -40,7 +40,7 @@ export class FrontierService {
   async done(outcome: FetchOutcome): Promise<void> {
     const now = Date.now();
     const { frontier } = this.config;
-    const host = await this.store.hostInfo(outcome.host);
+    const host = await this.store.politeness(outcome.host);
     const decision = politeDelay(outcome, host.politeness, frontier, host.delayMs);
     let requeue: string | undefined;
     let giveUpOnHost = false;
@@ -55,11 +55,14 @@ export class FrontierService {
       if (attempts <= frontier.maxRetries) requeue = encodeEntry({ ...outcome.retry, attempts });
       else await this.stats.count('error.retries-exhausted');
     }
-    // A deferred host waits for its robots.txt to be tried again.
-    const nextAt = now + Math.max(decision.delayMs, outcome.kind === 'deferred' ? (outcome.retryAfterMs ?? 0) : 0);
+    // A deferred host waits for its robots.txt to be tried again. One millisecond more than the delay:
+    // Date.now() drops the fraction, and a fast answer (under a millisecond) could otherwise be followed by
+    // the next request a fraction of a millisecond early.
+    const nextAt = now + 1 + Math.max(decision.delayMs, outcome.kind === 'deferred' ? (outcome.retryAfterMs ?? 0) : 0);
+    const audit = JSON.stringify({ at: now, event: outcome.kind, url: outcome.url, status: outcome.status, delayMs: decision.delayMs, cause: decision.cause, nextAt, requeued: !!requeue });
     const completed = await this.store.complete(
       outcome.leaseId,
-      { nextAt, requeue, ip: outcome.ip, fetched: outcome.kind === 'fetched' && !requeue, politeness: decision.politeness },
+      { nextAt, requeue, ip: outcome.ip, fetched: outcome.kind === 'fetched' && !requeue, politeness: decision.politeness, audit: [audit] },
       now,
     );
     if (!completed) {
@@ -70,13 +73,10 @@ export class FrontierService {
     if (giveUpOnHost) {
       // robots.txt stayed unreachable through every retry: the host's URLs are dropped, now and to come.
       const dropped = await this.store.purgeHost(outcome.host, now);
-      await this.stats.count('disallowed.robots-unreachable', dropped + 1);
+      // Deferred by an unreachable robots.txt, or by a name that kept failing to resolve (the DNS resolver's).
+      await this.stats.count(outcome.error?.startsWith('DNS ') ? 'error.dns-unresolvable' : 'disallowed.robots-unreachable', dropped + 1);
     }
-    const audit = [
-      JSON.stringify({ at: now, event: outcome.kind, url: outcome.url, status: outcome.status, delayMs: decision.delayMs, cause: decision.cause, nextAt, requeued: !!requeue }),
-    ];
-    if (frontier.recrawl && !requeue && outcome.revisit && outcome.retry) audit.push(await this.scheduleRecrawl(outcome, now));
-    await this.store.audit(outcome.host, audit);
+    if (frontier.recrawl && !requeue && outcome.revisit && outcome.retry) await this.store.audit(outcome.host, [await this.scheduleRecrawl(outcome, now)]);
     this.logger.debug({ event: 'politeness', host: outcome.host, delayMs: decision.delayMs, cause: decision.cause }, 'host rests');
     this.signal.wake();
     // Last, so that a failure here retries the job as a harmless stale outcome, never half a completion.

@@ -10,7 +10,9 @@ const LOCAL_CACHE_SIZE = 10_000;
  * URL filter and the downloader read them), keyed per scheme+host+port, with parsed policies memoised.
  */
 export class RobotsCache {
-  private readonly local = new Map<string, { policy: RobotsPolicy; expires: number }>();
+  /** Two generations: the older is dropped when the newer fills (no per-entry eviction cost). */
+  private local = new Map<string, { policy: RobotsPolicy; expires: number }>();
+  private localBefore = new Map<string, { policy: RobotsPolicy; expires: number }>();
 
   /** `store`: the namespace that holds the cache (the downloader's `robots`). */
   constructor(private readonly store: StateStore) {}
@@ -18,7 +20,7 @@ export class RobotsCache {
   /** The cached policy for a page's site, or null when robots.txt must be fetched (or the entry is unusable). */
   async get(pageUrl: string): Promise<RobotsPolicy | null> {
     const key = robotsCacheKey(pageUrl);
-    const hit = this.local.get(key);
+    const hit = this.local.get(key) ?? this.localBefore.get(key);
     if (hit && hit.expires > Date.now()) return hit.policy;
     const stored = await this.store.get(key);
     if (!stored) return null;
@@ -41,7 +43,10 @@ export class RobotsCache {
   }
 
   private remember(key: string, policy: RobotsPolicy, expires: number) {
-    if (this.local.size >= LOCAL_CACHE_SIZE) this.local.delete(this.local.keys().next().value!);
+    if (this.local.size >= LOCAL_CACHE_SIZE / 2) {
+      this.localBefore = this.local;
+      this.local = new Map();
+    }
     this.local.set(key, { policy, expires });
   }
 }

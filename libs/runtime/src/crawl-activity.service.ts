@@ -21,11 +21,15 @@ export interface HostActivity {
   requests: number;
 }
 
+/** How often a process writes what it recorded to the shared rings. */
+const FLUSH_MS = 250;
+
 /**
  * What the dashboard shows of the crawl's recent past, shared by every process through the state store
  * (namespace `activity`): the last errors, and which hosts the last requests went to. Both are rings of
  * fixed size (a hash of slots written at `seq % size`, `seq` from an atomic counter), so they never grow
- * however long the crawl runs and cost two writes per fetch outcome.
+ * however long the crawl runs. Outcomes are recorded in memory and written every FLUSH_MS in one round
+ * trip (the dashboard is a quarter of a second behind; a process that dies loses that much of it).
  */
 @Injectable()
 export class CrawlActivity {
@@ -34,20 +38,54 @@ export class CrawlActivity {
   /** Requests over which the top hosts are counted. */
   static readonly REQUEST_WINDOW = 1000;
   private readonly store: StateStore;
+  private requests: string[] = [];
+  private errors: Omit<RecentError, 'seq'>[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
 
   constructor(@Inject(STATE_STORE) state: StateStore) {
     this.store = state.namespace('activity');
+    this.timer = setInterval(() => void this.flush().catch(() => undefined), FLUSH_MS);
+    this.timer.unref();
   }
 
   /** Called once per fetch outcome (by the frontier, which receives them all). */
-  async recordOutcome(outcome: FetchOutcome): Promise<void> {
-    if (outcome.requested) await this.push('requests', CrawlActivity.REQUEST_WINDOW, () => outcome.host);
+  recordOutcome(outcome: FetchOutcome): Promise<void> {
+    if (outcome.requested) this.requests.push(outcome.host);
     const error = errorOf(outcome);
-    if (error) await this.push('errors', CrawlActivity.ERROR_WINDOW, (seq) => JSON.stringify({ seq, at: new Date().toISOString(), ...error }));
+    if (error) this.errors.push({ at: new Date().toISOString(), ...error });
+    return DONE;
+  }
+
+  /** Writes what was recorded since the last flush (kept for the next one when the store fails). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.catch(() => undefined).then(async () => {
+      const [requests, errors] = [this.requests, this.errors];
+      this.requests = [];
+      this.errors = [];
+      try {
+        await Promise.all([
+          this.push('requests', CrawlActivity.REQUEST_WINDOW, requests.map((host) => () => host)),
+          this.push('errors', CrawlActivity.ERROR_WINDOW, errors.map((e) => (seq: number) => JSON.stringify({ seq, ...e }))),
+        ]);
+      } catch (error) {
+        this.requests.unshift(...requests);
+        this.errors.unshift(...errors);
+        throw error;
+      }
+    });
+    return this.flushing;
+  }
+
+  /** Stops the timer and writes the last records (before the state store closes). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
   }
 
   /** Newest first. */
   async recentErrors(limit = CrawlActivity.ERROR_WINDOW): Promise<RecentError[]> {
+    await this.flush();
     const slots = await this.store.hashGetAll('errors');
     return Object.values(slots)
       .flatMap((raw) => {
@@ -63,6 +101,7 @@ export class CrawlActivity {
 
   /** Hosts by their share of the most recent requests, busiest first. */
   async topHosts(limit = 10): Promise<HostActivity[]> {
+    await this.flush();
     const counts = new Map<string, number>();
     for (const host of Object.values(await this.store.hashGetAll('requests'))) counts.set(host, (counts.get(host) ?? 0) + 1);
     return [...counts]
@@ -71,15 +110,23 @@ export class CrawlActivity {
       .slice(0, limit);
   }
 
-  private async push(ring: string, size: number, value: (seq: number) => string): Promise<void> {
-    const seq = await this.store.incr(`${ring}.seq`);
-    await this.store.hashSet(ring, String(seq % size), value(seq));
+  /** Takes as many sequence numbers as there are values (one increment), then writes each in its slot. */
+  private async push(ring: string, size: number, values: ((seq: number) => string)[]): Promise<void> {
+    if (values.length === 0) return;
+    // Only the newest `size` can survive in the ring.
+    const kept = values.slice(-size);
+    const last = await this.store.incr(`${ring}.seq`, values.length);
+    const first = last - kept.length + 1;
+    await Promise.all(kept.map((value, i) => this.store.hashSet(ring, String((first + i) % size), value(first + i))));
   }
 }
+
+const DONE = Promise.resolve();
 
 function errorOf(o: FetchOutcome): Omit<RecentError, 'seq' | 'at'> | null {
   const base = { url: o.url, host: o.host };
   if (o.kind === 'error') return { ...base, kind: o.requested ? 'fetch' : 'address', error: o.error };
+  if (o.kind === 'deferred' && o.error?.startsWith('DNS ')) return { ...base, kind: 'address', error: `${o.error}: site deferred` };
   if (o.kind === 'deferred') return { ...base, kind: 'robots', status: o.status, error: 'robots.txt unreachable: site deferred' };
   // A sitemap that is not there is no error: /sitemap.xml is a guess (SITEMAP_MODE=robots+probe).
   const missingSitemap = o.retry?.kind === 'sitemap' && (o.status === 404 || o.status === 410);

@@ -2,11 +2,25 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
 import { STATE_STORE, StateStore } from '@crawler/state';
 
-/** Crawl totals shared by every process (a hash in the state store), mirrored as a Prometheus counter. */
+/**
+ * How often a process adds up what it counted into the shared totals. Shorter than the completion probe's
+ * settle time (250 ms), so a job processed just before one reading always shows as progress in the next.
+ */
+export const STATS_FLUSH_MS = 100;
+
+/**
+ * Crawl totals shared by every process (a hash in the state store), mirrored as a Prometheus counter.
+ * Counting is local and immediate; the sums reach the store every STATS_FLUSH_MS in one round trip, not one
+ * per event (a page is a dozen events). A process that dies loses at most that long of counts: the totals
+ * are statistics, and nothing decides a URL's fate on them.
+ */
 @Injectable()
 export class CrawlStats {
   private readonly store: StateStore;
   private readonly events: Counter<'event'>;
+  private pending = new Map<string, number>();
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
 
   constructor(@Inject(STATE_STORE) state: StateStore, registry: Registry) {
     this.store = state.namespace('stats');
@@ -16,16 +30,46 @@ export class CrawlStats {
       labelNames: ['event'],
       registers: [registry],
     });
+    this.timer = setInterval(() => void this.flush().catch(() => undefined), STATS_FLUSH_MS);
+    this.timer.unref();
   }
 
-  async count(event: string, by = 1): Promise<void> {
-    if (by === 0) return;
-    this.events.inc({ event }, by);
-    await this.store.hashIncr('totals', event, by);
+  count(event: string, by = 1): Promise<void> {
+    if (by !== 0) {
+      this.events.inc({ event }, by);
+      this.pending.set(event, (this.pending.get(event) ?? 0) + by);
+    }
+    return DONE;
   }
 
+  /** The shared totals, this process's latest counts included. */
   async totals(): Promise<Record<string, number>> {
+    await this.flush();
     const raw = await this.store.hashGetAll('totals');
     return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Number(v)]));
   }
+
+  /** Adds what was counted since the last flush to the totals; on failure the counts wait for the next one. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.catch(() => undefined).then(async () => {
+      if (this.pending.size === 0) return;
+      const batch = this.pending;
+      this.pending = new Map();
+      try {
+        await this.store.hashIncrMany('totals', batch);
+      } catch (error) {
+        for (const [event, by] of batch) this.pending.set(event, (this.pending.get(event) ?? 0) + by);
+        throw error;
+      }
+    });
+    return this.flushing;
+  }
+
+  /** Stops the timer and adds the last counts (before the state store closes). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
 }
+
+const DONE = Promise.resolve();

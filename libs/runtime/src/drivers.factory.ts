@@ -1,6 +1,15 @@
 import { join } from 'node:path';
 import type { CrawlerConfig } from '@crawler/config';
-import { ContentStore, FsContentStore, MinioContentStore } from '@crawler/content-store';
+import {
+  BodyStaging,
+  BundledBodyStaging,
+  ContentStore,
+  FsContentStore,
+  MemoryBodyStaging,
+  MinioContentStore,
+  PageStore,
+  SegmentedPageStore,
+} from '@crawler/content-store';
 import { FrontierStore, MemoryFrontierStore, RedisFrontierStore } from '@crawler/frontier-store';
 import { BullmqQueueTransport, MemoryQueueTransport, QueueTransport } from '@crawler/queue';
 import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
@@ -9,7 +18,7 @@ import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 export function createQueueTransport(config: CrawlerConfig): QueueTransport {
   return config.redisUrl
     ? new BullmqQueueTransport({ connection: config.redisUrl, prefix: config.prefix, stalledMs: config.queueStalledMs })
-    : new MemoryQueueTransport();
+    : new MemoryQueueTransport({ validate: config.queueValidateInProcess, maxWaiting: config.queueMaxWaitingInProcess });
 }
 
 export function createStateStore(config: CrawlerConfig, onError?: (error: Error) => void): StateStore {
@@ -38,4 +47,20 @@ export async function createContentStore(config: CrawlerConfig): Promise<Content
   return config.s3Url
     ? MinioContentStore.connect({ url: config.s3Url, bucket: config.s3Bucket })
     : new FsContentStore(join(config.dataDir, 'content'));
+}
+
+/**
+ * Where fetched bodies wait for the parser and content-seen: bundled in the content store when the crawl is
+ * durable (Redis: a message that outlives the process must find its body), in memory otherwise.
+ */
+export function createBodyStaging(config: CrawlerConfig, content: ContentStore, state: StateStore): BodyStaging {
+  const { gzipLevel, gzipThreads, stagingLingerMs, stagingMaxBodies, stagingMaxBytes } = config.storage;
+  if (!config.redisUrl) return new MemoryBodyStaging(gzipLevel, gzipThreads);
+  return new BundledBodyStaging(content, state.namespace('staging'), { gzipLevel, gzipThreads, lingerMs: stagingLingerMs, maxBodies: stagingMaxBodies, maxBytes: stagingMaxBytes });
+}
+
+/** Stored pages, in segments on the content store. */
+export function createPageStore(config: CrawlerConfig, content: ContentStore): PageStore {
+  const { segmentLingerMs, segmentMaxPages, segmentMaxBytes } = config.storage;
+  return new SegmentedPageStore(content, { lingerMs: segmentLingerMs, maxPages: segmentMaxPages, maxBytes: segmentMaxBytes });
 }

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, BeforeApplicationShutdown } from '@nestjs/common';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { CONTENT_STORE } from '@crawler/content-store';
+import { BODY_STAGING, BodyStaging, CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createLogger, FetchLog, LOGGER, Logger } from '@crawler/logging';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
@@ -9,7 +9,7 @@ import { STATE_STORE, StateStore } from '@crawler/state';
 import { CompletionProbe } from './completion-probe.service';
 import { CrawlActivity } from './crawl-activity.service';
 import { CrawlStats } from './crawl-stats.service';
-import { createContentStore, createFrontierStore, createQueueTransport, createStateStore } from './drivers.factory';
+import { createBodyStaging, createContentStore, createFrontierStore, createPageStore, createQueueTransport, createStateStore } from './drivers.factory';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { PauseSwitch } from './pause-switch.service';
@@ -24,7 +24,11 @@ class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicatio
     @Inject(QUEUE_TRANSPORT) private readonly queues: QueueTransport,
     @Inject(STATE_STORE) private readonly state: StateStore,
     @Inject(FRONTIER_STORE) private readonly frontier: FrontierStore,
+    @Inject(BODY_STAGING) private readonly staging: BodyStaging,
+    @Inject(PAGE_STORE) private readonly pages: PageStore,
     private readonly fetchLog: FetchLog,
+    private readonly stats: CrawlStats,
+    private readonly activity: CrawlActivity,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -34,7 +38,11 @@ class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicatio
   }
 
   async onApplicationShutdown() {
+    await this.staging.close();
+    await this.pages.close();
     await this.fetchLog.close();
+    await this.stats.close().catch((err) => this.logger.warn({ event: 'stats-lost', err }, 'the last crawl counts could not be saved'));
+    await this.activity.close().catch((err) => this.logger.warn({ event: 'activity-lost', err }, 'the last recent activity could not be saved'));
     await this.state.close();
     await this.frontier.close();
     this.logger.info('stopped');
@@ -79,6 +87,12 @@ export class RuntimeModule {
         { provide: QUEUE_TRANSPORT, useFactory: () => createQueueTransport(config) },
         { provide: STATE_STORE, useFactory: () => createStateStore(config, redisErrorReporter(logger)) },
         { provide: CONTENT_STORE, useFactory: () => createContentStore(config) },
+        {
+          provide: BODY_STAGING,
+          useFactory: (content: ContentStore, state: StateStore) => createBodyStaging(config, content, state),
+          inject: [CONTENT_STORE, STATE_STORE],
+        },
+        { provide: PAGE_STORE, useFactory: (content: ContentStore) => createPageStore(config, content), inject: [CONTENT_STORE] },
         { provide: FRONTIER_STORE, useFactory: () => createFrontierStore(config) },
         CrawlStats,
         Pipeline,
@@ -98,6 +112,8 @@ export class RuntimeModule {
         QUEUE_TRANSPORT,
         STATE_STORE,
         CONTENT_STORE,
+        BODY_STAGING,
+        PAGE_STORE,
         FRONTIER_STORE,
         CrawlStats,
         Pipeline,

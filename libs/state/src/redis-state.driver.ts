@@ -78,6 +78,13 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
       for i = 1, #ARGV do answers[i] = redis.call('SADD', KEYS[1], ARGV[i]) end
       return answers`,
   },
+  // KEYS: set. ARGV: member. Answers the members left.
+  stateSetRemove: {
+    numberOfKeys: 1,
+    lua: `
+      redis.call('SREM', KEYS[1], ARGV[1])
+      return redis.call('SCARD', KEYS[1])`,
+  },
   // KEYS: one set per entry. ARGV: the entries' members. Answers 1 per member that was new to its set.
   stateSetAddMany: {
     lua: `
@@ -93,6 +100,7 @@ interface ScriptedRedis extends Redis {
   stateQueueRemoveHead(list: string, item: string): Promise<number>;
   stateBitsTestAndSet(key: string, ...args: (string | number)[]): Promise<number[]>;
   stateSetAdd(key: string, ...members: string[]): Promise<number[]>;
+  stateSetRemove(key: string, member: string): Promise<number>;
   stateSetAddMany(numberOfKeys: number, ...keysThenMembers: string[]): Promise<number[]>;
   stateHashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
 }
@@ -148,6 +156,25 @@ export class RedisStateStore implements StateStore {
     return this.redis.hincrby(this.key(key), field, by);
   }
 
+  async hashIncrEach(key: string, fields: string[]): Promise<number[]> {
+    if (fields.length === 0) return [];
+    const multi = this.redis.multi();
+    for (const field of fields) multi.hincrby(this.key(key), field, 1);
+    const results = await multi.exec();
+    const failed = results?.find(([error]) => error);
+    if (!results || failed) throw failed?.[0] ?? new Error('hashIncrEach: transaction aborted');
+    return results.map(([, value]) => Number(value));
+  }
+
+  async hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<void> {
+    if (amounts.size === 0) return;
+    const multi = this.redis.multi();
+    for (const [field, by] of amounts) multi.hincrby(this.key(key), field, by);
+    const results = await multi.exec();
+    const failed = results?.find(([error]) => error);
+    if (!results || failed) throw failed?.[0] ?? new Error('hashIncrMany: transaction aborted');
+  }
+
   async hashSet(key: string, field: string, value: string): Promise<void> {
     await this.redis.hset(this.key(key), field, value);
   }
@@ -172,6 +199,10 @@ export class RedisStateStore implements StateStore {
 
   async setHas(key: string, member: string): Promise<boolean> {
     return (await this.redis.sismember(this.key(key), member)) === 1;
+  }
+
+  setRemove(key: string, member: string): Promise<number> {
+    return this.redis.stateSetRemove(this.key(key), member);
   }
 
   setMembers(key: string): Promise<string[]> {

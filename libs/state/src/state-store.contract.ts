@@ -74,6 +74,31 @@ export function stateStoreContract(
         expect(await store.hashGetAll('h')).toEqual({ f: 'x', n: '11' });
       });
 
+      it('removes set members, answering how many are left', async () => {
+        await store.setAdd('bundle', ['0', '1', '2']);
+        expect(await store.setRemove('bundle', '1')).toBe(2);
+        expect(await store.setRemove('bundle', '1')).toBe(2);
+        expect(await Promise.all([store.setRemove('bundle', '0'), store.setRemove('bundle', '2')])).toEqual(expect.arrayContaining([1, 0]));
+        expect(await store.setMembers('bundle')).toEqual([]);
+        expect(await store.setRemove('never', 'x')).toBe(0);
+      });
+
+      it('adds 1 to each field in turn, answering each value after its increment', async () => {
+        expect(await store.hashIncrEach('pages', [])).toEqual([]);
+        await store.hashIncr('pages', 'a.test', 5);
+        expect(await store.hashIncrEach('pages', ['a.test', 'b.test', 'a.test'])).toEqual([6, 1, 7]);
+        expect(await store.hashGetAll('pages')).toEqual({ 'a.test': '7', 'b.test': '1' });
+      });
+
+      it('adds to many fields of a hash at once', async () => {
+        await store.hashIncrMany('totals', new Map());
+        expect(await store.hashGetAll('totals')).toEqual({});
+        await store.hashIncr('totals', 'a', 2);
+        await store.hashIncrMany('totals', new Map([['a', 3], ['b', -1]]));
+        await Promise.all(Array.from({ length: 20 }, () => store.hashIncrMany('totals', new Map([['c', 1]]))));
+        expect(await store.hashGetAll('totals')).toEqual({ a: '5', b: '-1', c: '20' });
+      });
+
       it('sets a field only if absent, telling the loser who won, atomically', async () => {
         expect(await store.hashSetIfAbsent('owners', 'k', 'first')).toBeNull();
         expect(await store.hashSetIfAbsent('owners', 'k', 'second')).toBe('first');

@@ -15,6 +15,10 @@ export interface StateStore {
   incr(key: string, by?: number): Promise<number>;
 
   hashIncr(key: string, field: string, by?: number): Promise<number>;
+  /** Adds 1 to each field in turn (a field named twice gets 2), in one step; answers each field's value after its increment. */
+  hashIncrEach(key: string, fields: string[]): Promise<number[]>;
+  /** Adds each amount to its field, all in one step (one round trip, however many fields). */
+  hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<void>;
   hashSet(key: string, field: string, value: string): Promise<void>;
   hashGet(key: string, field: string): Promise<string | null>;
   /** Sets the field only if it has no value; answers null when this call set it, else the value it already had. */
@@ -24,6 +28,8 @@ export interface StateStore {
   /** Adds members; answers, for each member, whether it was new. */
   setAdd(key: string, members: string[]): Promise<boolean[]>;
   setHas(key: string, member: string): Promise<boolean>;
+  /** Removes a member; answers how many members are left (0: the set is gone), in the same step. */
+  setRemove(key: string, member: string): Promise<number>;
   setMembers(key: string): Promise<string[]>;
 
   /**

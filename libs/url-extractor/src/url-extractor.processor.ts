@@ -1,4 +1,5 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
 import { UrlExtractorService } from './url-extractor.service';
@@ -13,6 +14,7 @@ export class UrlExtractorProcessor implements OnApplicationBootstrap {
     private readonly extractor: UrlExtractorService,
     private readonly stats: CrawlStats,
     private readonly plugins: PluginRegistry,
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {}
 
   async onApplicationBootstrap() {
@@ -26,7 +28,7 @@ export class UrlExtractorProcessor implements OnApplicationBootstrap {
           await this.pipeline.send(QueueName.FilterUrls, { v: SCHEMA_VERSION, urls: urls.slice(i, i + MAX_BATCH) });
         }
       },
-      { concurrency: 8 },
+      { concurrency: this.config.extractor.concurrency },
     );
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CrawlUrl, PageLinks } from '@crawler/contracts';
 import { compilePluginClaims, PluginClaims } from '@crawler/runtime';
-import { resolveLink } from '@crawler/url';
+import { LinkResolver } from '@crawler/url';
 
 /** `<link rel>` values that name another page (stylesheets, icons and preloads are not pages). */
 const PAGE_RELS = new Set(['canonical', 'alternate', 'next', 'prev', 'previous']);
@@ -22,12 +22,13 @@ export class UrlExtractorService {
     if (page.nofollow) return [];
     const seen = new Set<string>();
     const urls: CrawlUrl[] = [];
+    const resolver = new LinkResolver(page.url, page.baseHref);
     for (const link of page.links) {
       const rels = (link.rel ?? '').toLowerCase().split(/\s+/).filter(Boolean);
       if (rels.includes('nofollow')) continue;
       const asset = link.tag === 'img' || (link.tag === 'link' && !rels.some((r) => PAGE_RELS.has(r)));
       if (asset && claims.fetchesNothing) continue;
-      const url = resolveLink(link.href, page.url, page.baseHref);
+      const url = resolver.resolve(link.href);
       if (!url || seen.has(url)) continue;
       const claimed = claims.fetchesNothing ? undefined : claims.claimsUrl(url);
       if (asset && !claimed) continue;
@@ -45,8 +46,9 @@ export class UrlExtractorService {
   private fromSitemap(page: PageLinks): CrawlUrl[] {
     const seen = new Set<string>();
     const urls: CrawlUrl[] = [];
+    const resolver = new LinkResolver(page.url);
     for (const link of page.links) {
-      const url = resolveLink(link.href, page.url);
+      const url = resolver.resolve(link.href);
       if (!url || seen.has(url)) continue;
       seen.add(url);
       if (link.tag === 'sitemap') urls.push({ url, kind: 'sitemap', depth: page.depth, source: 'sitemap', hops: 0 });

@@ -1,4 +1,5 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { UrlFilterService } from './url-filter.service';
@@ -13,17 +14,19 @@ export class UrlFilterProcessor implements OnApplicationBootstrap {
     private readonly pipeline: Pipeline,
     private readonly filter: UrlFilterService,
     private readonly stats: CrawlStats,
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {}
 
   async onApplicationBootstrap() {
     await this.pipeline.consume(
       QueueName.FilterUrls,
       async (batch) => {
-        const { accepted, rejected } = await this.filter.filter(batch.urls);
+        const { accepted, rejected, repeats } = await this.filter.filter(batch.urls);
         await Promise.all(Object.entries(rejected).map(([reason, n]) => this.stats.count(`filtered.${reason}`, n)));
+        await this.stats.count('repeat.filter', repeats);
         if (accepted.length) await this.pipeline.send(QueueName.SeenUrls, { v: SCHEMA_VERSION, urls: accepted });
       },
-      { concurrency: 8 },
+      { concurrency: this.config.filter.concurrency },
     );
   }
 }

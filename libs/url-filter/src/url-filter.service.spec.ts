@@ -382,15 +382,18 @@ describe('UrlFilterService: domain blocklist', () => {
   it('picks up a changed file while running, on its timer, and stops the timer on destroy', async () => {
     const path = file('bad.test\n');
     const f = filter({ 'filter.blocklistFile': path, 'filter.blocklistReloadMs': 100 });
-    expect((await f.filter([link('http://new.test/')])).accepted).toHaveLength(1);
+    // A new URL each time: one passed on already is dropped as a repeat before any rule.
+    let n = 0;
+    const fresh = () => link(`http://new.test/${n++}`);
+    expect((await f.filter([fresh()])).accepted).toHaveLength(1);
     writeFileSync(path, 'bad.test\nnew.test\n');
     const deadline = Date.now() + 5000;
-    while ((await f.filter([link('http://new.test/')])).accepted.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect((await f.filter([link('http://new.test/')])).rejected).toEqual({ blocklisted: 1 });
+    while ((await f.filter([fresh()])).accepted.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect((await f.filter([fresh()])).rejected).toEqual({ blocklisted: 1 });
     f.onModuleDestroy();
     writeFileSync(path, 'bad.test\n');
     await new Promise((r) => setTimeout(r, 300));
-    expect((await f.filter([link('http://new.test/')])).rejected).toEqual({ blocklisted: 1 });
+    expect((await f.filter([fresh()])).rejected).toEqual({ blocklisted: 1 });
   });
 });
 
@@ -476,14 +479,25 @@ describe('UrlFilterService: per-host page budget', () => {
     expect(await state.namespace('url-filter').hashGetAll('host-pages')).toEqual({ 'a.test': '3', 'b.test': '2', 'a.test:8080': '1' });
   });
 
-  it('counts a URL found again (a link on every page) once, and still admits it', async () => {
+  it('counts a URL found again (a link on every page) once', async () => {
     const state = new MemoryStateStore();
-    const f = filter({ 'filter.maxPagesPerHost': 2 }, state);
+    const f = filter({ 'filter.maxPagesPerHost': 2, 'filter.recentUrls': 0 }, state);
     const nav = link('http://a.test/about');
-    const result = await f.filter([nav, nav, link('http://a.test/x'), nav, link('http://a.test/y'), nav]);
-    expect(urls(result)).toEqual(['http://a.test/about', 'http://a.test/about', 'http://a.test/x', 'http://a.test/about', 'http://a.test/about']);
-    expect(result.rejected).toEqual({ 'host-budget': 1 });
+    const results = [];
+    for (const batch of [[nav, link('http://a.test/x')], [nav], [nav, link('http://a.test/y')], [nav]]) results.push(await f.filter(batch));
+    expect(results.flatMap(urls)).toEqual(['http://a.test/about', 'http://a.test/x', 'http://a.test/about', 'http://a.test/about', 'http://a.test/about']);
+    expect(results.map((r) => r.rejected)).toEqual([{}, {}, { 'host-budget': 1 }, {}]);
     expect(await state.namespace('url-filter').hashGet('host-pages', 'a.test')).toBe('2');
+  });
+
+  it('drops a link it passed on lately as a repeat, before any rule, but never a seed', async () => {
+    const f = filter({ 'filter.maxPagesPerHost': 2 });
+    const nav = link('http://a.test/about');
+    const result = await f.filter([nav, nav, link('http://a.test/x'), nav, link('http://a.test/y')]);
+    expect(urls(result)).toEqual(['http://a.test/about', 'http://a.test/x']);
+    expect(result).toMatchObject({ rejected: { 'host-budget': 1 }, repeats: 2 });
+    const seed = { ...nav, source: 'seed' as const, depth: 0 };
+    expect(urls(await f.filter([seed]))).toEqual(['http://a.test/about']);
   });
 
   it('counts only URLs the filter accepts', async () => {

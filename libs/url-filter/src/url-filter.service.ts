@@ -40,6 +40,8 @@ export interface FilterResult {
   accepted: CrawlUrl[];
   /** Rejections counted by reason. */
   rejected: Partial<Record<FilterReason, number>>;
+  /** Links dropped because this process passed them on lately (URL-seen has them). */
+  repeats: number;
 }
 
 /**
@@ -85,8 +87,15 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   private readonly traps: TrapLimits;
   private readonly inScopeCache = new Set<string>();
   private readonly robots: RobotsCache;
-  /** URLs this process counted against their host's budget lately: re-discoveries are not counted again. */
-  private readonly counted = new Set<string>();
+  /**
+   * URLs this process counted against their host's budget lately, in two generations (the older one is
+   * dropped when the newer fills): re-discoveries are not counted again.
+   */
+  private counted = new Set<string>();
+  private countedBefore = new Set<string>();
+  /** Links passed on lately, as they came in (two generations, like `counted`). */
+  private passed = new Set<string>();
+  private passedBefore = new Set<string>();
 
   constructor(
     @Inject(STATE_STORE) state: StateStore,
@@ -123,18 +132,53 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   async filter(urls: CrawlUrl[], now: number = Date.now()): Promise<FilterResult> {
     const accepted: CrawlUrl[] = [];
     const rejected: FilterResult['rejected'] = {};
+    let repeats = 0;
     const { maxUrlLength, maxDepth } = this.config.filter;
     const claims = await this.plugins.claims();
+    const passing: { entry: CrawlUrl; url: string; host: string }[] = [];
+    const judged = new Set<string>();
     for (const entry of urls) {
-      const reason = await this.judge(entry, maxUrlLength, maxDepth, now, claims);
-      if (typeof reason === 'string') rejected[reason] = (rejected[reason] ?? 0) + 1;
-      else accepted.push({ ...entry, url: reason.url });
+      if (this.passedLately(entry) || (isFound(entry) && judged.has(entry.url))) {
+        repeats++;
+        continue;
+      }
+      judged.add(entry.url);
+      const verdict = await this.judge(entry, maxUrlLength, maxDepth, now, claims);
+      if (typeof verdict === 'string') rejected[verdict] = (rejected[verdict] ?? 0) + 1;
+      else passing.push({ entry, ...verdict });
     }
-    return { accepted, rejected };
+    // The page budget last, for the whole batch in one round trip: only URLs every other rule accepts count.
+    const within = await this.withinHostBudgets(passing.map(({ entry, url, host }) => ({ url, host, page: entry.kind !== 'sitemap' })));
+    passing.forEach(({ entry, url }, i) => {
+      if (!within[i]) rejected['host-budget'] = (rejected['host-budget'] ?? 0) + 1;
+      else {
+        accepted.push({ ...entry, url });
+        this.rememberPassed(entry.url);
+      }
+    });
+    return { accepted, rejected, repeats };
   }
 
-  /** The reason to drop `entry`, or its canonical URL. */
-  private async judge(entry: CrawlUrl, maxUrlLength: number, maxDepth: number, now: number, claims: PluginClaims): Promise<FilterReason | { url: string }> {
+  /**
+   * A link (not a seed, nor a seed's redirect: those register scope) this process already passed on: URL-seen
+   * has it, and would drop it. Most links of a page are such repeats, so this is most of the filter's work.
+   */
+  private passedLately(entry: CrawlUrl): boolean {
+    return isFound(entry) && (this.passed.has(entry.url) || this.passedBefore.has(entry.url));
+  }
+
+  private rememberPassed(url: string): void {
+    const limit = this.config.filter.recentUrls;
+    if (limit === 0) return;
+    this.passed.add(url);
+    if (this.passed.size >= limit / 2) {
+      this.passedBefore = this.passed;
+      this.passed = new Set();
+    }
+  }
+
+  /** The reason to drop `entry` by every rule but the page budget, or its canonical URL and host. */
+  private async judge(entry: CrawlUrl, maxUrlLength: number, maxDepth: number, now: number, claims: PluginClaims): Promise<FilterReason | { url: string; host: string }> {
     const canonical = canonicalize(entry.url, undefined, { stripParams: this.stripParams });
     if (!canonical.ok) return canonical.reason;
     const { url, host } = canonical;
@@ -149,8 +193,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     if (trap) return trap;
     if (!(await this.inScope(parsed, entry))) return 'out-of-scope';
     if (await this.disallowedByRobots(url)) return 'robots';
-    if (page && !(await this.withinHostBudget(url, host))) return 'host-budget';
-    return { url };
+    return { url, host };
   }
 
   /**
@@ -190,18 +233,46 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
    * Increment first, then give the unit back when over: an atomic count, no check-then-act race between
    * replicas.
    */
-  private async withinHostBudget(url: string, host: string): Promise<boolean> {
+  private async withinHostBudgets(urls: { url: string; host: string; page: boolean }[]): Promise<boolean[]> {
     const budget = this.config.filter.maxPagesPerHost;
-    if (budget === 0 || this.counted.has(url)) return true;
-    const count = await this.store.hashIncr('host-pages', host);
-    if (count > budget) {
-      await this.store.hashIncr('host-pages', host, -1);
-      return false;
-    }
-    this.counted.add(url);
-    if (this.counted.size > COUNTED_MEMORY) this.counted.delete(this.counted.values().next().value!);
-    return true;
+    const within = urls.map(() => true);
+    if (budget === 0) return within;
+    // The URLs to count: pages not counted lately, each once (a second sighting in the batch shares the first's answer).
+    const first = new Map<string, number>();
+    urls.forEach(({ url, page }, i) => {
+      if (page && !this.counted.has(url) && !this.countedBefore.has(url) && !first.has(url)) first.set(url, i);
+    });
+    const toCount = [...first.values()];
+    const counts = await this.store.hashIncrEach('host-pages', toCount.map((i) => urls[i].host));
+    const givenBack = new Map<string, number>();
+    toCount.forEach((i, n) => {
+      const { url, host } = urls[i];
+      if (counts[n] > budget) {
+        within[i] = false;
+        givenBack.set(host, (givenBack.get(host) ?? 0) - 1);
+      } else this.countOnce(url);
+    });
+    urls.forEach(({ url }, i) => {
+      const j = first.get(url);
+      if (j !== undefined) within[i] = within[j];
+    });
+    if (givenBack.size) await this.store.hashIncrMany('host-pages', givenBack);
+    return within;
   }
+
+  private countOnce(url: string): void {
+    this.counted.add(url);
+    if (this.counted.size >= COUNTED_MEMORY / 2) {
+      this.countedBefore = this.counted;
+      this.counted = new Set();
+    }
+  }
+
+}
+
+/** A URL found on a page or in a sitemap (seeds and redirects register scope, and are never taken for repeats). */
+function isFound(entry: CrawlUrl): boolean {
+  return entry.source === 'link' || entry.source === 'sitemap';
 }
 
 /** The allowlist, normalised; a bad entry (or none with scope 'allowlist') is added to `problems`. */

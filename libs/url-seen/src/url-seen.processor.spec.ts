@@ -14,8 +14,9 @@ async function setup() {
     consume: async (_queue: QueueName, h: (batch: UrlBatch) => Promise<void>) => void (handler = h),
     send: async (queue: QueueName, payload: unknown) => void sent.push({ queue, payload }),
   } as unknown as Pipeline;
-  const seen = new UrlSeenService(state, loadConfig({}, { 'seen.expectedUrls': 10_000 }));
-  const processor = new UrlSeenProcessor(pipeline, seen, new CrawlStats(state, new Registry()), state);
+  const config = loadConfig({}, { 'seen.expectedUrls': 10_000 });
+  const seen = new UrlSeenService(state, config);
+  const processor = new UrlSeenProcessor(pipeline, seen, new CrawlStats(state, new Registry()), state, config);
   await processor.onApplicationBootstrap();
   return { handle: (batch: UrlBatch) => handler(batch), sent };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CrawlUrl, QueueName, SCHEMA_VERSION, UrlBatch } from '@crawler/contracts';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
@@ -24,12 +25,13 @@ export class UrlSeenProcessor implements OnApplicationBootstrap {
     private readonly seen: UrlSeenService,
     private readonly stats: CrawlStats,
     @Inject(STATE_STORE) state: StateStore,
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {
     this.answers = state.namespace('url-seen-batches');
   }
 
   async onApplicationBootstrap() {
-    await this.pipeline.consume(QueueName.SeenUrls, (batch) => this.handle(batch), { concurrency: 8 });
+    await this.pipeline.consume(QueueName.SeenUrls, (batch) => this.handle(batch), { concurrency: this.config.seen.concurrency });
   }
 
   private async handle(batch: UrlBatch) {

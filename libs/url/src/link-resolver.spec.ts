@@ -1,4 +1,4 @@
-import { resolveLink } from './link-resolver';
+import { LinkResolver, resolveLink } from './link-resolver';
 
 const page = 'http://example.com/dir/page.html?x=1';
 
@@ -59,5 +59,43 @@ describe('resolveLink', () => {
       expect(resolveLink('c.html', page, 'javascript:x')).toBeNull();
       expect(resolveLink('https://abs.example/', page, 'ftp://files.example/')).toBe('https://abs.example/');
     });
+  });
+});
+
+describe('LinkResolver', () => {
+  const bases = ['http://example.com/dir/page.html?x=1', 'https://Example.COM:443/a/', 'http://example.com:8080/', 'http://[::1]:3000/x', 'http://user:pw@example.com/'];
+
+  it('joins plain root-relative paths exactly as WHATWG resolves them, and hands everything else to the parser', () => {
+    const hrefs = [
+      '/p/1', '/p/1#s', '/p/1?utm_source=x&b=2', '/', '/a/b/', "/a'b", '/a?q=\'x\'', '/a/./b', '/a/../b', '/a/.', '/..', '/.a/..b/...',
+      '/a//b', '//host/x', '/ok',  '/\\\\x', '/%2e%2e/x', '/a b', '/a"b', '/a<b', '/é', '/a#b#c', '/a?b?c', '/@:!$&()*+,;=-._~', '/a|b', '/a^b',
+    ];
+    for (const page of bases) {
+      const resolver = new LinkResolver(page);
+      for (const href of hrefs) {
+        const parsed = new URL(href, page);
+        const expected = parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : null;
+        expect([page, href, resolver.resolve(href)]).toEqual([page, href, expected]);
+      }
+    }
+  });
+
+  it('agrees with WHATWG on random hrefs', () => {
+    const alphabet = ['/', 'a', 'B', '.', '..', '?', '#', '%', '2e', ' ', '\\\\', ':', '@', '=', '&', '~', "'", '"', 'é', '//'];
+    let seed = 7;
+    const next = () => ((seed = (seed * 48271) % 2147483647), seed / 2147483647);
+    const resolver = new LinkResolver(bases[0], '/base/');
+    for (let n = 0; n < 5000; n++) {
+      let href = '/';
+      for (let i = Math.floor(next() * 8); i > 0; i--) href += alphabet[Math.floor(next() * alphabet.length)];
+      let expected: string | null = null;
+      try {
+        const parsed = new URL(href, new URL('/base/', bases[0]));
+        if (parsed.protocol.startsWith('http')) expected = parsed.href;
+      } catch {
+        // not a URL: nothing to crawl
+      }
+      expect([href, resolver.resolve(href)]).toEqual([href, expected]);
+    }
   });
 });
