@@ -113,7 +113,8 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
   it('caches NXDOMAIN for DNS_FAILURE_TTL_MS and reports it', async () => {
     const time = clock();
     const { service, stats } = resolver();
-    const failure = { ok: false, error: 'DNS lookup of nowhere.test failed: ENOTFOUND' };
+    // The name does not exist: not worth trying again soon (the URL is dropped, not deferred).
+    const failure = { ok: false, error: 'DNS lookup of nowhere.test failed: ENOTFOUND', transient: false };
     expect(await service.resolve('nowhere.test')).toEqual(failure);
     time.now += 99;
     server.set('nowhere.test', PUBLIC, 60); // the name appears, but the failure is still cached
@@ -156,6 +157,7 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
     expect(await service.resolve('flip.test')).toEqual({
       ok: false,
       error: 'address 127.0.0.1 is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)',
+      transient: false,
     });
     expect(await service.resolve('flip.test')).toMatchObject({ ok: false }); // from the cache, vetted again
     expect(await allowing.resolve('flip.test')).toEqual({ ok: true, address: '127.0.0.1', source: 'dns' });
@@ -209,20 +211,20 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
     expect(await service.resolve('web.test')).toEqual({ ok: true, address: '127.0.0.1', source: 'dns' });
     expect(await service.resolve('web-v6.test')).toEqual({ ok: true, address: '::1', source: 'dns' });
     expect(await service.resolve('127.0.0.2')).toEqual({ ok: true, address: '127.0.0.2', source: 'literal' });
-    expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public') });
-    expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public') });
+    expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public'), transient: false });
+    expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public'), transient: false });
     expect(await service.resolve('169.254.169.254')).toMatchObject({ ok: false });
 
     const strict = resolver().service;
-    expect(await strict.resolve('web.test')).toEqual({ ok: false, error: expect.stringContaining('address 127.0.0.1 is not public') });
+    expect(await strict.resolve('web.test')).toEqual({ ok: false, error: expect.stringContaining('address 127.0.0.1 is not public'), transient: false });
   });
 
-  it('gives a silent server DNS_TIMEOUT_MS per try, DNS_TRIES times, then caches the failure', async () => {
+  it('gives a silent server DNS_TIMEOUT_MS per try, DNS_TRIES times, then caches the failure as one that may pass', async () => {
     server.set('silent.test', PUBLIC, 60);
     server.delayMs = 5_000;
     const { service } = resolver({ DNS_TIMEOUT_MS: '100', DNS_TRIES: '2' });
     const started = performance.now();
-    expect(await service.resolve('silent.test')).toEqual({ ok: false, error: 'DNS lookup of silent.test failed: ETIMEOUT' });
+    expect(await service.resolve('silent.test')).toEqual({ ok: false, error: 'DNS lookup of silent.test failed: ETIMEOUT', transient: true });
     const tookMs = performance.now() - started;
     expect(tookMs).toBeGreaterThanOrEqual(100);
     expect(tookMs).toBeLessThan(3_000);
@@ -230,7 +232,7 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
       { name: 'silent.test', type: 'A' },
       { name: 'silent.test', type: 'A' },
     ]);
-    expect(await service.resolve('silent.test')).toEqual({ ok: false, error: 'DNS lookup of silent.test failed: ETIMEOUT' });
+    expect(await service.resolve('silent.test')).toEqual({ ok: false, error: 'DNS lookup of silent.test failed: ETIMEOUT', transient: true });
     expect(server.log).toHaveLength(2);
   });
 
@@ -256,6 +258,7 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
       expect(server.queries('shared.test')).toBe(1);
       expect(JSON.parse((await a.cache.get('shared.test'))!)).toEqual({ address: PUBLIC, ttlMs: 50, expiresAt: expect.any(Number) });
       expect(b.service.hitRate()).toBe(1);
+      await a.stats.flush(); // each process adds its counts to the shared totals every STATS_FLUSH_MS
       expect(await b.stats.totals()).toEqual({ 'dns.cache-miss': 1, 'dns.cache-hit': 1 }); // one crawl-wide tally
 
       await new Promise((resolve) => setTimeout(resolve, 150));

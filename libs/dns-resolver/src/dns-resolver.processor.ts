@@ -31,18 +31,19 @@ export class DnsResolverProcessor implements OnApplicationBootstrap {
       await this.pipeline.send(queue, { ...request, ip: resolution.address });
       return;
     }
+    const base = { v: SCHEMA_VERSION, leaseId: request.leaseId, fetchId: request.fetchId, url: request.url, host: request.host, requested: false, error: resolution.error, durationMs: 0 } as const;
+    if (resolution.transient) {
+      // The name may resolve later (the server timed out or failed): the host waits and the URL is kept, as for
+      // an unreachable robots.txt; after FRONTIER_MAX_RETRIES such turns the frontier gives the host up.
+      this.logger.warn({ event: 'dns-deferred', url: request.url, error: resolution.error });
+      await this.stats.count('deferred.dns');
+      const { url, kind, depth, source, hops, attempts, priority, revisit, referrer } = request;
+      const retry = { url, kind, depth, source, hops, attempts, priority, revisit, ...(referrer ? { referrer } : {}) };
+      await this.pipeline.send(QueueName.FrontierDone, { ...base, kind: 'deferred', retryAfterMs: this.config.dns.failureTtlMs, retry });
+      return;
+    }
     this.logger.warn({ event: 'dns-refused', url: request.url, error: resolution.error });
     await this.stats.count('error.dns');
-    await this.pipeline.send(QueueName.FrontierDone, {
-      v: SCHEMA_VERSION,
-      leaseId: request.leaseId,
-      fetchId: request.fetchId,
-      url: request.url,
-      host: request.host,
-      kind: 'error',
-      requested: false,
-      error: resolution.error,
-      durationMs: 0,
-    });
+    await this.pipeline.send(QueueName.FrontierDone, { ...base, kind: 'error' });
   }
 }

@@ -117,7 +117,7 @@ describe('DnsResolverService', () => {
     it('still vets what the hosts map says', async () => {
       const { service } = resolver({ 'dns.hosts': { 'site.test': '127.0.0.1' } });
       const refused = await service.resolve('site.test');
-      expect(refused).toEqual({ ok: false, error: expect.stringContaining('127.0.0.1') });
+      expect(refused).toEqual({ ok: false, error: expect.stringContaining('127.0.0.1'), transient: false });
 
       const allowed = resolver({ 'dns.hosts': { 'site.test': '127.0.0.1' }, 'dns.allowPrivate': true });
       expect(await allowed.service.resolve('Site.Test')).toEqual({ ok: true, address: '127.0.0.1', source: 'hosts' });
@@ -141,14 +141,14 @@ describe('DnsResolverService', () => {
     it('returns a cached failure as a failure', async () => {
       const { service, cache } = resolver();
       await cache.set('broken.test', JSON.stringify({ error: 'DNS lookup of broken.test failed: ENOTFOUND' }));
-      expect(await service.resolve('broken.test')).toEqual({ ok: false, error: 'DNS lookup of broken.test failed: ENOTFOUND' });
+      expect(await service.resolve('broken.test')).toEqual({ ok: false, error: 'DNS lookup of broken.test failed: ENOTFOUND', transient: false });
       expect(queries).toEqual([]);
     });
 
     it('vets a cached answer too', async () => {
       const { service, cache } = resolver();
       await cache.set('inside.test', JSON.stringify({ address: '192.168.1.1' }));
-      expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('192.168.1.1') });
+      expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('192.168.1.1'), transient: false });
     });
 
     it('sees answers another replica cached (same store, another service instance)', async () => {
@@ -183,9 +183,10 @@ describe('DnsResolverService', () => {
       const { service, cache } = resolver();
       const time = clock();
       const first = await service.resolve('nowhere.test');
-      expect(first).toEqual({ ok: false, error: 'DNS lookup of nowhere.test failed: ENOTFOUND' });
+      expect(first).toEqual({ ok: false, error: 'DNS lookup of nowhere.test failed: ENOTFOUND', transient: false });
       expect(JSON.parse((await cache.get('nowhere.test'))!)).toEqual({
         error: 'DNS lookup of nowhere.test failed: ENOTFOUND',
+        transient: false,
         ttlMs: 30_000,
         expiresAt: time.now + 30_000,
       });
@@ -197,14 +198,14 @@ describe('DnsResolverService', () => {
     it('reports the AAAA failure when the name has neither A nor AAAA records', async () => {
       const { service } = resolver();
       answers.set('empty.test', {});
-      expect(await service.resolve('empty.test')).toEqual({ ok: false, error: 'DNS lookup of empty.test failed: ENODATA' });
+      expect(await service.resolve('empty.test')).toEqual({ ok: false, error: 'DNS lookup of empty.test failed: ENODATA', transient: false });
       expect(queries).toEqual(['v4:empty.test', 'v6:empty.test']);
     });
 
     it('does not ask for AAAA after a timeout', async () => {
       const { service } = resolver();
       answers.set('slow.test', { v4: Object.assign(new Error('queryA ETIMEOUT slow.test'), { code: 'ETIMEOUT' }) });
-      expect(await service.resolve('slow.test')).toEqual({ ok: false, error: 'DNS lookup of slow.test failed: ETIMEOUT' });
+      expect(await service.resolve('slow.test')).toEqual({ ok: false, error: 'DNS lookup of slow.test failed: ETIMEOUT', transient: true });
       expect(queries).toEqual(['v4:slow.test']);
     });
 
@@ -251,7 +252,7 @@ describe('DnsResolverService', () => {
     it('refuses a looked-up private address', async () => {
       const { service } = resolver();
       answers.set('rebind.test', { v4: [{ address: '10.0.0.5', ttl: 300 }] });
-      expect(await service.resolve('rebind.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.5') });
+      expect(await service.resolve('rebind.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.5'), transient: false });
     });
   });
 
@@ -294,7 +295,7 @@ describe('DnsResolverService', () => {
       expect(await service.resolve('flaky.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'cache' });
       await service.idle(); // the read above started a second refresh (the first one is over); it fails too
       time.now += 1_001;
-      expect(await service.resolve('flaky.test')).toEqual({ ok: false, error: 'DNS lookup of flaky.test failed: ENOTFOUND' });
+      expect(await service.resolve('flaky.test')).toEqual({ ok: false, error: 'DNS lookup of flaky.test failed: ENOTFOUND', transient: false });
       expect(service.cacheCounts()).toMatchObject({ refreshes: 2, failures: 3 });
     });
 
@@ -428,8 +429,8 @@ describe('DnsResolverService', () => {
       expect(await service.resolve('web.test')).toEqual({ ok: true, address: '127.0.0.7', source: 'hosts' });
       expect(await service.resolve('looked-up.test')).toEqual({ ok: true, address: '127.0.0.1', source: 'dns' });
       expect(await service.resolve('[::1]')).toEqual({ ok: true, address: '::1', source: 'literal' });
-      expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringMatching(/10\.0\.0\.1 is not public.*DNS_ALLOW_CIDRS/) });
-      expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.1') });
+      expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringMatching(/10\.0\.0\.1 is not public.*DNS_ALLOW_CIDRS/), transient: false });
+      expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.1'), transient: false });
     });
   });
 

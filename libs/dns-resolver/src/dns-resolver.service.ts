@@ -9,7 +9,11 @@ import { AddressPolicy } from './address-policy';
 import { DnsResolverMetrics } from './dns-resolver.metrics';
 
 export type ResolutionSource = 'literal' | 'hosts' | 'cache' | 'dns';
-export type Resolution = { ok: true; address: string; source: ResolutionSource } | { ok: false; error: string };
+/** A failure is `transient` when the name may well resolve later (a timeout, SERVFAIL, a refusing server). */
+export type Resolution = { ok: true; address: string; source: ResolutionSource } | { ok: false; error: string; transient: boolean };
+
+/** Lookup errors that say nothing about the name itself: the server or the network failed. */
+const TRANSIENT_DNS_ERRORS = new Set(['ETIMEOUT', 'ETIMEDOUT', 'ESERVFAIL', 'ECONNREFUSED', 'EREFUSED', 'ECANCELLED', 'EAI_AGAIN', 'ECONNRESET', 'EBADRESP']);
 
 /**
  * What the shared cache holds for a name (JSON, namespace `dns`, key = lower-case name): an address or
@@ -20,6 +24,8 @@ export type Resolution = { ok: true; address: string; source: ResolutionSource }
 export interface CachedAnswer {
   address?: string;
   error?: string;
+  /** The failure may pass (see Resolution). */
+  transient?: boolean;
   expiresAt?: number;
   ttlMs?: number;
 }
@@ -91,7 +97,7 @@ export class DnsResolverService implements BeforeApplicationShutdown {
     }
     const answer = cached ?? (await this.lookupOnce(name));
     this.metrics.lookup(cached ? 'hit' : answer.error === undefined ? 'miss' : 'failure');
-    if (answer.error !== undefined) return { ok: false, error: answer.error };
+    if (answer.error !== undefined) return { ok: false, error: answer.error, transient: answer.transient === true };
     return this.vet(answer.address!, cached ? 'cache' : 'dns');
   }
 
@@ -117,7 +123,7 @@ export class DnsResolverService implements BeforeApplicationShutdown {
 
   private vet(address: string, source: ResolutionSource): Resolution {
     const refusal = this.policy.refusal(address);
-    return refusal ? { ok: false, error: refusal } : { ok: true, address, source };
+    return refusal ? { ok: false, error: refusal, transient: false } : { ok: true, address, source };
   }
 
   /** The cached entry, or undefined when there is none or it cannot be read (it is then looked up and overwritten). */
@@ -183,8 +189,9 @@ export class DnsResolverService implements BeforeApplicationShutdown {
     } catch (error) {
       this.counts.failures++;
       await this.stats.count('dns.failure');
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      return { error: `DNS lookup of ${name} failed: ${reason}`, ttlMs: failureTtlMs };
+      const code = (error as NodeJS.ErrnoException).code;
+      const reason = code ?? (error as Error).message;
+      return { error: `DNS lookup of ${name} failed: ${reason}`, transient: code !== undefined && TRANSIENT_DNS_ERRORS.has(code), ttlMs: failureTtlMs };
     }
   }
 

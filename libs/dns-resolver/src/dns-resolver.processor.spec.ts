@@ -1,0 +1,50 @@
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { loadConfig } from '@crawler/config';
+import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { MemoryStateStore } from '@crawler/state';
+import { DnsResolverProcessor } from './dns-resolver.processor';
+import { DnsResolverService, Resolution } from './dns-resolver.service';
+
+async function setup(resolution: Resolution) {
+  const sent: { queue: string; payload: any }[] = [];
+  let handler!: (request: FetchRequest) => Promise<void>;
+  const pipeline = {
+    consume: async (_q: QueueName, h: (request: FetchRequest) => Promise<void>) => void (handler = h),
+    send: async (queue: string, payload: unknown) => void sent.push({ queue, payload }),
+  } as unknown as Pipeline;
+  const config = loadConfig({}, { 'dns.failureTtlMs': 7000 });
+  const state = new MemoryStateStore();
+  const stats = new CrawlStats(state, new Registry());
+  const resolver = { resolve: async () => resolution } as unknown as DnsResolverService;
+  await new DnsResolverProcessor(pipeline, resolver, stats, config, pino({ enabled: false })).onApplicationBootstrap();
+  const request: FetchRequest = { v: SCHEMA_VERSION, url: 'http://a.test/p', depth: 2, source: 'link', hops: 0, attempts: 1, leaseId: 'l1', fetchId: 'f1', host: 'a.test', shard: 'd1' };
+  await handler(request);
+  return { sent, totals: await stats.totals() };
+}
+
+describe('DnsResolverProcessor', () => {
+  it('sends a resolved URL to the fetch shard of the downloader that owns its host, with the vetted address', async () => {
+    const { sent } = await setup({ ok: true, address: '93.184.216.34', source: 'dns' });
+    expect(sent).toEqual([{ queue: 'fetch.d1', payload: expect.objectContaining({ url: 'http://a.test/p', ip: '93.184.216.34' }) }]);
+  });
+
+  it('defers the host when the failure may pass, keeping the URL for another turn', async () => {
+    const { sent, totals } = await setup({ ok: false, error: 'DNS lookup of a.test failed: ETIMEOUT', transient: true });
+    expect(sent).toEqual([
+      {
+        queue: QueueName.FrontierDone,
+        payload: expect.objectContaining({ kind: 'deferred', requested: false, retryAfterMs: 7000, leaseId: 'l1', retry: expect.objectContaining({ url: 'http://a.test/p', depth: 2, attempts: 1 }) }),
+      },
+    ]);
+    expect(totals).toEqual({ 'deferred.dns': 1 });
+  });
+
+  it('drops a URL whose name does not exist or is refused', async () => {
+    const { sent, totals } = await setup({ ok: false, error: 'DNS lookup of a.test failed: ENOTFOUND', transient: false });
+    expect(sent).toEqual([{ queue: QueueName.FrontierDone, payload: expect.objectContaining({ kind: 'error', requested: false }) }]);
+    expect(sent[0].payload.retry).toBeUndefined();
+    expect(totals).toEqual({ 'error.dns': 1 });
+  });
+});
