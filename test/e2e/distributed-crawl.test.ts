@@ -1,6 +1,7 @@
 import { collectKeys, MinioContentStore } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
+import { storedPages } from '../support/stored-pages';
 import { TestWebCluster } from '../support/test-web-cluster';
 
 const DELAY_MS = 200;
@@ -62,7 +63,7 @@ describe('distributed crawl (every service a process)', () => {
     const copies = web.expected.duplicates.reduce((n, g) => n + g.length - 1, 0);
     expect(status.totals.duplicate).toBe(copies);
     const store = await MinioContentStore.connect({ url: cluster.s3Url, bucket: cluster.prefix });
-    expect((await collectKeys(store.list('pages/'))).length).toBe(expectedStoredPages(web));
+    expect((await storedPages(store)).size).toBe(expectedStoredPages(web));
     expect(await collectKeys(store.list('staging/'))).toEqual([]);
   });
 

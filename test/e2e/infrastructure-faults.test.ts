@@ -5,6 +5,7 @@ import { collectKeys, MinioContentStore } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages } from './crawl-expectations';
 import { crawlFigures, CrawlFigures, FAST_RECOVERY_ENV, leftovers, report, startCluster, waitFor } from '../support/crawl-faults';
+import { storedPages } from '../support/stored-pages';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { TestWebCluster } from '../support/test-web-cluster';
 
@@ -133,6 +134,10 @@ interface FaultOutcome {
   storedPages: number;
   expectedStored: number;
   stagingLeft: number;
+  /** Failed messages sent round again after the crawl (POST /failed/replay), by queue. */
+  replayed: Record<string, number>;
+  /** The crawl's status once the replayed messages were handled. */
+  afterReplay: any;
 }
 
 const rows: unknown[] = [];
@@ -155,6 +160,8 @@ function row(fault: string, o: FaultOutcome) {
     expectedStored: o.expectedStored,
     failedJobs: leftovers(o.status).failed,
     failedByQueue: Object.fromEntries(Object.entries<any>(o.status.queues ?? {}).filter(([, c]) => c.failed > 0).map(([q, c]) => [q, c.failed])),
+    replayed: o.replayed,
+    failedAfterReplay: leftovers(o.afterReplay).failed,
   };
 }
 
@@ -189,6 +196,9 @@ async function crawlThroughOutage(
     await up();
 
     const status = await waitFor(cluster, (s) => s.complete, 120_000, 'completion', 500);
+    // Work that failed for good during the outage is sent round again, as an operator would (npm run failed -- --replay).
+    const { replayed } = (await (await fetch(`${cluster.control}/failed/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { replayed: Record<string, number> };
+    const afterReplay = await waitFor(cluster, (s) => s.complete, 60_000, 'completion after the replay', 500);
     const after: FaultOutcome['after'] = {};
     await Promise.all(cluster.services.map(async (s) => (after[s.name] = await readinessUntil(s.port, (r) => r.code === 200, 15_000))));
     if (process.env.FAULT_DEBUG) for (const s of cluster.services) process.stderr.write(`--- ${s.name}\n${s.output.filter((l) => /job-failed|"level":[456]0|Unhandled/i.test(l)).slice(-15).map((l) => l.slice(0, 400) + '\n').join('')}`);
@@ -200,9 +210,11 @@ async function crawlThroughOutage(
       whileDown,
       after,
       died: [...died],
-      storedPages: (await collectKeys(store.list('pages/'))).length,
+      storedPages: (await storedPages(store)).size,
       expectedStored: expectedStoredPages(web),
       stagingLeft: (await collectKeys(store.list('staging/'))).length,
+      replayed,
+      afterReplay,
     };
   } catch (error) {
     for (const s of cluster?.services ?? []) process.stderr.write(`--- ${s.name}\n${s.output.slice(-20).join('')}`);
@@ -234,6 +246,9 @@ function expectRecovered(o: FaultOutcome, dependency: string) {
   // Its page was stored and its links sent: the stored-page count above proves it.
   const failedElsewhere = Object.entries<any>(o.status.queues ?? {}).filter(([q, c]) => c.failed > 0 && q !== 'parse' && q !== 'content-seen');
   expect(failedElsewhere).toEqual([]);
+  // Sent round again, they end well (the page was done: they find nothing left to do), and nothing is lost.
+  expect(leftovers(o.afterReplay).failed).toBe(0);
+  expect(o.afterReplay.complete).toBe(true);
   expect(o.fetchedAtFault).toBeLessThan(o.figures.expected);
 }
 

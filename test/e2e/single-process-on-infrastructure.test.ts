@@ -8,6 +8,7 @@ import { collectKeys, MinioContentStore, S3TestServer, startS3TestServer } from 
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
+import { storedPages } from '../support/stored-pages';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { ROBOTS_ERROR_TTL_MS } from '../support/test-web-cluster';
 
@@ -56,7 +57,7 @@ describe('single process on Redis and S3 (npm run crawl -- --redis --s3)', () =>
     expect(keys.some((k) => k.startsWith(`${prefix}:url-seen:`))).toBe(true);
     expect(keys.some((k) => k.startsWith(`${prefix}:frontier-add:`) || k.startsWith(`${prefix}:stats:`))).toBe(true);
     const store = await MinioContentStore.connect({ url: s3.url, bucket: prefix });
-    expect((await collectKeys(store.list('pages/'))).length).toBe(expectedStoredPages(web));
+    expect((await storedPages(store)).size).toBe(expectedStoredPages(web));
   });
 });
 

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3TestServer, startS3TestServer } from '@crawler/content-store';
-import type { TestWeb } from '../web/test-web';
 import { clearPrefix, REDIS_URL } from './redis-prefix';
 import { RunningService, SERVICES, startService, stopService } from './service-processes';
 
@@ -22,10 +21,16 @@ export class TestWebCluster {
   private s3?: S3TestServer;
   private dir?: string;
 
-  constructor(private readonly web: TestWeb) {}
+  /** The test web, or any web that can name its hosts' addresses. */
+  constructor(private readonly web: { hostsFile(): string }) {}
 
   get s3Url(): string {
     return this.s3!.url;
+  }
+
+  /** The S3 server's process, when the cluster started its own. */
+  get s3Pid(): number | undefined {
+    return this.s3?.pid;
   }
 
   get control(): string {
