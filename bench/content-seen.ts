@@ -14,9 +14,11 @@
  * 5. Memory: Redis `used_memory` Δ / simhashes (server-wide: run on an otherwise idle Redis) and the sum of
  *    MEMORY USAGE of the run's keys by kind; for the memory driver, the Node heap Δ after a GC.
  * Every key of the run's prefix is deleted at the end.
+ * The last line of output is `BENCH_RESULT {json}`: checks/s (step 4) and bytes per simhash, each driver.
  *
  * Usage: npm run -s bench:content-seen  (REDIS_URL defaults to redis://127.0.0.1:6379;
- * BENCH_CONTENT_SEEN_DRIVERS=memory or redis to run one driver)
+ * BENCH_CONTENT_SEEN_DRIVERS=memory or redis to run one driver; BENCH_QUICK=1 for a smoke run: 10× fewer
+ * simhashes and checks unless set explicitly)
  */
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -26,10 +28,12 @@ import Redis from 'ioredis';
 import { hammingDistance, simhash64, SimhashIndex, toHex } from '@crawler/simhash';
 import { MemoryStateStore, RedisStateStore, type StateStore } from '@crawler/state';
 import { countKeys } from './redis-keys';
+import { printBenchResult } from './report/bench-result';
 
+const QUICK = process.env.BENCH_QUICK === '1';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-const SIMHASHES = Number(process.env.BENCH_CONTENT_SEEN_SIMHASHES || 1_000_000);
-const CHECKS = Number(process.env.BENCH_CONTENT_SEEN_CHECKS || 50_000);
+const SIMHASHES = Number(process.env.BENCH_CONTENT_SEEN_SIMHASHES || (QUICK ? 100_000 : 1_000_000));
+const CHECKS = Number(process.env.BENCH_CONTENT_SEEN_CHECKS || (QUICK ? 5_000 : 50_000));
 const LOAD_CONCURRENCY = Number(process.env.BENCH_CONTENT_SEEN_LOAD_CONCURRENCY || 2_000);
 const DRIVERS = (process.env.BENCH_CONTENT_SEEN_DRIVERS || 'memory,redis').split(',');
 /** ContentSeenProcessor's concurrency. */
@@ -328,6 +332,13 @@ async function main() {
     console.log('|---|---|---|---|');
     for (const b of r.breakdown!) console.log(`| ${b.kind} | ${fmt(b.keys)} | ${mib(b.bytes)} | ${fmt(b.bytes / SIMHASHES, 1)} |`);
   }
+  printBenchResult(
+    'content-seen',
+    results.flatMap((r) => [
+      { id: `${r.driver}-checks`, label: `Content-seen checks/s, ${r.driver} (findNear, add on a miss; ${CONCURRENCY} in flight)`, value: r.checksConcurrent, unit: 'checks/s' },
+      { id: `${r.driver}-bytes`, label: `Content-seen bytes per simhash, ${r.driver} (${r.driver === 'redis' ? 'used_memory Δ' : 'Node heap Δ'}, ${fmt(SIMHASHES)} simhashes)`, value: r.bytesPerSimhash, unit: 'B' },
+    ]),
+  );
 }
 
 main().catch((error) => {

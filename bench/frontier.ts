@@ -9,8 +9,10 @@
  * 2. Dispatch rate: claim 500 (lease 60 s), complete each lease at once (no politeness delay), repeat for
  *    BENCH_FRONTIER_SECONDS (default 10) or until BENCH_FRONTIER_DISPATCH (default 200,000) URLs went out.
  * 3. Every key of the run's prefix is deleted at the end.
+ * The last line of output is `BENCH_RESULT {json}`: dispatch and enqueue rates, Redis bytes per queued URL.
  *
- * Usage: npm run -s build && node dist/bench/frontier.js   (REDIS_URL defaults to redis://127.0.0.1:6379)
+ * Usage: npm run -s build && node dist/bench/frontier.js   (REDIS_URL defaults to redis://127.0.0.1:6379;
+ * BENCH_QUICK=1 for a smoke run: 100,000 URLs and 5 s of dispatch unless set explicitly)
  * The Redis should be otherwise idle: `used_memory`, EVALSHA and CPU figures are server-wide; the dispatch
  * rate is sensitive to other load on the machine (load average printed).
  */
@@ -22,13 +24,15 @@ import { RedisFrontierStore, type FrontierItem, type FrontierStoreOptions } from
 import { encodeEntry } from '../libs/frontier/src/frontier-entry';
 import { DefaultPrioritizer } from '../libs/frontier/src/prioritizer';
 import { countKeys } from './redis-keys';
+import { printBenchResult, type BenchFigure } from './report/bench-result';
 
+const QUICK = process.env.BENCH_QUICK === '1';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-const URLS = Number(process.env.BENCH_FRONTIER_URLS || 1_000_000);
+const URLS = Number(process.env.BENCH_FRONTIER_URLS || (QUICK ? 100_000 : 1_000_000));
 const HOSTS = Number(process.env.BENCH_FRONTIER_HOSTS || 10_000);
 const BATCH = 2_000;
 const CLAIM_MAX = 500;
-const DISPATCH_SECONDS = Number(process.env.BENCH_FRONTIER_SECONDS || 10);
+const DISPATCH_SECONDS = Number(process.env.BENCH_FRONTIER_SECONDS || (QUICK ? 5 : 10));
 const DISPATCH_MAX = Number(process.env.BENCH_FRONTIER_DISPATCH || 200_000);
 
 /** The production defaults (libs/config). */
@@ -162,6 +166,7 @@ async function main() {
   const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, OPTIONS);
   const server = await info(admin, 'server');
   const clientsBefore = Number((await info(admin, 'clients')).connected_clients);
+  let figures: BenchFigure[];
   try {
     // The scripts are loaded (and the back queues initialised) before the first reading.
     await store.stats();
@@ -237,6 +242,11 @@ async function main() {
     const dispatchRate = dispatched / dispatchSeconds;
     const perUrl = delta / URLS;
     const cpuPct = (us: NodeJS.CpuUsage, s: number) => `${fmt(((us.user + us.system) / 1e6 / s) * 100)} %`;
+    figures = [
+      { id: 'dispatch-rate', label: `Frontier dispatch rate (claim ${CLAIM_MAX} + complete each, Redis)`, value: dispatchRate, unit: 'URLs/s' },
+      { id: 'enqueue-rate', label: `Frontier enqueue rate (batches of ${BATCH}, Redis)`, value: enqueueRate, unit: 'URLs/s' },
+      { id: 'redis-bytes-per-url', label: `Frontier Redis memory per queued URL (used_memory Δ, ${fmt(URLS)} URLs)`, value: perUrl, unit: 'B' },
+    ];
 
     console.log(`\n## Redis frontier: ${fmt(URLS)} URLs over ${fmt(HOSTS)} hosts\n`);
     console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; Redis ${server.redis_version} (${server.redis_mode}), ${clientsBefore} clients connected at start`);
@@ -278,6 +288,7 @@ async function main() {
     await store.close();
     await admin.quit();
   }
+  printBenchResult('frontier', figures);
 }
 
 main().catch((error) => {

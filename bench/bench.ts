@@ -1,0 +1,111 @@
+/**
+ * `npm run bench`: the crawl benchmark, every contender in ONE run on this machine against one benchmark
+ * web (bench/web: BENCH_HOSTS × BENCH_PAGES_PER_HOST pages of ~30 KB, built in memory in a process of its
+ * own), then the micro-benchmarks. Results: bench/results/bench.{json,md,svg}.
+ *
+ *   ceiling            undici request + htmlparser2, one process per core, no pipeline
+ *   ours-embedded      `crawl`, one process                    } BENCH_PAGES pages, delay 0, robots.txt obeyed,
+ *   ours-distributed   every service its own process           } one request per host at a time
+ *   crawlee            Crawlee's CheerioCrawler, its defaults
+ *   polite-*           BENCH_POLITE_PAGES pages with a 1 s per-host delay: ours (both shapes) and Crawlee with
+ *                      sameDomainDelaySecs 1; the bound is hosts ÷ delay pages/s
+ *
+ * Environment: BENCH_HOSTS (200), BENCH_PAGES_PER_HOST (500), BENCH_PAGES (20000), BENCH_LATENCY_MS (10,
+ * the web's think time per answer), BENCH_POLITE_PAGES (12000), BENCH_POLITE_DELAY_MS (1000), BENCH_RUNS
+ * (comma-separated run ids to do, default all), BENCH_PEER_TIMEOUT_S (300: a peer run still going is stopped and
+ * reported as unfinished), BENCH_QUICK=1 (micro-benchmarks on small inputs),
+ * BENCH_OUT (bench/results), REDIS_URL (redis://127.0.0.1:6379).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { runCeiling } from './crawl/run-ceiling';
+import { runCrawlee } from './crawl/run-crawlee';
+import { runDistributed } from './crawl/run-distributed';
+import { runEmbedded } from './crawl/run-embedded';
+import { RedisMeter } from './crawl/redis-meter';
+import { targetChecks } from './crawl/targets';
+import type { BenchResults, CrawlRun, MicroBenchmark } from './report/results';
+import { renderMarkdown } from './report/markdown';
+import { writeResults } from './report/write-results';
+import { BenchWebProcess } from './web/bench-web-process';
+
+const env = (name: string, fallback: number) => Number(process.env[name] || fallback);
+const HOSTS = env('BENCH_HOSTS', 200);
+const PAGES_PER_HOST = env('BENCH_PAGES_PER_HOST', 500);
+const PAGES = env('BENCH_PAGES', 20_000);
+const LATENCY_MS = env('BENCH_LATENCY_MS', 10);
+const POLITE_PAGES = env('BENCH_POLITE_PAGES', 12_000);
+const POLITE_DELAY_MS = env('BENCH_POLITE_DELAY_MS', 1000);
+const PEER_TIMEOUT_MS = env('BENCH_PEER_TIMEOUT_S', 300) * 1000;
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const OUT = process.env.BENCH_OUT || join(__dirname, '../../bench/results');
+const ONLY = process.env.BENCH_RUNS ? new Set(process.env.BENCH_RUNS.split(',')) : undefined;
+
+const MICRO = [
+  { script: 'parse-extract', command: 'npm run bench:parse-extract' },
+  { script: 'url-seen', command: 'npm run bench:url-seen' },
+  { script: 'content-seen', command: 'npm run bench:content-seen' },
+  { script: 'frontier', command: 'npm run bench:frontier' },
+];
+
+async function main() {
+  const web = await BenchWebProcess.start({ hosts: HOSTS, pagesPerHost: PAGES_PER_HOST, seed: 1, latencyMs: LATENCY_MS });
+  log(`benchmark web: ${HOSTS} hosts × ${PAGES_PER_HOST} pages, ${(web.pageBytes / 2 ** 20).toFixed(0)} MiB of pages built in ${web.buildMs} ms`);
+  const runs: CrawlRun[] = [];
+  const polite = `${POLITE_PAGES} pages, ${POLITE_DELAY_MS} ms per-host delay`;
+  const plan: [string, () => Promise<CrawlRun>][] = [
+    ['ceiling', () => runCeiling(web, PAGES)],
+    ['ours-embedded', () => runEmbedded(web, { id: 'ours-embedded', label: 'ours, embedded (1 process)', pages: PAGES, delayMs: 0 })],
+    ['ours-distributed', () => runDistributed(web, { id: 'ours-distributed', label: 'ours, distributed (9 processes)', pages: PAGES, delayMs: 0, redisUrl: REDIS_URL })],
+    ['crawlee', () => runCrawlee(web, { id: 'crawlee', label: 'Crawlee CheerioCrawler, defaults', pages: PAGES, timeoutMs: PEER_TIMEOUT_MS })],
+    ['polite-ours-embedded', () => runEmbedded(web, { id: 'polite-ours-embedded', label: `polite: ours, embedded (${polite})`, pages: POLITE_PAGES, delayMs: POLITE_DELAY_MS })],
+    ['polite-ours-distributed', () => runDistributed(web, { id: 'polite-ours-distributed', label: `polite: ours, distributed (${polite})`, pages: POLITE_PAGES, delayMs: POLITE_DELAY_MS, redisUrl: REDIS_URL })],
+    ['polite-crawlee', () => runCrawlee(web, { id: 'polite-crawlee', label: `polite: Crawlee, sameDomainDelaySecs ${POLITE_DELAY_MS / 1000} (${POLITE_PAGES} pages)`, pages: POLITE_PAGES, sameDomainDelaySecs: POLITE_DELAY_MS / 1000, timeoutMs: PEER_TIMEOUT_MS })],
+  ];
+  await web.observe(true);
+  for (const [id, run] of plan) {
+    if (ONLY && !ONLY.has(id)) continue;
+    log(`run ${id}…`);
+    const result = await run();
+    runs.push(result);
+    log(`  ${result.pages} pages in ${result.seconds.toFixed(1)} s: ${result.pagesPerSecond.toFixed(0)} pages/s, ${result.cpuMsPerPage.toFixed(2)} CPU ms/page, ${(result.peakRssBytes / 2 ** 20).toFixed(0)} MiB peak RSS`);
+  }
+  await web.close();
+
+  const micro = ONLY && !ONLY.has('micro') ? [] : MICRO.flatMap(microBenchmark);
+  const meter = new RedisMeter(REDIS_URL);
+  const results: BenchResults = {
+    at: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model.trim() ?? '', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, redis: await meter.version() },
+    web: { hosts: HOSTS, pagesPerHost: PAGES_PER_HOST, meanPageBytes: Math.round(web.pageBytes / (HOSTS * PAGES_PER_HOST)), latencyMs: LATENCY_MS, buildMs: web.buildMs },
+    runs,
+    micro,
+    targets: targetChecks(runs, { hosts: HOSTS, delayMs: POLITE_DELAY_MS }),
+  };
+  await meter.close();
+  writeResults(results, OUT);
+  process.stdout.write(`\n${renderMarkdown(results)}\n`);
+}
+
+/** Runs one micro-benchmark script and keeps the figures of its BENCH_RESULT line. */
+function microBenchmark({ script, command }: { script: string; command: string }): MicroBenchmark[] {
+  log(`micro-benchmark ${script}…`);
+  const out = spawnSync(process.execPath, [join(__dirname, `${script}.js`)], { env: process.env, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const line = out.stdout.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
+  if (!line) {
+    log(`  ${script} printed no result (exit ${out.status}): ${out.stderr.slice(-500)}`);
+    return [];
+  }
+  const parsed = JSON.parse(line.slice('BENCH_RESULT '.length)) as { figures: { id: string; label: string; value: number; unit: string }[] };
+  return parsed.figures.map((f) => ({ ...f, id: `${script}.${f.id}`, command }));
+}
+
+function log(message: string) {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CrawlRun } from '../report/results';
+import type { BenchWebProcess } from '../web/bench-web-process';
+import { exited, RunMeter } from './measure';
+
+export interface OursOptions {
+  id: string;
+  label: string;
+  /** Pages to fetch (--max-pages). */
+  pages: number;
+  /** Politeness delay between two requests to one host, ms (--delay). */
+  delayMs: number;
+  env?: Record<string, string>;
+}
+
+/**
+ * Ours, embedded: `crawl` in one process (memory queues and stores, pages on disk), from the web's seeds,
+ * every host in scope, robots.txt obeyed, one request per host at a time. Timed from process start to exit.
+ */
+export async function runEmbedded(web: BenchWebProcess, options: OursOptions): Promise<CrawlRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
+  const hostsFile = join(dir, 'hosts');
+  const seedsFile = join(dir, 'seeds');
+  writeFileSync(hostsFile, web.hostsFile());
+  writeFileSync(seedsFile, web.seeds().join('\n'));
+  const args = [
+    join(__dirname, '../../apps/crawl/src/main.js'),
+    '--seeds-file', seedsFile, '--scope', 'any', '--max-depth', '1000000', '--max-pages', String(options.pages),
+    '--delay', String(options.delayMs / 1000), '--hosts-file', hostsFile, '--allow-private', '--out', join(dir, 'out'), '--json',
+  ];
+  const log = createWriteStream(join(dir, 'stderr.log'));
+  const child = spawn(process.execPath, args, { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const meter = new RunMeter([{ name: 'crawl', pid: () => child.pid }]);
+  let stdout = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.pipe(log);
+  const code = await exited(child);
+  const summary = code === 0 ? JSON.parse(stdout) : { complete: false };
+  const run = await meter.finish(web, {
+    id: options.id,
+    label: options.label,
+    settings: `--max-pages ${options.pages}, delay ${options.delayMs} ms, 1 request per host, robots.txt obeyed`,
+    complete: summary.complete === true,
+    notes: code === 0 ? undefined : [`exit code ${code}`],
+  });
+  rmSync(dir, { recursive: true, force: true });
+  return run;
+}

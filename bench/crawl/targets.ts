@@ -1,0 +1,37 @@
+import type { CrawlRun, TargetCheck } from '../report/results';
+
+/** The issue's targets, as ratios of runs measured in the same benchmark. */
+export function targetChecks(runs: CrawlRun[], polite: { hosts: number; delayMs: number }): TargetCheck[] {
+  const by = (id: string) => runs.find((r) => r.id === id);
+  const checks: TargetCheck[] = [];
+  const ratio = (label: string, a: number | undefined, b: number | undefined, op: '≥' | '≤', bound: number) => {
+    if (a === undefined || b === undefined || b === 0) return;
+    const value = a / b;
+    checks.push({ label, value, target: `${op} ${bound}`, met: op === '≥' ? value >= bound : value <= bound });
+  };
+  const embedded = by('ours-embedded');
+  const distributed = by('ours-distributed');
+  const crawlee = by('crawlee');
+  const ceiling = by('ceiling');
+  ratio('ours embedded ÷ Crawlee, pages/s', embedded?.pagesPerSecond, crawlee?.pagesPerSecond, '≥', 8);
+  ratio('ours distributed ÷ Crawlee, pages/s', distributed?.pagesPerSecond, crawlee?.pagesPerSecond, '≥', 4);
+  ratio('ours embedded ÷ ceiling, pages/s', embedded?.pagesPerSecond, ceiling?.pagesPerSecond, '≥', 0.5);
+  ratio('ours embedded peak RSS ÷ Crawlee peak RSS', embedded?.peakRssBytes, crawlee?.peakRssBytes, '≤', 0.25);
+  ratio('ours distributed peak RSS (sum of processes) ÷ Crawlee peak RSS', distributed?.peakRssBytes, crawlee?.peakRssBytes, '≤', 0.25);
+  const bound = polite.hosts / (polite.delayMs / 1000);
+  // The bound is on requests (one per host per delay); a page is a request answered 200 with HTML, and every
+  // crawler also spends requests on robots.txt, redirects and missing pages, so pages/s stays a little under
+  // requests/s: both are shown.
+  for (const run of runs.filter((r) => r.id.startsWith('polite-'))) {
+    const ours = run.id.startsWith('polite-ours');
+    const pages = run.pagesPerSecond / bound;
+    const requests = run.web.requests / run.seconds / bound;
+    checks.push({ label: `${run.label}: pages/s ÷ bound (${bound}/s)`, value: pages, target: ours ? '≥ 0.9' : 'reported', met: ours ? pages >= 0.9 : true });
+    checks.push({ label: `${run.label}: requests/s ÷ bound (${bound}/s)`, value: requests, target: ours ? '≥ 0.9' : 'reported', met: ours ? requests >= 0.9 : true });
+  }
+  for (const run of runs.filter((r) => r.id.includes('ours'))) {
+    const violations = run.web.robotsViolations + run.web.beforeRobots + Math.max(0, run.web.maxInFlightPerHost - 1);
+    checks.push({ label: `${run.label}: robots or politeness violations seen by the web`, value: violations, target: '= 0', met: violations === 0 });
+  }
+  return checks;
+}

@@ -1,0 +1,71 @@
+import { mib, num } from './format';
+import type { BenchResults, CrawlRun, ProcessFigures } from './results';
+
+/** bench.md: the machine and the web, then one table per kind of figure in bench.json. */
+export function renderMarkdown(results: BenchResults): string {
+  const { machine, web } = results;
+  return [
+    `# Benchmark, ${results.at}`,
+    '',
+    `Machine: ${machine.cpus} CPUs (${machine.model}), ${num(machine.memoryGiB)} GiB, Node ${machine.node}${machine.redis ? `, Redis ${machine.redis}` : ''}.`,
+    `Benchmark web: ${num(web.hosts)} hosts × ${num(web.pagesPerHost)} pages, mean page ${num(web.meanPageBytes / 1024, 1)} KB, ` +
+      `${num(web.latencyMs)} ms latency per answer, built in ${num(web.buildMs)} ms.`,
+    ...section('Crawl runs', runsTable(results.runs)),
+    ...notes(results.runs),
+    ...section('Processes', processTable(results.runs.map((r) => [r, r.processes]))),
+    ...section('Infrastructure (not in the runs’ CPU and RSS)', processTable(results.runs.map((r) => [r, r.infrastructure ?? []]))),
+    ...section('Micro-benchmarks', table(['figure', 'value', 'unit', 'command'], results.micro.map((m) => [m.label, num(m.value), m.unit, `\`${m.command}\``]))),
+    ...section('Targets', table(['target', 'value', 'wanted', 'met'], results.targets.map((t) => [t.label, num(t.value), t.target, t.target === 'reported' ? '—' : t.met ? '✓' : '✗']))),
+  ].join('\n');
+}
+
+/** A titled table, or nothing when it has no rows. */
+function section(title: string, rows: string[]): string[] {
+  return rows.length ? ['', `## ${title}`, '', ...rows] : [];
+}
+
+function table(head: string[], rows: string[][]): string[] {
+  if (!rows.length) return [];
+  const line = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
+  return [line(head), `|${head.map(() => '---').join('|')}|`, ...rows.map(line)];
+}
+
+/** A pipe or a line break in a label would end the cell or the row. */
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+
+function runsTable(runs: CrawlRun[]): string[] {
+  // Redis columns only when some run used Redis: the embedded shape and the peers do not.
+  const redis = runs.some((r) => r.redis);
+  const head = [
+    'run', 'settings', 'pages', 'requests', 's', 'pages/s', 'CPU ms/page', 'peak RSS MiB (sum)',
+    ...(redis ? ['Redis MiB Δ', 'Redis commands/page'] : []),
+    'max in flight per host', 'min interval per host (ms)', 'robots violations', 'repeat requests', 'complete',
+  ];
+  return table(head, runs.map((r) => [
+    r.label,
+    r.settings,
+    num(r.pages),
+    num(r.web.requests),
+    num(r.seconds, 1),
+    num(r.pagesPerSecond),
+    num(r.cpuMsPerPage, 2),
+    mib(r.peakRssBytes, 0),
+    ...(redis ? [r.redis ? mib(r.redis.usedMemoryDelta, 1) : '—', r.redis && r.pages ? num(r.redis.commands / r.pages) : '—'] : []),
+    num(r.web.maxInFlightPerHost),
+    num(r.web.minIntervalMs),
+    num(r.web.robotsViolations),
+    num(r.web.repeatRequests),
+    r.complete ? 'yes' : '**no** (cut off)',
+  ]));
+}
+
+function notes(runs: CrawlRun[]): string[] {
+  const lines = runs.flatMap((r) => (r.notes ?? []).map((n) => `- ${r.label}: ${n}`));
+  return lines.length ? ['', ...lines] : [];
+}
+
+function processTable(groups: [CrawlRun, ProcessFigures[]][]): string[] {
+  return table(['run', 'process', 'CPU s', 'peak RSS MiB'], groups.flatMap(([run, processes]) =>
+    processes.map((p) => [run.label, p.name, num(p.cpuMs / 1000, 1), mib(p.peakRssBytes, 0)]),
+  ));
+}

@@ -1,0 +1,76 @@
+/**
+ * What `npm run bench` measures, as written to bench/results/bench.json: the benchmark web, one entry per
+ * crawl run (ours in both shapes, the peer, the ceiling, the polite runs), the micro-benchmarks, and the
+ * target ratios computed from them.
+ */
+import type { WebObservation } from '../web/web-observer';
+
+export interface ProcessFigures {
+  name: string;
+  cpuMs: number;
+  peakRssBytes: number;
+}
+
+export interface RedisFigures {
+  /** used_memory after the run minus before, bytes. */
+  usedMemoryDelta: number;
+  /** Peak used_memory during the run, bytes. */
+  peakUsedMemory: number;
+  /** Commands Redis processed during the run (total_commands_processed Δ). */
+  commands: number;
+  /** Redis's own CPU during the run, ms. */
+  cpuMs: number;
+}
+
+export interface CrawlRun {
+  /** Stable id: 'ours-embedded', 'ours-distributed', 'crawlee', 'crawlee-delay', 'ceiling', 'polite-ours', … */
+  id: string;
+  label: string;
+  /** What was asked: N pages, delay, politeness options, in words. */
+  settings: string;
+  /** 200 HTML pages the web served during the run. */
+  pages: number;
+  /** First process start (or seed) to the crawl's end, seconds: what pages/s is computed from. */
+  seconds: number;
+  pagesPerSecond: number;
+  /** CPU of the crawler's own processes, summed (from /proc), ms, and per page. */
+  cpuMs: number;
+  cpuMsPerPage: number;
+  /** The crawler's processes, each with its CPU and peak RSS. */
+  processes: ProcessFigures[];
+  /** Sum of the processes' peak RSS, bytes. */
+  peakRssBytes: number;
+  /** CPU of the infrastructure the run used (Redis, the S3 server), ms — reported apart, not in cpuMs. */
+  infrastructure?: ProcessFigures[];
+  redis?: RedisFigures;
+  /** What the benchmark web saw. */
+  web: WebObservation;
+  /** Whether the crawler said it finished by itself (false: cut off by the harness's deadline). */
+  complete: boolean;
+  notes?: string[];
+}
+
+export interface MicroBenchmark {
+  id: string;
+  label: string;
+  value: number;
+  unit: string;
+  /** The command that measures it alone. */
+  command: string;
+}
+
+export interface TargetCheck {
+  label: string;
+  value: number;
+  target: string;
+  met: boolean;
+}
+
+export interface BenchResults {
+  at: string;
+  machine: { cpus: number; model: string; memoryGiB: number; node: string; redis?: string };
+  web: { hosts: number; pagesPerHost: number; meanPageBytes: number; latencyMs: number; buildMs: number };
+  runs: CrawlRun[];
+  micro: MicroBenchmark[];
+  targets: TargetCheck[];
+}
