@@ -99,13 +99,21 @@ export interface SoakResult {
  * Redis bytes a fetched page may cost, from the per-item figures of docs/estimates.md ("Memory after one
  * month") applied to this web's shape: the politeness audit (181 B an entry, FRONTIER_AUDIT_LENGTH = 200
  * entries a host, two entries a fetch), content-seen's records of a new page (content-hash owner 202 B +
- * simhash 160 B + URL store 442 B), URL-seen exact (9.2 B a URL, the larger mode), and per host the
- * frontier's record (147 B), url-filter's page count (82 B) and a cached robots.txt (2 KB), shared by the
- * host's pages.
+ * URL store 442 B), its near-duplicate index (below), URL-seen exact (9.2 B a URL, the larger mode), and per
+ * host the frontier's record (147 B), url-filter's page count (82 B) and a cached robots.txt (2 KB), shared
+ * by the host's pages.
+ *
+ * The near-duplicate index costs 92 B (owner) + 4 × 8 B (bucket members) a page, plus ~110 B for each of its
+ * 4 × 2^16 bucket keys that exists. Buckets fill as pages arrive (n pages occupy 4 × 2^16 × (1 − e^(−n/2^16))
+ * of them), so the keys weigh ~500 B a page in a small crawl and fade to nothing past a few million pages
+ * (at most 28 MiB in all): a fixed cost, like the Bloom filter's, spread over the pages so far.
  */
-export function redisBudgetPerPage(pagesPerHost: number): number {
+export function redisBudgetPerPage(pagesPerHost: number, pages: number): number {
   const audit = (181 * Math.min(200, 2 * pagesPerHost)) / pagesPerHost;
-  const contentSeen = 202 + 160 + 442;
+  const buckets = 4 * 2 ** 16;
+  const bucketKeys = buckets * (1 - Math.exp(-pages / 2 ** 16));
+  const nearDuplicateIndex = 92 + 4 * 8 + (110 * bucketKeys) / Math.max(1, pages);
+  const contentSeen = 202 + 442 + nearDuplicateIndex;
   const perHost = (147 + 82 + 2048) / pagesPerHost;
   return Math.round(audit + contentSeen + 9.2 + perHost);
 }
@@ -198,7 +206,7 @@ function redisFigures(samples: SoakSample[], fetched: number, pagesPerHost: numb
     bytesPerPage: state(end) / Math.max(1, fetched),
     allBytesPerPage: end.prefixBytes / Math.max(1, fetched),
     marginalBytesPerPage: half ? (state(end) - state(half)) / Math.max(1, end.fetched - half.fetched) : NaN,
-    budgetPerPage: redisBudgetPerPage(pagesPerHost),
+    budgetPerPage: redisBudgetPerPage(pagesPerHost, fetched),
   };
 }
 
