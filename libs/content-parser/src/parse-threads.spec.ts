@@ -39,7 +39,7 @@ describe('ContentParserService on worker threads', () => {
     try {
       // A page big enough to be still parsing when the thread is killed.
       const pending = threads.parse(fetched('http://a.test/1'), Buffer.from(`<p>${'many words here '.repeat(400_000)}</p>`));
-      await (threads as unknown as { threads: { worker: { terminate(): Promise<number> } }[] }).threads[0].worker.terminate();
+      await (threads as unknown as { pool: { threads: { worker: { terminate(): Promise<number> } }[] } }).pool.threads[0].worker.terminate();
       await expect(pending).rejects.toThrow(/parse thread exited/);
       await expect(threads.parse(fetched('http://a.test/2'), page(2))).resolves.toMatchObject({ ok: true, page: { title: 'Page 2' } });
     } finally {

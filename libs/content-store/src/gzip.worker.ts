@@ -1,10 +1,11 @@
-/** A compression thread (see GzipThreads): gzip for every message, the answer tagged with its id. */
-import { parentPort, workerData } from 'node:worker_threads';
+/** A compression thread (see GzipThreads): gzip for every call, the result moved back, not copied. */
+import { workerData } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
+import { serveWorkerCalls } from '@crawler/worker-pool';
 
 const level = workerData as number;
 
-parentPort!.on('message', ({ id, body }: { id: number; body: Uint8Array }) => {
+serveWorkerCalls<Uint8Array, Uint8Array>((body) => {
   const gzipped = gzipSync(body, { level });
-  parentPort!.postMessage({ id, gzipped }, [gzipped.buffer as ArrayBuffer]);
+  return { result: gzipped, transfer: [gzipped.buffer as ArrayBuffer] };
 });
