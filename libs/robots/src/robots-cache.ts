@@ -18,7 +18,7 @@ export class RobotsCache {
   constructor(private readonly store: StateStore) {}
 
   /** The cached policy for a page's site, or null when robots.txt must be fetched (or the entry is unusable). */
-  async get(pageUrl: string): Promise<RobotsPolicy | null> {
+  async get(pageUrl: string | URL): Promise<RobotsPolicy | null> {
     const key = robotsCacheKey(pageUrl);
     const hit = this.local.get(key) ?? this.localBefore.get(key);
     if (hit && hit.expires > Date.now()) return hit.policy;

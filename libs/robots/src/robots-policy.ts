@@ -61,12 +61,12 @@ function normalizeRules(text: string): string {
 }
 
 /** The URL as rules are matched against it: path and query percent-normalised like the rules. */
-function matchForm(url: string): string {
+function matchForm(url: string | URL): string {
   try {
-    const u = new URL(url);
+    const u = typeof url === 'string' ? new URL(url) : url;
     return `${u.protocol}//${u.host}${normalizePercentEncoding(u.pathname + u.search)}`;
   } catch {
-    return url; // robots-parser has no answer for it either
+    return String(url); // robots-parser has no answer for it either
   }
 }
 
@@ -75,9 +75,9 @@ function checkPositiveInt(value: number, what: string): number {
   return value;
 }
 
-function pathOf(url: string): string | null {
+function pathOf(url: string | URL): string | null {
   try {
-    return new URL(url).pathname;
+    return (typeof url === 'string' ? new URL(url) : url).pathname;
   } catch {
     return null;
   }
@@ -181,7 +181,8 @@ export class RobotsPolicy {
    * look the policy up by `robotsCacheKey(url)`, so that cannot happen unless they mix policies up;
    * `appliesTo` is there to assert it.
    */
-  isAllowed(url: string): boolean {
+  /** A parsed URL saves parsing it again (the URL filter has one). */
+  isAllowed(url: string | URL): boolean {
     if (pathOf(url) === '/robots.txt') return true;
     if (this.kind !== 'parsed') return this.kind === 'allow-all';
     return (this.robot as Robot).isAllowed(matchForm(url), this.token) ?? true;

@@ -3,10 +3,10 @@
  * have their own file, cache entry and policy.
  */
 
-function httpUrl(pageUrl: string, caller: string): URL {
+function httpUrl(pageUrl: string | URL, caller: string): URL {
   let url: URL;
   try {
-    url = new URL(pageUrl);
+    url = typeof pageUrl === 'string' ? new URL(pageUrl) : pageUrl;
   } catch {
     throw new TypeError(`${caller}: not a valid URL: ${pageUrl}`);
   }
@@ -17,7 +17,7 @@ function httpUrl(pageUrl: string, caller: string): URL {
 }
 
 /** `http://site-001.test:8080/a/b?c` → `http://site-001.test:8080/robots.txt` (default ports omitted). */
-export function robotsUrlFor(pageUrl: string): string {
+export function robotsUrlFor(pageUrl: string | URL): string {
   const url = httpUrl(pageUrl, 'robotsUrlFor');
   return `${url.protocol}//${url.host}/robots.txt`;
 }
@@ -28,7 +28,7 @@ export function robotsUrlFor(pageUrl: string): string {
  * The port is always spelled out so that one origin has one key. IPv6 colons become '-' (`http_[--1]_80`),
  * which cannot clash: WHATWG writes IPv6 addresses in hex and ':' only.
  */
-export function robotsCacheKey(pageUrl: string): string {
+export function robotsCacheKey(pageUrl: string | URL): string {
   const url = httpUrl(pageUrl, 'robotsCacheKey');
   const scheme = url.protocol.slice(0, -1);
   const port = url.port || (scheme === 'https' ? '443' : '80');

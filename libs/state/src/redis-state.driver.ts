@@ -158,12 +158,22 @@ export class RedisStateStore implements StateStore {
 
   async hashIncrEach(key: string, fields: string[]): Promise<number[]> {
     if (fields.length === 0) return [];
+    // One HINCRBY per distinct field (a batch's URLs are mostly of a few hosts), by its count; the
+    // transaction makes the field's k increments consecutive, so they were its final value's last k.
+    const counts = new Map<string, number>();
+    for (const field of fields) counts.set(field, (counts.get(field) ?? 0) + 1);
     const multi = this.redis.multi();
-    for (const field of fields) multi.hincrby(this.key(key), field, 1);
+    for (const [field, by] of counts) multi.hincrby(this.key(key), field, by);
     const results = await multi.exec();
     const failed = results?.find(([error]) => error);
     if (!results || failed) throw failed?.[0] ?? new Error('hashIncrEach: transaction aborted');
-    return results.map(([, value]) => Number(value));
+    const next = new Map<string, number>();
+    [...counts.keys()].forEach((field, i) => next.set(field, Number(results[i][1]) - counts.get(field)! + 1));
+    return fields.map((field) => {
+      const value = next.get(field)!;
+      next.set(field, value + 1);
+      return value;
+    });
   }
 
   async hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<void> {

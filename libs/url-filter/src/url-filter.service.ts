@@ -192,7 +192,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     const trap = page ? spiderTrap(parsed, this.traps, now) : null;
     if (trap) return trap;
     if (!(await this.inScope(parsed, entry))) return 'out-of-scope';
-    if (await this.disallowedByRobots(url)) return 'robots';
+    if (await this.disallowedByRobots(parsed)) return 'robots';
     return { url, host };
   }
 
@@ -200,7 +200,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
    * robots.txt is checked before a URL is enqueued when the site's policy is already known (the
    * downloader checks again, and fetches robots.txt first, before any request to the site).
    */
-  private async disallowedByRobots(url: string): Promise<boolean> {
+  private async disallowedByRobots(url: URL): Promise<boolean> {
     const policy = await this.robots.get(url);
     // An unreachable robots.txt defers the site (the downloader retries it); it is no reason to drop links.
     return policy !== null && policy.outcome !== 'unreachable' && !policy.isAllowed(url);
