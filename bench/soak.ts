@@ -5,7 +5,8 @@
  * Samples every process's RSS, the Redis memory of the run's prefix and every queue's depth at 10%, 50% and
  * 100% of the expected pages, then writes bench/results/soak.json and soak.md and exits 1 if a check fails.
  *
- * Usage: npm run bench:soak   (never part of npm test; about 40 minutes on 2 cores at the defaults)
+ * Usage: npm run bench:soak   (never part of npm test; about 20 minutes on 2 cores at the defaults: the test
+ *   web's hosts share one address, so FRONTIER_PER_IP_LIMIT (8) requests are in flight at most)
  *   SOAK_HOSTS (1000), SOAK_PAGES_PER_HOST (100), SOAK_DELAY_MS (0: the politeness delay; one request per host
  *   at a time always holds), SOAK_CRAWL_DELAY_HOSTS (3, each takes ≥ SOAK_PAGES_PER_HOST seconds),
  *   SOAK_TIMEOUT_MS (3 h), REDIS_URL (redis://127.0.0.1:6379).
