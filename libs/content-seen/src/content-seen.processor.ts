@@ -34,7 +34,7 @@ export class ContentSeenProcessor implements OnApplicationBootstrap {
       return;
     }
     const decision = await this.seen.decide(page);
-    await this.warc.record(page, staged.body, decision);
+    await this.warc.record(page, staged, decision);
     if (!decision.duplicate) {
       // Its links go out while the page waits for its segment to be written: a redelivery after a crash
       // stores it and sends them again, which the stages after tolerate (docs/reliability.md).

@@ -58,10 +58,10 @@ const body = (text: string) => Buffer.from(`<p>${text}</p>`);
 describe('WarcArchive', () => {
   it('archives a new page in full, a byte-identical copy as a revisit, a same-text copy in other bytes in full, and no near duplicate', async () => {
     const { archive, records } = setup();
-    await archive.record(page('http://a.test/'), body('same text'), { kind: 'new', duplicate: false });
-    await archive.record(page('http://a.test/copy'), body('same text'), { kind: 'exact', duplicate: true, originalUrl: 'http://a.test/' });
-    await archive.record(page('http://a.test/restyled'), Buffer.from('<div>same text</div>'), { kind: 'exact', duplicate: true, originalUrl: 'http://a.test/' });
-    await archive.record(page('http://a.test/near', contentHash('other')), body('nearly'), { kind: 'near', duplicate: true, originalUrl: 'http://a.test/', distance: 2 });
+    await archive.record(page('http://a.test/'), { body: body('same text') }, { kind: 'new', duplicate: false });
+    await archive.record(page('http://a.test/copy'), { body: body('same text') }, { kind: 'exact', duplicate: true, originalUrl: 'http://a.test/' });
+    await archive.record(page('http://a.test/restyled'), { body: Buffer.from('<div>same text</div>') }, { kind: 'exact', duplicate: true, originalUrl: 'http://a.test/' });
+    await archive.record(page('http://a.test/near', contentHash('other')), { body: body('nearly') }, { kind: 'near', duplicate: true, originalUrl: 'http://a.test/', distance: 2 });
     expect(await records()).toEqual([
       ['response', 'http://a.test/', '<p>same text</p>'],
       ['request', 'http://a.test/', ''],
@@ -72,10 +72,18 @@ describe('WarcArchive', () => {
     ]);
   });
 
-  it('writes nothing when WARC output is off', async () => {
+  it('writes nothing when WARC output is off, and does not read the body (a staged body is inflated on read)', async () => {
     const { archive, content } = setup(false);
-    await archive.record(page('http://a.test/'), body('x'), { kind: 'new', duplicate: false });
+    let reads = 0;
+    const staged = {
+      get body() {
+        reads++;
+        return body('x');
+      },
+    };
+    await archive.record(page('http://a.test/'), staged, { kind: 'new', duplicate: false });
     await archive.onApplicationShutdown();
     expect(await collectKeys(content.list('warc/'))).toEqual([]);
+    expect(reads).toBe(0);
   });
 });

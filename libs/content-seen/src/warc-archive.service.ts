@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { ParsedPage } from '@crawler/contracts';
-import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
+import { CONTENT_STORE, ContentStore, StagedBody } from '@crawler/content-store';
 import { LOGGER, Logger } from '@crawler/logging';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { sha1Digest, WarcWriter } from '@crawler/warc';
@@ -49,8 +49,10 @@ export class WarcArchive implements OnApplicationShutdown {
     });
   }
 
-  async record(page: ParsedPage, body: Buffer, verdict: SeenDecision): Promise<void> {
+  /** `staged.body` is read only here, when a record is written: a bundled body is inflated on first read. */
+  async record(page: ParsedPage, staged: Pick<StagedBody, 'body'>, verdict: SeenDecision): Promise<void> {
     if (!this.writer || verdict.kind === 'near') return;
+    const body = staged.body;
     const requestHeaders = { 'user-agent': this.config.downloader.userAgent };
     if (verdict.kind === 'exact') {
       const raw = await this.captures.hashGet('captures', page.contentHash);
