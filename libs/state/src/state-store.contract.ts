@@ -221,6 +221,12 @@ export function stateStoreContract(
         expect(answers.flat().filter((allSet) => !allSet)).toHaveLength(1);
         expect(await store.bitCount('b')).toBe(4);
       });
+
+      it('answers an empty group as all set, and sets nothing for it', async () => {
+        expect(await store.bitsTestAndSet('b', [[3], [], [0]])).toEqual([false, true, false]);
+        expect(await store.bitsTestAndSet('b', [[]])).toEqual([true]);
+        expect(await store.bitCount('b')).toBe(2);
+      });
     });
 
     describe('namespaces', () => {
