@@ -227,11 +227,12 @@ export const CrawlerConfigSchema = z.object({
     /** URLs admitted per host at most; 0 = no budget. @defaultValue 100000 */
     maxPagesPerHost: int(0).default(100_000),
     /**
-     * Links a filter process remembers having passed on lately (about 100 B each): found again, they are
-     * dropped at once, as URL-seen would drop them, without canonicalising them again; 0 = remember none.
-     * @defaultValue 100000
+     * Links a filter process remembers having passed on lately (16 B each, by fingerprint, allocated up
+     * front: 16 MiB at the default): found again, they are dropped at once, as URL-seen would drop them,
+     * without canonicalising them again; 0 = remember none.
+     * @defaultValue 1000000
      */
-    recentUrls: int(0).default(100_000),
+    recentUrls: int(0).default(1_000_000),
   }),
   seen: z.object({
     /** URL batches checked at once per process. @defaultValue 64 */

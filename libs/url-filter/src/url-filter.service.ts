@@ -18,6 +18,7 @@ import {
   TrapLimits,
 } from '@crawler/url';
 import { DomainBlocklist } from './domain-blocklist';
+import { RecentUrls } from './recent-urls';
 
 /** Why a URL was dropped; each is counted as `filtered.<reason>`. */
 export type FilterReason =
@@ -87,15 +88,10 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   private readonly traps: TrapLimits;
   private readonly inScopeCache = new Set<string>();
   private readonly robots: RobotsCache;
-  /**
-   * URLs this process counted against their host's budget lately, in two generations (the older one is
-   * dropped when the newer fills): re-discoveries are not counted again.
-   */
-  private counted = new Set<string>();
-  private countedBefore = new Set<string>();
-  /** Links passed on lately, as they came in (two generations, like `counted`). */
-  private passed = new Set<string>();
-  private passedBefore = new Set<string>();
+  /** URLs this process counted against their host's budget lately: re-discoveries are not counted again. */
+  private readonly counted = new RecentUrls(COUNTED_MEMORY);
+  /** Links passed on lately, as they came in. */
+  private readonly passed: RecentUrls;
 
   constructor(
     @Inject(STATE_STORE) state: StateStore,
@@ -109,6 +105,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     this.blockedExtensions = filter.blockedExtensions ? toExtensionSet(filter.blockedExtensions) : DEFAULT_BLOCKED_EXTENSIONS;
     this.stripParams = stripParamsOption(filter.stripParams);
     this.allowedDomains = allowedDomains(filter.allowedDomains, filter.scope, this.configProblems);
+    this.passed = new RecentUrls(filter.recentUrls);
     this.traps = { maxPathRepeats: filter.maxPathRepeats, calendarWindowDays: filter.calendarWindowDays, maxQueryParams: filter.maxQueryParams };
     if (filter.blocklistFile) this.blocklist = new DomainBlocklist(filter.blocklistFile, filter.blocklistReloadMs, logger);
   }
@@ -153,7 +150,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
       if (!within[i]) rejected['host-budget'] = (rejected['host-budget'] ?? 0) + 1;
       else {
         accepted.push({ ...entry, url });
-        this.rememberPassed(entry.url);
+        this.passed.add(entry.url);
       }
     });
     return { accepted, rejected, repeats };
@@ -164,17 +161,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
    * has it, and would drop it. Most links of a page are such repeats, so this is most of the filter's work.
    */
   private passedLately(entry: CrawlUrl): boolean {
-    return isFound(entry) && (this.passed.has(entry.url) || this.passedBefore.has(entry.url));
-  }
-
-  private rememberPassed(url: string): void {
-    const limit = this.config.filter.recentUrls;
-    if (limit === 0) return;
-    this.passed.add(url);
-    if (this.passed.size >= limit / 2) {
-      this.passedBefore = this.passed;
-      this.passed = new Set();
-    }
+    return isFound(entry) && this.passed.has(entry.url);
   }
 
   /** The reason to drop `entry` by every rule but the page budget, or its canonical URL and host. */
@@ -240,7 +227,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     // The URLs to count: pages not counted lately, each once (a second sighting in the batch shares the first's answer).
     const first = new Map<string, number>();
     urls.forEach(({ url, page }, i) => {
-      if (page && !this.counted.has(url) && !this.countedBefore.has(url) && !first.has(url)) first.set(url, i);
+      if (page && !this.counted.has(url) && !first.has(url)) first.set(url, i);
     });
     const toCount = [...first.values()];
     const counts = await this.store.hashIncrEach('host-pages', toCount.map((i) => urls[i].host));
@@ -250,7 +237,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
       if (counts[n] > budget) {
         within[i] = false;
         givenBack.set(host, (givenBack.get(host) ?? 0) - 1);
-      } else this.countOnce(url);
+      } else this.counted.add(url);
     });
     urls.forEach(({ url }, i) => {
       const j = first.get(url);
@@ -258,14 +245,6 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     });
     if (givenBack.size) await this.store.hashIncrMany('host-pages', givenBack);
     return within;
-  }
-
-  private countOnce(url: string): void {
-    this.counted.add(url);
-    if (this.counted.size >= COUNTED_MEMORY / 2) {
-      this.countedBefore = this.counted;
-      this.counted = new Set();
-    }
   }
 
 }
