@@ -117,7 +117,7 @@ export class CrawlActivity {
     const kept = values.slice(-size);
     const last = await this.store.incr(`${ring}.seq`, values.length);
     const first = last - kept.length + 1;
-    await Promise.all(kept.map((value, i) => this.store.hashSet(ring, String((first + i) % size), value(first + i))));
+    await this.store.hashSetMany(ring, new Map(kept.map((value, i) => [String((first + i) % size), value(first + i)])));
   }
 }
 

@@ -115,6 +115,12 @@ export class MemoryStateStore implements StateStore {
     this.keyspace.upsert(this.key(key), 'hash', () => new Map()).set(field, value);
   }
 
+  async hashSetMany(key: string, values: ReadonlyMap<string, string>): Promise<void> {
+    if (values.size === 0) return;
+    const hash = this.keyspace.upsert(this.key(key), 'hash', () => new Map());
+    for (const [field, value] of values) hash.set(field, value);
+  }
+
   async hashGet(key: string, field: string): Promise<string | null> {
     return this.keyspace.find(this.key(key), 'hash')?.value.get(field) ?? null;
   }

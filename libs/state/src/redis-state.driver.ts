@@ -171,6 +171,11 @@ export class RedisStateStore implements StateStore {
     await this.redis.hset(this.key(key), field, value);
   }
 
+  async hashSetMany(key: string, values: ReadonlyMap<string, string>): Promise<void> {
+    if (values.size === 0) return;
+    await this.redis.hset(this.key(key), values);
+  }
+
   hashGet(key: string, field: string): Promise<string | null> {
     return this.redis.hget(this.key(key), field);
   }

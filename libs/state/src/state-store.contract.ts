@@ -99,6 +99,14 @@ export function stateStoreContract(
         expect(await store.hashGetAll('totals')).toEqual({ a: '5', b: '-1', c: '20' });
       });
 
+      it('sets many fields of a hash at once', async () => {
+        await store.hashSetMany('h', new Map());
+        expect(await store.hashGetAll('h')).toEqual({});
+        await store.hashSet('h', 'a', 'old');
+        await store.hashSetMany('h', new Map([['a', 'new'], ['b', '2'], ['c:d', 'x y']]));
+        expect(await store.hashGetAll('h')).toEqual({ a: 'new', b: '2', 'c:d': 'x y' });
+      });
+
       it('sets a field only if absent, telling the loser who won, atomically', async () => {
         expect(await store.hashSetIfAbsent('owners', 'k', 'first')).toBeNull();
         expect(await store.hashSetIfAbsent('owners', 'k', 'second')).toBe('first');

@@ -20,6 +20,8 @@ export interface StateStore {
   /** Adds each amount to its field, all in one step (one round trip, however many fields). */
   hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<void>;
   hashSet(key: string, field: string, value: string): Promise<void>;
+  /** Sets every field to its value in one step (one round trip, however many fields). */
+  hashSetMany(key: string, values: ReadonlyMap<string, string>): Promise<void>;
   hashGet(key: string, field: string): Promise<string | null>;
   /** Sets the field only if it has no value; answers null when this call set it, else the value it already had. */
   hashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
