@@ -161,7 +161,6 @@ describe('DownloaderService', () => {
       durationMs: expect.any(Number),
       crawlDelayMs: 2000,
       retry: { url: req.url, depth: 2, source: 'link', hops: 0 },
-      revisit: { changed: true, etag: '"e1"', bodyHash: expect.any(String) },
     });
     expect(requested).toEqual(['/robots.txt', '/page']);
     expect(sent).toHaveLength(1);
@@ -200,8 +199,14 @@ describe('DownloaderService', () => {
     expect(requested).toEqual([]);
   });
 
+  it('with recrawls on, a fetch carries what the next one needs: validators and a hash of the body', async () => {
+    const { service, request } = await setup({ overrides: { 'frontier.recrawl': true } });
+    await service.download(request('/'));
+    expect(await service.download(request('/page'))).toMatchObject({ revisit: { changed: true, etag: '"e1"', bodyHash: expect.stringMatching(/^[\w-]{22}$/) } });
+  });
+
   it('refetches conditionally: 304 is unchanged, nothing is staged, validators carried on', async () => {
-    const { service, request, sent } = await setup();
+    const { service, request, sent } = await setup({ overrides: { 'frontier.recrawl': true } });
     await service.download(request('/'));
     const first = await service.download(request('/page'));
     sent.length = 0;
