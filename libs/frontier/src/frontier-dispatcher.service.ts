@@ -16,6 +16,8 @@ const MAX_IDLE_MS = 200;
 const CLAIM_BATCH = 500;
 /** How often expired leases are looked for and the ring refreshed. */
 const MAINTENANCE_MS = 1000;
+/** How often the ring is looked at while it has no member (a crawl's start: the downloaders are joining). */
+const EMPTY_RING_MS = 50;
 /** Due recrawls moved into the front queues per tick at most. */
 const RECRAWL_BATCH = 10_000;
 
@@ -74,7 +76,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   /** One round: maintenance when due, then claim and send. Answers how many URLs were dispatched. */
   private async tick(): Promise<number> {
     const now = Date.now();
-    if (now - this.lastMaintenance >= MAINTENANCE_MS) await this.maintain(now);
+    if (now - this.lastMaintenance >= (this.ring.size === 0 ? EMPTY_RING_MS : MAINTENANCE_MS)) await this.maintain(now);
     if (this.config.frontier.recrawl) await this.store.promoteDue(now, RECRAWL_BATCH);
     if (await this.isPaused()) return 0;
     if (this.ring.size === 0) return 0;
@@ -140,6 +142,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   }
 
   private async idleFor(): Promise<number> {
+    if (this.ring.size === 0) return EMPTY_RING_MS;
     const due = await this.store.nextDueAt();
     return due === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, Math.max(1, due - Date.now()));
   }
