@@ -21,10 +21,10 @@ export interface NearMatch {
  *
  * Pigeonhole: cut 64 bits into d + 1 bands of ⌊64 / (d + 1)⌋ bits (4 × 16 for d = 3; leftover bits belong
  * to no band). Two simhashes at most d bits apart agree on at least one whole band, so each simhash is filed
- * under each of its band values, and a lookup reads the d + 1 buckets of its own band values (issued at
- * once: with the Redis driver they go out as one pipelined batch) and measures the distance to every
- * candidate found there. With n simhashes a bucket holds about n / 2^bits of them: ≈ 15 for a million at
- * 16 bits, so a lookup reads ≈ 60 numbers.
+ * under each of its band values, and a lookup reads the d + 1 buckets of its own band values and measures
+ * the distance to every candidate found there. The buckets are read in one step and a simhash is filed in
+ * all of them in one step (with the Redis driver, one command each). With n simhashes a bucket holds about
+ * n / 2^bits of them: ≈ 15 for a million at 16 bits, so a lookup reads ≈ 60 numbers.
  *
  * Keys, under a namespace named by the layout (`4x16`; another distance is another, empty, index):
  * - `b<band>:<band value, hex>`: a set of simhashes, each as its signed 64-bit decimal value, so Redis
@@ -63,7 +63,7 @@ export class SimhashIndex {
   /** The indexed simhash nearest to `simhash` within maxDistance, with its owner; null when there is none. */
   async findNear(simhash: string): Promise<NearMatch | null> {
     const [hi, lo] = simhashHalves(simhash);
-    const buckets = await Promise.all(this.bucketKeys(hi, lo).map((key) => this.store.setMembers(key)));
+    const buckets = await this.store.setMembersMany(this.bucketKeys(hi, lo));
     const near = new Map<string, { hi: number; lo: number; distance: number }>();
     for (const members of buckets) {
       for (const member of members) {
@@ -93,7 +93,7 @@ export class SimhashIndex {
     const owner = await this.store.hashSetIfAbsent(ownerKey(hi), ownerField(hi, lo), id);
     if (owner !== null && owner !== id) return owner;
     const member = toMember(hi, lo);
-    await Promise.all(this.bucketKeys(hi, lo).map((key) => this.store.setAdd(key, [member])));
+    await this.store.setAddMany(this.bucketKeys(hi, lo).map((key): [string, string] => [key, member]));
     return null;
   }
 

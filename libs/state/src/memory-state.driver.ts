@@ -163,6 +163,10 @@ export class MemoryStateStore implements StateStore {
     return [...(this.keyspace.find(this.key(key), 'set')?.value ?? [])];
   }
 
+  async setMembersMany(keys: string[]): Promise<string[][]> {
+    return keys.map((key) => [...(this.keyspace.find(this.key(key), 'set')?.value ?? [])]);
+  }
+
   async setAddMany(entries: [key: string, member: string][]): Promise<boolean[]> {
     return entries.map(([key, member]) => {
       const set = this.keyspace.upsert(this.key(key), 'set', () => new Set());

@@ -75,6 +75,13 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
       for i = 1, #KEYS do answers[i] = redis.call('SADD', KEYS[i], ARGV[i]) end
       return answers`,
   },
+  // KEYS: sets. Answers each set's members.
+  stateSetMembersMany: {
+    lua: `
+      local answers = {}
+      for i = 1, #KEYS do answers[i] = redis.call('SMEMBERS', KEYS[i]) end
+      return answers`,
+  },
 };
 
 interface ScriptedRedis extends Redis {
@@ -84,6 +91,7 @@ interface ScriptedRedis extends Redis {
   stateSetAdd(key: string, ...members: string[]): Promise<number[]>;
   stateSetRemove(key: string, member: string): Promise<number>;
   stateSetAddMany(numberOfKeys: number, ...keysThenMembers: string[]): Promise<number[]>;
+  stateSetMembersMany(numberOfKeys: number, ...keys: string[]): Promise<string[][]>;
   stateHashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
 }
 
@@ -144,6 +152,11 @@ export class RedisStateStore implements StateStore {
     // transaction makes the field's k increments consecutive, so they were its final value's last k.
     const counts = new Map<string, number>();
     for (const field of fields) counts.set(field, (counts.get(field) ?? 0) + 1);
+    if (counts.size === 1) {
+      // One field (the usual batch: one host's URLs): one HINCRBY, atomic by itself.
+      const after = await this.redis.hincrby(this.key(key), fields[0], fields.length);
+      return fields.map((_, i) => after - fields.length + i + 1);
+    }
     const multi = this.redis.multi();
     for (const [field, by] of counts) multi.hincrby(this.key(key), field, by);
     const results = await multi.exec();
@@ -204,6 +217,11 @@ export class RedisStateStore implements StateStore {
 
   setMembers(key: string): Promise<string[]> {
     return this.redis.smembers(this.key(key));
+  }
+
+  async setMembersMany(keys: string[]): Promise<string[][]> {
+    if (keys.length === 0) return [];
+    return this.redis.stateSetMembersMany(keys.length, ...keys.map((key) => this.key(key)));
   }
 
   async setAddMany(entries: [key: string, member: string][]): Promise<boolean[]> {

@@ -90,6 +90,13 @@ export function stateStoreContract(
         expect(await store.hashGetAll('pages')).toEqual({ 'a.test': '7', 'b.test': '1' });
       });
 
+      it('answers one field named many times, and concurrent calls, each with its own values', async () => {
+        expect(await store.hashIncrEach('pages', ['a.test', 'a.test', 'a.test'])).toEqual([1, 2, 3]);
+        const answers = await Promise.all(Array.from({ length: 20 }, () => store.hashIncrEach('pages', ['a.test', 'a.test'])));
+        expect(answers.flat().sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 4));
+        expect(await store.hashGet('pages', 'a.test')).toBe('43');
+      });
+
       it('adds to many fields of a hash at once', async () => {
         await store.hashIncrMany('totals', new Map());
         expect(await store.hashGetAll('totals')).toEqual({});
@@ -135,6 +142,14 @@ export function stateStoreContract(
     });
 
     describe('many sets', () => {
+      it('reads the members of many sets at once, an absent set as empty', async () => {
+        expect(await store.setMembersMany([])).toEqual([]);
+        await store.setAdd('s1', ['a', 'b']);
+        await store.setAdd('s2', ['c']);
+        const [s1, none, s2] = await store.setMembersMany(['s1', 'absent', 's2']);
+        expect([s1.sort(), none, s2]).toEqual([['a', 'b'], [], ['c']]);
+      });
+
       it('adds each member to its own set and answers per entry whether it was new', async () => {
         expect(await store.setAddMany([])).toEqual([]);
         await store.setAdd('s1', ['a']);

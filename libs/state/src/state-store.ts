@@ -33,6 +33,8 @@ export interface StateStore {
   /** Removes a member; answers how many members are left (0: the set is gone), in the same step. */
   setRemove(key: string, member: string): Promise<number>;
   setMembers(key: string): Promise<string[]>;
+  /** The members of each set, in one step (one round trip however many sets). */
+  setMembersMany(keys: string[]): Promise<string[][]>;
 
   /**
    * Adds each member to its own set, every entry in one atomic step (one round trip however many sets);
