@@ -173,6 +173,11 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect(await s.nextDueAt()).toBe(T + 700);
       await s.audit('a', ['1', '2', '3', '4', '5', '6', '7']);
       expect(await s.auditLog('a')).toEqual(['3', '4', '5', '6', '7']);
+      await s.auditMany(new Map([['a', ['8']], ['b', ['x', 'y']], ['c', []], ['d e\t', Array.from({ length: 9 }, (_, i) => `${i}`)]]));
+      expect(await s.auditLog('a')).toEqual(['4', '5', '6', '7', '8']);
+      expect(await s.auditLog('b')).toEqual(['x', 'y']);
+      expect(await s.auditLog('c')).toEqual([]);
+      expect(await s.auditLog('d e\t')).toEqual(['4', '5', '6', '7', '8']);
     });
 
     it('counts leases and fetched pages crawl-wide, and answers a host’s politeness in one read', async () => {

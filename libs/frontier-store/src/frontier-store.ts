@@ -144,6 +144,8 @@ export interface FrontierStore {
 
   /** Appends to the host's politeness audit log (bounded, newest last). */
   audit(host: string, entries: string[]): Promise<void>;
+  /** `audit` for many hosts in one step (one round trip). */
+  auditMany(byHost: ReadonlyMap<string, string[]>): Promise<void>;
   auditLog(host: string): Promise<string[]>;
 
   clear(): Promise<void>;

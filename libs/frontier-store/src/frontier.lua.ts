@@ -245,6 +245,18 @@ if done == 1 and #ARGV >= 11 then
 end
 return done`;
 
+/** ARGV[5…] per host: the host, its number of entries n, then the n entries for its audit log. */
+export const AUDIT = `${PRELUDE}
+local i = 5
+while i <= #ARGV do
+  local key = P..'audit:'..ARGV[i]
+  local n = tonumber(ARGV[i + 1])
+  for k = i + 2, i + 1 + n do redis.call('RPUSH', key, ARGV[k]) end
+  redis.call('LTRIM', key, -CFG.al, -1)
+  i = i + 2 + n
+end
+return 0`;
+
 /** ARGV[4] now, ARGV[5] retryAt, ARGV[6…] lease ids to reclaim ('*' = every expired one). */
 export const RECLAIM = `${PRELUDE}
 local now = tonumber(ARGV[4])

@@ -236,6 +236,10 @@ export class MemoryFrontierStore implements FrontierStore {
     this.appendAudit(host, entries);
   }
 
+  async auditMany(byHost: ReadonlyMap<string, string[]>): Promise<void> {
+    for (const [host, entries] of byHost) this.appendAudit(host, entries);
+  }
+
   private appendAudit(host: string, entries: string[]): void {
     const log = this.audits.get(host) ?? [];
     log.push(...entries);

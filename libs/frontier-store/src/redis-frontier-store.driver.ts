@@ -13,7 +13,7 @@ import type {
   HostInfo,
   ScheduledItem,
 } from './frontier-store';
-import { CLAIM, COMPLETE, ENQUEUE, PROMOTE, PURGE, RECLAIM, SET_CONTROLS } from './frontier.lua';
+import { AUDIT, CLAIM, COMPLETE, ENQUEUE, PROMOTE, PURGE, RECLAIM, SET_CONTROLS } from './frontier.lua';
 
 /** Items per ENQUEUE call, to keep each script short. */
 const ENQUEUE_BATCH = 2000;
@@ -28,7 +28,7 @@ export class RedisFrontierStore implements FrontierStore {
   private readonly redis: Redis;
   private readonly prefix: string;
   private readonly config: string;
-  private readonly scripts: Record<'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'promote', Script>;
+  private readonly scripts: Record<'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'promote' | 'audit', Script>;
 
   constructor(
     options: { url: string; prefix: string },
@@ -58,6 +58,7 @@ export class RedisFrontierStore implements FrontierStore {
       controls: define('frontierControls', SET_CONTROLS),
       purge: define('frontierPurge', PURGE),
       promote: define('frontierPromote', PROMOTE),
+      audit: define('frontierAudit', AUDIT),
     };
   }
 
@@ -195,10 +196,13 @@ export class RedisFrontierStore implements FrontierStore {
   }
 
   async audit(host: string, entries: string[]): Promise<void> {
-    if (!entries.length) return;
-    const key = `${this.prefix}audit:${host}`;
-    await this.redis.rpush(key, ...entries);
-    await this.redis.ltrim(key, -this.settings.auditLength, -1);
+    await this.auditMany(new Map([[host, entries]]));
+  }
+
+  async auditMany(byHost: ReadonlyMap<string, string[]>): Promise<void> {
+    const args: (string | number)[] = [];
+    for (const [host, entries] of byHost) if (entries.length) args.push(host, entries.length, ...entries);
+    if (args.length) await this.run(this.scripts.audit, 0, ...args);
   }
 
   auditLog(host: string): Promise<string[]> {

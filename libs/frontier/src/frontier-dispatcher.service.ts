@@ -92,7 +92,9 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     }
     if (room <= 0) return 0;
     const claims = await this.store.claim({ now, max: Math.min(room, CLAIM_BATCH), leaseMs });
-    await Promise.all(claims.map((claim) => this.send(claim)));
+    const audits = new Map<string, string[]>();
+    await Promise.all(claims.map((claim) => this.send(claim, audits)));
+    await this.store.auditMany(audits);
     return claims.length;
   }
 
@@ -107,7 +109,8 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     return paused;
   }
 
-  private async send(claim: Claim): Promise<void> {
+  /** Sends the claimed URL on; its audit entry joins `audits`, written once for the whole claim. */
+  private async send(claim: Claim, audits: Map<string, string[]>): Promise<void> {
     const entry = decodeEntry(claim.item);
     await this.pipeline.send(QueueName.DnsResolve, {
       ...entry,
@@ -118,7 +121,9 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
       host: claim.host,
       shard: this.ring.owner(claim.host) ?? undefined,
     });
-    await this.store.audit(claim.host, [JSON.stringify({ at: Date.now(), event: 'dispatch', url: entry.url, inFlight: claim.inFlight })]);
+    const entries = audits.get(claim.host) ?? [];
+    entries.push(JSON.stringify({ at: Date.now(), event: 'dispatch', url: entry.url, inFlight: claim.inFlight }));
+    audits.set(claim.host, entries);
   }
 
   /**
