@@ -14,7 +14,8 @@
  * the web's think time per answer), BENCH_POLITE_PAGES (12000), BENCH_POLITE_DELAY_MS (1000), BENCH_RUNS
  * (comma-separated run ids to do, default all), BENCH_PEER_TIMEOUT_S (300: a peer run still going is stopped and
  * reported as unfinished), BENCH_QUICK=1 (micro-benchmarks on small inputs),
- * BENCH_OUT (bench/results), REDIS_URL (redis://127.0.0.1:6379).
+ * BENCH_OUT (bench/results), BENCH_CPU_PROF_DIR (unset: our processes write --cpu-prof profiles there),
+ * REDIS_URL (redis://127.0.0.1:6379).
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';

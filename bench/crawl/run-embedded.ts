@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CrawlRun } from '../report/results';
 import type { BenchWebProcess } from '../web/bench-web-process';
+import { profileArgs } from '../../test/support/service-processes';
 import { exited, RunMeter } from './measure';
 
 export interface OursOptions {
@@ -27,6 +28,7 @@ export async function runEmbedded(web: BenchWebProcess, options: OursOptions): P
   writeFileSync(hostsFile, web.hostsFile());
   writeFileSync(seedsFile, web.seeds().join('\n'));
   const args = [
+    ...profileArgs(),
     join(__dirname, '../../apps/crawl/src/main.js'),
     '--seeds-file', seedsFile, '--scope', 'any', '--max-depth', '1000000', '--max-pages', String(options.pages),
     '--delay', String(options.delayMs / 1000), '--hosts-file', hostsFile, '--allow-private', '--out', join(dir, 'out'), '--json',

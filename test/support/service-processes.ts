@@ -30,7 +30,7 @@ export interface RunningService {
 
 /** Starts one built service as its own OS process and resolves once it logs that it is ready. */
 export function startService(name: string, env: NodeJS.ProcessEnv): Promise<RunningService> {
-  const child = spawn(process.execPath, [join(repoRoot(), `dist/apps/${name}/src/main.js`)], {
+  const child = spawn(process.execPath, [...profileArgs(), join(repoRoot(), `dist/apps/${name}/src/main.js`)], {
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,6 +59,15 @@ export function startService(name: string, env: NodeJS.ProcessEnv): Promise<Runn
       reject(new Error(`${name} exited with ${code}:\n${output.join('')}`));
     });
   });
+}
+
+/**
+ * `--cpu-prof` into BENCH_CPU_PROF_DIR when it is set, so a benchmark's processes can be profiled (Node
+ * refuses the flag in NODE_OPTIONS). Each process writes its profile when it exits.
+ */
+export function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
 /** SIGTERM, then the exit code (graceful shutdown must end in 0). */
