@@ -75,7 +75,11 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   const stats = app.get(CrawlStats);
   const bar = process.stderr.isTTY && !options.json ? progressBar() : undefined;
   bar?.start(seeds.length, 0, { pending: 0, stored: 0, errors: 0 });
+  // In-process queues count exactly at any instant: the end can be seen sooner than across processes.
+  const inProcess = !config.redisUrl;
   const complete = await app.get(CompletionProbe).waitForCompletion({
+    pollMs: inProcess ? 50 : 200,
+    settleMs: inProcess ? 50 : 250,
     onTick: (snapshot) => {
       if (!bar) return;
       void stats.totals().then((t) => {

@@ -68,13 +68,17 @@ export class CompletionProbe {
     return second.pending === 0 && second.processed === first.processed;
   }
 
-  /** Resolves when the crawl is complete; `onTick` sees each snapshot (for progress bars). */
-  async waitForCompletion(options: { pollMs?: number; onTick?: (s: PipelineSnapshot) => void; signal?: AbortSignal } = {}) {
+  /**
+   * Resolves when the crawl is complete; `onTick` sees each snapshot (for progress bars). `pollMs` and
+   * `settleMs` (see isComplete) can be short where the counts are exact at any instant (in-process queues):
+   * they are how long a finished crawl waits to be told so.
+   */
+  async waitForCompletion(options: { pollMs?: number; settleMs?: number; onTick?: (s: PipelineSnapshot) => void; signal?: AbortSignal } = {}) {
     const pollMs = options.pollMs ?? 200;
     for (;;) {
       if (options.signal?.aborted) return false;
       options.onTick?.(await this.snapshot());
-      if (await this.isComplete()) return true;
+      if (await this.isComplete(options.settleMs)) return true;
       await new Promise((r) => setTimeout(r, pollMs));
     }
   }
