@@ -272,12 +272,9 @@ function conditionalHeaders(request: FetchRequest): Record<string, string> | und
 
 /**
  * For an HTML page answered 200 or 304: whether it changed since the last fetch (304, or the same body
- * hash, means no), its validators for the next conditional request, and a future `Expires`.
- */
-/**
- * What a recrawl needs of this fetch: its validators, its expiry and, for a 200, a hash of the body to tell
- * whether it changed. Without recrawls (and on a first fetch) nothing will ever compare the hash, so the
- * body is not hashed (a SHA-256 of every page, ~15 µs for 30 KB).
+ * hash, means no), its validators for the next conditional request, and a future `Expires`. A first fetch
+ * with recrawls off answers nothing: no later fetch will compare, so the body is not hashed (a SHA-256 of
+ * every page, ~15 µs for 30 KB).
  */
 function revisitOf(request: FetchRequest, response: FetchResponse, recrawl: boolean): FetchOutcome['revisit'] {
   const previous = request.revisit;
