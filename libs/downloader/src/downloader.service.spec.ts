@@ -117,7 +117,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
       .filter(Boolean)
       .map((line) => JSON.parse(line));
   };
-  return { service, request, requested, sent, content, stats, state, config, fetchLog, logLines, host, port };
+  return { service, request, requested, sent, pipeline, content, stats, state, config, fetchLog, logLines, host, port };
 }
 
 describe('DownloaderService', () => {
@@ -516,6 +516,20 @@ describe('DownloaderService sitemaps', () => {
     const noProbe = await setup({ overrides: { 'sitemaps.mode': 'robots' } });
     await noProbe.service.download(noProbe.request('/'));
     expect(noProbe.sent).toEqual([]);
+  });
+
+  it('caches robots.txt only once its sitemaps are sent, so a crash in between cannot lose them', async () => {
+    const { service, request, requested, sent, pipeline, host } = await setup({ overrides: { 'sitemaps.mode': 'robots+probe' } });
+    const send = pipeline.send;
+    pipeline.send = async () => {
+      throw new Error('Connection is closed.');
+    };
+    await expect(service.download(request('/'))).rejects.toThrow('Connection is closed.');
+    pipeline.send = send;
+    // The redelivered URL finds no cached policy: robots.txt again, and this time its sitemap goes out.
+    await expect(service.download(request('/'))).resolves.toMatchObject({ kind: 'robots-fetched' });
+    expect(requested.filter((path) => path === '/robots.txt')).toHaveLength(2);
+    expect(sitemapBatches(sent)).toEqual([[{ url: `http://${host}/sitemap.xml`, kind: 'sitemap', depth: 2, source: 'sitemap', hops: 0 }]]);
   });
 
   it('learns nothing of sitemaps from a robots.txt that failed', async () => {

@@ -65,6 +65,10 @@ export class DownloaderService implements OnApplicationShutdown {
       const robots = await this.robots.fetch(request.url, address, this.fetcher);
       this.metrics.robotsFetched(robots, performance.now() - robotsStarted);
       await this.stats.count('robots.fetched');
+      // Cached only once its sitemaps are sent: a crash in between fetches robots.txt again (the URL's lease
+      // runs out) instead of leaving the site's sitemaps undiscovered for the whole cache TTL.
+      if (robots.policy.outcome !== 'unreachable') await this.discoverSitemaps(request, robots.policy);
+      await this.robots.remember(request.url, robots.policy);
       if (robots.policy.outcome === 'unreachable') {
         // The failed fetch is itself a deferral, counted towards the host's retry limit: were only the
         // deferrals on the cached answer counted, a politeness delay longer than the error TTL would let
@@ -80,7 +84,6 @@ export class DownloaderService implements OnApplicationShutdown {
           retry: crawlUrlOf(request),
         };
       }
-      await this.discoverSitemaps(request, robots.policy);
       return {
         ...base,
         kind: 'robots-fetched',

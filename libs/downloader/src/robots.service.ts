@@ -32,9 +32,12 @@ export class RobotsService {
     return this.cache.get(pageUrl);
   }
 
-  /** Fetches, logs, caches and returns the site's policy. Follows up to maxRedirects same-site redirects. */
+  /**
+   * Fetches, logs and returns the site's policy; `remember` caches it. Follows up to maxRedirects same-site
+   * redirects.
+   */
   async fetch(pageUrl: string, address: string, fetcher: HttpFetcher): Promise<RobotsFetch> {
-    const { userAgent, robotsMaxBytes, maxRedirects, robotsCacheTtlMs, robotsErrorTtlMs } = this.config.downloader;
+    const { userAgent, robotsMaxBytes, maxRedirects } = this.config.downloader;
     let url = robotsUrlFor(pageUrl);
     let durationMs = 0;
     let status: number | null = null;
@@ -84,7 +87,12 @@ export class RobotsService {
       this.fetchLog.record({ time: new Date().toISOString(), url, status: null, contentType: null, length: null, location: null, durationMs, error: message, robots: true });
       policy = RobotsPolicy.unreachable(url, userAgent);
     }
-    await this.cache.put(pageUrl, policy, policy.kind === 'disallow-all' ? robotsErrorTtlMs : robotsCacheTtlMs);
     return { policy, status, durationMs };
+  }
+
+  /** Caches a fetched policy for every downloader replica. */
+  remember(pageUrl: string, policy: RobotsPolicy): Promise<void> {
+    const { robotsCacheTtlMs, robotsErrorTtlMs } = this.config.downloader;
+    return this.cache.put(pageUrl, policy, policy.kind === 'disallow-all' ? robotsErrorTtlMs : robotsCacheTtlMs);
   }
 }
