@@ -16,7 +16,7 @@ async function setup() {
   } as unknown as Pipeline;
   const config = loadConfig({}, { 'seen.expectedUrls': 10_000 });
   const seen = new UrlSeenService(state, config);
-  const processor = new UrlSeenProcessor(pipeline, seen, new CrawlStats(state, new Registry()), state, config);
+  const processor = new UrlSeenProcessor(pipeline, seen, new CrawlStats(state, new Registry()), config);
   await processor.onApplicationBootstrap();
   return { handle: (batch: UrlBatch) => handler(batch), sent };
 }
@@ -31,7 +31,7 @@ describe('UrlSeenProcessor', () => {
     await handle(batch('/1', '/2', '/1')); // the same message again, as after a crash before its ack
     expect(sent).toHaveLength(2);
     expect(sent[1].payload).toEqual(sent[0].payload);
-    expect(sent[0].payload.urls.map((u: CrawlUrl) => u.url)).toEqual(['http://a.test/2', 'http://a.test/1']);
+    expect(sent[0].payload.urls.map((u: CrawlUrl) => u.url)).toEqual(['http://a.test/1', 'http://a.test/2']);
   });
 
   it('admits only the new URLs of another batch, and sends nothing when there are none', async () => {

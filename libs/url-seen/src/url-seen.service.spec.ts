@@ -45,6 +45,33 @@ function urlSeenContract(driver: string, connect: () => StateStore, cleanup: () 
       expect(fresh.map((u) => u.url)).toEqual(['http://site.test/x', 'http://site.test/y']);
     });
 
+    it('gives a batch asked again (a redelivery, on any replica) its first answer', async () => {
+      const a = service();
+      await a.admit([link('http://site.test/old')]);
+      const batch = [link('http://site.test/old'), link('http://site.test/new-1'), link('http://site.test/new-2'), link('http://site.test/new-1', 4)];
+      const first = await a.admitBatch(batch, 'batch-7');
+      expect(first).toEqual({ fresh: [link('http://site.test/new-1', 4), link('http://site.test/new-2')], answerLost: false });
+      expect(await service().admitBatch(batch, 'batch-7')).toEqual(first);
+      // Another batch of the same URLs is a new question: they are seen by now.
+      expect(await a.admitBatch(batch, 'batch-8')).toEqual({ fresh: [], answerLost: false });
+      expect(await a.admitBatch([], 'batch-9')).toEqual({ fresh: [], answerLost: false });
+    });
+
+    it('loses no URL of a batch cut off between marking and keeping its answer: its repeat admits them all', async () => {
+      const state = connect();
+      await service(state).admit([link('http://site.test/old')]);
+      const batch = [link('http://site.test/old'), link('http://site.test/new')];
+      // The process dies as it would keep the answer: the URLs are marked, the answer is not kept.
+      const dying = Object.create(state, {
+        namespace: { value: (prefix: string) => Object.assign(Object.create(state.namespace(prefix)), { set: () => Promise.reject(new Error('killed')) }) },
+      }) as StateStore;
+      await expect(service(dying).admitBatch(batch, 'batch-1')).rejects.toThrow('killed');
+      const repeat = await service().admitBatch(batch, 'batch-1');
+      expect(repeat).toEqual({ fresh: batch, answerLost: true });
+      // Its answer is now kept: a third delivery sends the same batch again, which the frontier enqueues once.
+      expect(await service().admitBatch(batch, 'batch-1')).toEqual({ fresh: batch, answerLost: false });
+    });
+
     it('answers an empty batch with nothing', async () => {
       expect(await service().admit([])).toEqual([]);
     });

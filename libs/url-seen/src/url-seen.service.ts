@@ -6,6 +6,23 @@ import { BloomSeenSet } from './bloom-seen-set';
 import { ExactSeenSet } from './exact-seen-set';
 import type { SeenSet, SeenStats } from './seen-set';
 
+/** How long a batch's answer is remembered for a redelivery of the same message (well past any retry backoff). */
+export const ANSWER_MEMORY_MS = 15 * 60 * 1000;
+/** A batch's answer while it is being worked out: no answer is a string of '0' and '1' only. */
+const CLAIMED = 'claimed';
+
+export interface BatchAdmission {
+  /** The batch's new URLs, each once. */
+  fresh: CrawlUrl[];
+  /** An earlier delivery was cut off before keeping its answer: `fresh` is every URL of the batch. */
+  answerLost: boolean;
+}
+
+/** Each URL once (the last of its copies, where the first stood). */
+function distinct(urls: CrawlUrl[]): CrawlUrl[] {
+  return [...new Map(urls.map((u) => [u.url, u])).values()];
+}
+
 /** Stored state of another layout than the configured one: the process must not start on it. */
 export class UrlSeenLayoutError extends Error {
   constructor(
@@ -54,11 +71,34 @@ export class UrlSeenService implements OnModuleInit {
 
   /** The URLs never seen before, each once; all of them are marked seen. */
   async admit(urls: CrawlUrl[]): Promise<CrawlUrl[]> {
-    const unique = [...new Map(urls.map((u) => [u.url, u])).values()];
+    const unique = distinct(urls);
     if (unique.length === 0) return [];
     await this.checkLayout();
     const alreadySeen = await this.set.testAndAdd(unique.map((u) => u.url));
     return unique.filter((_, i) => !alreadySeen[i]);
+  }
+
+  /**
+   * `admit` for a batch that may be delivered again: marking is not idempotent (asked again, the batch would
+   * find every URL seen and admit none), so its answer is kept under its id for ANSWER_MEMORY_MS and a
+   * repeat gets the same URLs. The id is claimed before the marking, so a delivery cut off between marking
+   * and keeping the answer leaves the claim behind: its repeat cannot know which URLs were new and admits
+   * them all (`answerLost`), so that none is lost; the cost is a second fetch of the ones seen before.
+   */
+  async admitBatch(urls: CrawlUrl[], batchId: string): Promise<BatchAdmission> {
+    const unique = distinct(urls);
+    if (unique.length === 0) return { fresh: [], answerLost: false };
+    const key = `answer:${batchId}`;
+    if (!(await this.store.setIfAbsent(key, CLAIMED, ANSWER_MEMORY_MS))) {
+      const kept = await this.store.get(key);
+      if (kept !== null && kept !== CLAIMED) return { fresh: unique.filter((_, i) => kept[i] === '1'), answerLost: false };
+      await this.admit(unique);
+      await this.store.set(key, '1'.repeat(unique.length), ANSWER_MEMORY_MS);
+      return { fresh: unique, answerLost: true };
+    }
+    const fresh = new Set(await this.admit(unique));
+    await this.store.set(key, unique.map((u) => (fresh.has(u) ? '1' : '0')).join(''), ANSWER_MEMORY_MS);
+    return { fresh: unique.filter((u) => fresh.has(u)), answerLost: false };
   }
 
   /** How full the structure is. Bloom: one BITCOUNT over the whole filter — cache it for frequent callers. */
