@@ -21,10 +21,11 @@ export class UrlFilterProcessor implements OnApplicationBootstrap {
     await this.pipeline.consume(
       QueueName.FilterUrls,
       async (batch) => {
-        const { accepted, rejected, repeats } = await this.filter.filter(batch.urls);
-        await Promise.all(Object.entries(rejected).map(([reason, n]) => this.stats.count(`filtered.${reason}`, n)));
-        await this.stats.count('repeat.filter', repeats);
-        if (accepted.length) await this.pipeline.send(QueueName.SeenUrls, { v: SCHEMA_VERSION, urls: accepted });
+        const result = await this.filter.filter(batch.urls);
+        await Promise.all(Object.entries(result.rejected).map(([reason, n]) => this.stats.count(`filtered.${reason}`, n)));
+        await this.stats.count('repeat.filter', result.repeats);
+        if (result.accepted.length) await this.pipeline.send(QueueName.SeenUrls, { v: SCHEMA_VERSION, urls: result.accepted });
+        this.filter.passedOn(result);
       },
       { concurrency: this.config.filter.concurrency },
     );

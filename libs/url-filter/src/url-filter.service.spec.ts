@@ -500,6 +500,18 @@ describe('UrlFilterService: per-host page budget', () => {
     expect(urls(await f.filter([seed]))).toEqual(['http://a.test/about']);
   });
 
+  it('takes a link for a repeat only once it was passed on: a batch whose send failed is filtered again whole', async () => {
+    const f = filter();
+    const batch = [link('http://a.test/about'), link('http://a.test/x')];
+    const first = await f.filter(batch);
+    expect(first.links).toEqual(['http://a.test/about', 'http://a.test/x']);
+    // Its send failed: nothing remembered, so the retry accepts the same links.
+    const retry = await f.filter(batch);
+    expect(urls(retry)).toEqual(['http://a.test/about', 'http://a.test/x']);
+    f.passedOn(retry);
+    expect(await f.filter([...batch, link('http://a.test/y')])).toMatchObject({ repeats: 2, links: ['http://a.test/y'] });
+  });
+
   it('counts only URLs the filter accepts', async () => {
     const state = new MemoryStateStore();
     const f = filter({ 'filter.maxPagesPerHost': 2 }, state);

@@ -43,6 +43,8 @@ export interface FilterResult {
   rejected: Partial<Record<FilterReason, number>>;
   /** Links dropped because this process passed them on lately (URL-seen has them). */
   repeats: number;
+  /** The accepted links as they came in: `passedOn` remembers them once they are sent. */
+  links: string[];
 }
 
 /**
@@ -146,14 +148,23 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     }
     // The page budget last, for the whole batch in one round trip: only URLs every other rule accepts count.
     const within = await this.withinHostBudgets(passing.map(({ entry, url, host }) => ({ url, host, page: entry.kind !== 'sitemap' })));
+    const links: string[] = [];
     passing.forEach(({ entry, url }, i) => {
       if (!within[i]) rejected['host-budget'] = (rejected['host-budget'] ?? 0) + 1;
       else {
         accepted.push({ ...entry, url });
-        this.passed.add(entry.url);
+        if (isFound(entry)) links.push(entry.url);
       }
     });
-    return { accepted, rejected, repeats };
+    return { accepted, rejected, repeats, links };
+  }
+
+  /**
+   * Remembers a result's links as passed on, once they are safely sent: remembered before, a send that
+   * failed would see its retry drop them as repeats, and URL-seen would never get them.
+   */
+  passedOn(result: FilterResult): void {
+    for (const link of result.links) this.passed.add(link);
   }
 
   /**
