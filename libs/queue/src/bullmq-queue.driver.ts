@@ -48,7 +48,7 @@ export class BullmqQueueTransport implements QueueTransport {
   }
 
   async add<Q extends QueueName>(queue: Q, payload: JobOf<Q>, options?: JobOptions): Promise<void> {
-    if (options?.jobId === undefined && !options?.delayMs) return this.outbox(queue).push(payload);
+    if (!needsOwnJob(options)) return this.outbox(queue).push(payload);
     const opts = this.jobOptions(options);
     // What was sent before it goes first: order is kept per producer.
     await this.outboxes.get(queue)?.drain();
@@ -57,7 +57,14 @@ export class BullmqQueueTransport implements QueueTransport {
 
   async addBulk<Q extends QueueName>(queue: Q, jobs: { payload: JobOf<Q>; options?: JobOptions }[]): Promise<void> {
     for (const job of jobs) assertJobId(job.options?.jobId);
-    await Promise.all(jobs.map((job) => this.add(queue, job.payload, job.options)));
+    // A message with its own job is added once the outbox holds what came before it; the ones after it wait
+    // for that, or they could leave in an envelope ahead of it.
+    const pushed: Promise<void>[] = [];
+    for (const job of jobs) {
+      if (needsOwnJob(job.options)) await this.add(queue, job.payload, job.options);
+      else pushed.push(this.add(queue, job.payload, job.options));
+    }
+    await Promise.all(pushed);
   }
 
   /**
@@ -238,6 +245,11 @@ export class BullmqQueueTransport implements QueueTransport {
     redis.on('error', this.onError);
     return redis;
   }
+}
+
+/** A job id or a delay needs a BullMQ job of its own; any other message travels in an outbox envelope. */
+function needsOwnJob(options?: JobOptions): boolean {
+  return options?.jobId !== undefined || !!options?.delayMs;
 }
 
 /** A failed job's messages and, for each, why (an envelope keeps one reason per message). */

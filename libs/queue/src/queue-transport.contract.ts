@@ -45,15 +45,15 @@ export function queueTransportContract(
       expect(received).toEqual(sent);
     });
 
-    it('adds in bulk, in order', async () => {
-      await transport.addBulk(QueueName.FrontierAdd, [
-        { payload: token('a.test') },
-        { payload: token('b.test'), options: { jobId: 'b-test' } },
-        { payload: token('c.test') },
-      ]);
+    it('adds in bulk, in order, messages with a job id of their own among the others', async () => {
+      const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((n) => `${n}.test`);
+      await transport.addBulk(
+        QueueName.FrontierAdd,
+        names.map((host, i) => ({ payload: token(host), ...(i % 3 === 1 ? { options: { jobId: `job-${host}` } } : {}) })),
+      );
       const hosts = await collectHosts();
-      await waitFor(() => hosts.length === 3);
-      expect(hosts).toEqual(['a.test', 'b.test', 'c.test']);
+      await waitFor(() => hosts.length === names.length);
+      expect(hosts).toEqual(names);
     });
 
     it('never shares payload objects between producer and consumer', async () => {
