@@ -33,4 +33,22 @@ describe('UrlFilterProcessor', () => {
     await handler(batch('/a', '/c'));
     expect(sent.map((b) => b.urls.map((u) => u.url))).toEqual([['http://a.test/a', 'http://a.test/b'], ['http://a.test/c']]);
   });
+
+  it('gives every batch it sends an id of its own, even two batches of the same URLs', async () => {
+    const state = new MemoryStateStore();
+    const config = loadConfig({}, { 'filter.scope': 'any', 'filter.recentUrls': 0 });
+    const sent: UrlBatch[] = [];
+    let handler!: (batch: UrlBatch) => Promise<void>;
+    const pipeline = {
+      consume: async (_queue: QueueName, h: (batch: UrlBatch) => Promise<void>) => void (handler = h),
+      send: async (_queue: QueueName, payload: UrlBatch) => void sent.push(payload),
+    } as unknown as Pipeline;
+    await new UrlFilterProcessor(pipeline, new UrlFilterService(state, config, quietLogger()), new CrawlStats(state, new Registry()), config).onApplicationBootstrap();
+    const redirect: UrlBatch = { v: SCHEMA_VERSION, urls: [{ url: 'http://a.test/login', depth: 1, source: 'redirect', hops: 1 }] };
+    await handler(redirect);
+    await handler(redirect);
+    expect(sent).toHaveLength(2);
+    expect(sent[0].batchId).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(sent[1].batchId).not.toBe(sent[0].batchId);
+  });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
@@ -24,7 +25,10 @@ export class UrlFilterProcessor implements OnApplicationBootstrap {
         const result = await this.filter.filter(batch.urls);
         await Promise.all(Object.entries(result.rejected).map(([reason, n]) => this.stats.count(`filtered.${reason}`, n)));
         await this.stats.count('repeat.filter', result.repeats);
-        if (result.accepted.length) await this.pipeline.send(QueueName.SeenUrls, { v: SCHEMA_VERSION, urls: result.accepted });
+        // Each batch its own id: URL-seen keeps its answer under it, and two batches of the same URLs (two
+        // redirects to one page) must not be taken for one delivered twice.
+        const batchId = randomBytes(12).toString('base64url');
+        if (result.accepted.length) await this.pipeline.send(QueueName.SeenUrls, { v: SCHEMA_VERSION, urls: result.accepted, batchId });
         this.filter.passedOn(result);
       },
       { concurrency: this.config.filter.concurrency },
