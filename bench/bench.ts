@@ -3,19 +3,21 @@
  * web (bench/web: BENCH_HOSTS × BENCH_PAGES_PER_HOST pages of ~30 KB, built in memory in a process of its
  * own), then the micro-benchmarks. Results: bench/results/bench.{json,md,svg}.
  *
- *   ceiling            undici request + htmlparser2, one process per core, no pipeline
- *   ours-embedded      `crawl`, one process                    } BENCH_PAGES pages, delay 0, robots.txt obeyed,
- *   ours-distributed   every service its own process           } one request per host at a time
- *   crawlee            Crawlee's CheerioCrawler, its defaults
- *   polite-*           BENCH_POLITE_PAGES pages with a 1 s per-host delay: ours (both shapes) and Crawlee with
- *                      sameDomainDelaySecs 1; the bound is hosts ÷ delay pages/s
+ *   ceiling                   undici request + htmlparser2, one process per core, no pipeline
+ *   ours-embedded             `crawl`, one process                 } BENCH_PAGES pages, delay 0, robots.txt
+ *   ours-distributed          every service its own process        } obeyed, one request per host at a time
+ *   ours-distributed-cluster  the same on a 3-master Redis Cluster }
+ *   crawlee                   Crawlee's CheerioCrawler, its defaults
+ *   polite-*                  BENCH_POLITE_PAGES pages with a 1 s per-host delay: ours (both shapes) and
+ *                             Crawlee with sameDomainDelaySecs 1; the bound is hosts ÷ delay pages/s
  *
  * Environment: BENCH_HOSTS (200), BENCH_PAGES_PER_HOST (500), BENCH_PAGES (20000), BENCH_LATENCY_MS (10,
  * the web's think time per answer), BENCH_POLITE_PAGES (12000), BENCH_POLITE_DELAY_MS (1000), BENCH_RUNS
  * (comma-separated run ids to do, default all), BENCH_PEER_TIMEOUT_S (300: a peer run still going is stopped and
  * reported as unfinished), BENCH_QUICK=1 (micro-benchmarks on small inputs),
  * BENCH_OUT (bench/results), BENCH_CPU_PROF_DIR (unset: our processes write --cpu-prof profiles there),
- * REDIS_URL (redis://127.0.0.1:6379).
+ * REDIS_URL (redis://127.0.0.1:6379), REDIS_CLUSTER_URL (the cluster of ours-distributed-cluster,
+ * redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002).
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
@@ -40,6 +42,7 @@ const POLITE_PAGES = env('BENCH_POLITE_PAGES', 12_000);
 const POLITE_DELAY_MS = env('BENCH_POLITE_DELAY_MS', 1000);
 const PEER_TIMEOUT_MS = env('BENCH_PEER_TIMEOUT_S', 300) * 1000;
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
 const OUT = process.env.BENCH_OUT || join(__dirname, '../../bench/results');
 const ONLY = process.env.BENCH_RUNS ? new Set(process.env.BENCH_RUNS.split(',')) : undefined;
 
@@ -59,6 +62,7 @@ async function main() {
     ['ceiling', () => runCeiling(web, PAGES)],
     ['ours-embedded', () => runEmbedded(web, { id: 'ours-embedded', label: 'ours, embedded (1 process)', pages: PAGES, delayMs: 0 })],
     ['ours-distributed', () => runDistributed(web, { id: 'ours-distributed', label: 'ours, distributed (9 processes)', pages: PAGES, delayMs: 0, redisUrl: REDIS_URL })],
+    ['ours-distributed-cluster', () => runDistributed(web, { id: 'ours-distributed-cluster', label: 'ours, distributed on a 3-master Redis Cluster (9 processes)', pages: PAGES, delayMs: 0, redisUrl: REDIS_CLUSTER_URL })],
     ['crawlee', () => runCrawlee(web, { id: 'crawlee', label: 'Crawlee CheerioCrawler, defaults', pages: PAGES, timeoutMs: PEER_TIMEOUT_MS })],
     ['polite-ours-embedded', () => runEmbedded(web, { id: 'polite-ours-embedded', label: `polite: ours, embedded (${polite})`, pages: POLITE_PAGES, delayMs: POLITE_DELAY_MS })],
     ['polite-ours-distributed', () => runDistributed(web, { id: 'polite-ours-distributed', label: `polite: ours, distributed (${polite})`, pages: POLITE_PAGES, delayMs: POLITE_DELAY_MS, redisUrl: REDIS_URL })],

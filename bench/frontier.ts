@@ -42,7 +42,7 @@ const OPTIONS: FrontierStoreOptions = {
   priorityBias: 2,
   perHostLimit: 1,
   perIpLimit: 8,
-  perIpIntervalMs: 0,
+  perIpIntervalMs: 100,
   auditLength: 200,
 };
 

@@ -3,13 +3,16 @@
  * Redis, an S3 server), watching for what only shows over time: process memory that keeps growing, Redis
  * memory per page over the documented budget, a queue that grows without bound, politeness that slips.
  * Samples every process's RSS, the Redis memory of the run's prefix and every queue's depth at 10%, 50% and
- * 100% of the expected pages, then writes bench/results/soak.json and soak.md and exits 1 if a check fails.
+ * 100% of the expected pages, checks Redis against REDIS_BUDGET_PER_PAGE (80 B), then writes bench/results/soak.json and soak.md and exits 1 if a check fails.
  *
  * Usage: npm run bench:soak   (never part of npm test; about 20 minutes on 2 cores at the defaults: the test
  *   web's hosts share one address, so FRONTIER_PER_IP_LIMIT (8) requests are in flight at most)
  *   SOAK_HOSTS (1000), SOAK_PAGES_PER_HOST (100), SOAK_DELAY_MS (0: the politeness delay; one request per host
  *   at a time always holds), SOAK_CRAWL_DELAY_HOSTS (3, each takes ≥ SOAK_PAGES_PER_HOST seconds),
- *   SOAK_TIMEOUT_MS (3 h), REDIS_URL (redis://127.0.0.1:6379).
+ *   SOAK_TIMEOUT_MS (3 h), REDIS_URL (redis://127.0.0.1:6379), SOAK_RECORDS (postgres when POSTGRES_URL is set
+ *   or a server answers at postgres://postgres@127.0.0.1:5432/test, else redis: where the per-page records
+ *   live; on postgres a database is created for the run and dropped after). The Bloom filter is sized for the
+ *   run's URLs (URL_SEEN_EXPECTED_URLS), so its bytes count as a crawl of this size would pay them.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

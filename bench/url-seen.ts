@@ -27,7 +27,7 @@ import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import Redis from 'ioredis';
-import { BloomHasher, bloomParameters } from '@crawler/bloom';
+import { BloomHasher, shardedBloomParameters } from '@crawler/bloom';
 import { loadConfig } from '@crawler/config';
 import type { CrawlUrl } from '@crawler/contracts';
 import { MemoryStateStore, RedisStateStore, type StateStore } from '@crawler/state';
@@ -153,15 +153,20 @@ function heapBytes(): number {
 }
 
 /** Bloom false positives of `count` never-inserted URLs against the bitmap read back from Redis. */
-function bloomFalsePositives(bitmap: Buffer, scenario: Scenario, count: number): number {
-  const hasher = new BloomHasher(bloomParameters(scenario.urls, scenario.falsePositiveRate)); // as BloomSeenSet
+function bloomFalsePositives(bitmaps: Buffer[], scenario: Scenario, count: number): number {
+  const params = shardedBloomParameters(scenario.urls, scenario.falsePositiveRate); // as BloomSeenSet on one Redis
+  const hasher = new BloomHasher(params);
   // Redis bit order: bit 0 is the most significant bit of byte 0.
-  const has = (o: number) => o >>> 3 < bitmap.length && (bitmap[o >>> 3] & (0x80 >> (o & 7))) !== 0;
+  const has = (url: string) => {
+    const { shard, offsets } = hasher.place(url, params.shards);
+    const bitmap = bitmaps[shard];
+    return offsets.every((o) => o >>> 3 < bitmap.length && (bitmap[o >>> 3] & (0x80 >> (o & 7))) !== 0);
+  };
   for (let i = 0; i < 10_000; i++) {
-    if (!hasher.offsets(insertedUrl(i)).every(has)) throw new Error(`inserted URL ${i} is not in the filter read back`);
+    if (!has(insertedUrl(i))) throw new Error(`inserted URL ${i} is not in the filter read back`);
   }
   let positives = 0;
-  for (let i = 0; i < count; i++) if (hasher.offsets(freshUrl(i)).every(has)) positives++;
+  for (let i = 0; i < count; i++) if (has(freshUrl(i))) positives++;
   return positives;
 }
 
@@ -222,9 +227,11 @@ async function run(scenario: Scenario, driver: string, admin: Redis | undefined,
       falsePositives = { count: CHECKS - pass.admitted, checks: CHECKS, how: 'admit()', pass };
     } else if (admin) {
       process.stderr.write(`${scenario.name}, ${driver}: testing ${fmt(CHECKS)} new URLs against the bits read back…\n`);
-      const bitmap = await admin.getBuffer(`${prefix}:url-seen:bloom`);
-      if (!bitmap) throw new Error('no bitmap in Redis');
-      falsePositives = { count: bloomFalsePositives(bitmap, scenario, CHECKS), checks: CHECKS, how: 'bits read back (GET)' };
+      const shards = stats.mode === 'bloom' ? stats.shards : 1;
+      const keys = shards === 1 ? [`${prefix}:url-seen:bloom`] : Array.from({ length: shards }, (_, i) => `${prefix}:url-seen:bloom:${i}`);
+      const bitmaps = await Promise.all(keys.map((key) => admin.getBuffer(key)));
+      if (bitmaps.some((bitmap) => !bitmap)) throw new Error('no bitmap in Redis');
+      falsePositives = { count: bloomFalsePositives(bitmaps as Buffer[], scenario, CHECKS), checks: CHECKS, how: 'bits read back (GET)' };
     }
     return { scenario, driver, layout: seen.layout, insert, repeat, falsePositives, estimatedRate: stats.falsePositiveRate, statsMs, summary: describeSeenStats(stats), bytes, encodings };
   } finally {

@@ -27,12 +27,33 @@ const children = services.map((name) => {
     stream.on('data', (chunk) => {
       const lines = (rest + chunk).split('\n');
       rest = lines.pop();
-      for (const line of lines) process.stdout.write(`${name.padEnd(15)}| ${line}\n`);
+      for (const line of lines) {
+        process.stdout.write(`${name.padEnd(15)}| ${line}\n`);
+        const port = readyPort(line);
+        if (port !== undefined) process.stdout.write(`${name.padEnd(15)}| ready on port ${port}: ${urls(name, port)}\n`);
+      }
     });
   }
   child.on('exit', (code, signal) => process.stdout.write(`${name.padEnd(15)}| exited (${signal ?? code})\n`));
   return child;
 });
+
+/** The port of a service's "<name> ready" log line, if this is that line. */
+function readyPort(line) {
+  if (!/"msg":"[a-z-]+ ready"/.test(line)) return undefined;
+  try {
+    return JSON.parse(line).port;
+  } catch {
+    return undefined;
+  }
+}
+
+function urls(name, port) {
+  const base = `http://127.0.0.1:${port}`;
+  const pages = [`health ${base}/health`, `metrics ${base}/metrics`];
+  if (name === 'control-plane') pages.unshift(`dashboard ${base}/`, `status ${base}/status`);
+  return pages.join(', ');
+}
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { CrawlRun } from '../report/results';
 import type { BenchWebProcess } from '../web/bench-web-process';
 import { profileArgs } from '../../test/support/service-processes';
+import { ASK_ONCE_ENV, ONE_ADDRESS_ENV } from '../../test/support/test-web-cluster';
 import { exited, RunMeter } from './measure';
 
 export interface OursOptions {
@@ -34,7 +35,7 @@ export async function runEmbedded(web: BenchWebProcess, options: OursOptions): P
     '--delay', String(options.delayMs / 1000), '--hosts-file', hostsFile, '--allow-private', '--out', join(dir, 'out'), '--json',
   ];
   const log = createWriteStream(join(dir, 'stderr.log'));
-  const child = spawn(process.execPath, args, { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const meter = new RunMeter([{ name: 'crawl', pid: () => child.pid }]);
   let stdout = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));

@@ -13,6 +13,8 @@ export function renderMarkdown(results: BenchResults): string {
     ...section('Crawl runs', runsTable(results.runs)),
     ...notes(results.runs),
     ...section('Processes', processTable(results.runs.map((r) => [r, r.processes]))),
+    ...section('Redis Cluster: per page, beside one node', clusterTable(results.runs)),
+    ...section('Redis Cluster: each server', serversTable(results.runs)),
     ...section('Infrastructure (not in the runs’ CPU and RSS)', processTable(results.runs.map((r) => [r, r.infrastructure ?? []]))),
     ...section('Micro-benchmarks', table(['figure', 'value', 'unit', 'command'], results.micro.map((m) => [m.label, num(m.value), m.unit, `\`${m.command}\``]))),
     ...section('Targets', table(['target', 'value', 'wanted', 'met'], results.targets.map((t) => [t.label, num(t.value), t.target, t.target === 'reported' ? '—' : t.met ? '✓' : '✗']))),
@@ -57,6 +59,35 @@ function runsTable(runs: CrawlRun[]): string[] {
     num(r.web.repeatRequests),
     r.complete ? 'yes' : '**no** (cut off)',
   ]));
+}
+
+/** Only when a run was on a cluster: its figures per page, with every run on one Redis node beside it. */
+function clusterTable(runs: CrawlRun[]): string[] {
+  if (!runs.some((r) => r.redis?.nodes)) return [];
+  const perPage = (r: CrawlRun, n: number | undefined, digits?: number) => (n === undefined || !r.pages ? '—' : num(n / r.pages, digits));
+  return table(
+    ['run', 'Redis', 'pages/s', 'CPU ms/page', 'Redis CPU ms/page (masters)', 'replicas’ CPU ms/page', 'Redis commands/page (masters)'],
+    runs.filter((r) => r.redis).map((r) => [
+      r.label,
+      r.redis!.nodes ? `${r.redis!.nodes.filter((n) => n.role === 'master').length} masters, ${r.redis!.nodes.filter((n) => n.role === 'replica').length} replicas` : 'one node',
+      num(r.pagesPerSecond),
+      num(r.cpuMsPerPage, 2),
+      perPage(r, r.redis!.cpuMs, 2),
+      perPage(r, r.redis!.replicaCpuMs, 2),
+      perPage(r, r.redis!.commands, 0),
+    ]),
+  );
+}
+
+/** Each master and replica of a cluster run: its memory over the run, the crawl keys' share, CPU, commands. */
+function serversTable(runs: CrawlRun[]): string[] {
+  return table(
+    ['run', 'server', 'role', 'used memory Δ MiB', 'peak used memory MiB', 'crawl keys MiB (MEMORY USAGE)', 'crawl keys', 'CPU s', 'commands'],
+    runs.flatMap((r) => (r.redis?.nodes ?? []).map((n) => {
+      const keys = r.redis!.keysBytesPerMaster?.find((m) => m.address === n.address);
+      return [r.label, n.address, n.role, mib(n.usedMemoryDelta, 1), mib(n.peakUsedMemory, 1), keys ? mib(keys.bytes, 1) : '—', keys ? num(keys.keys) : '—', num(n.cpuMs / 1000, 1), num(n.commands)];
+    })),
+  );
 }
 
 function notes(runs: CrawlRun[]): string[] {

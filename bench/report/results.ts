@@ -20,6 +20,39 @@ export interface RedisFigures {
   commands: number;
   /** Redis's own CPU during the run, ms. */
   cpuMs: number;
+  /** On a cluster (the figures above are then the masters', summed): the replicas' CPU, ms, summed. */
+  replicaCpuMs?: number;
+  /** On a cluster: each master's and each replica's figures. */
+  nodes?: RedisNodeFigures[];
+  /**
+   * On a cluster: the run's keys' memory on each master (MEMORY USAGE over a SCAN of the run's prefix, read
+   * when the crawl is complete, before its keys are deleted), bytes.
+   */
+  keysBytesPerMaster?: { address: string; keys: number; bytes: number }[];
+  /** The commands that took most of Redis's time over the run (INFO commandstats Δ; a cluster's masters summed). */
+  topCommands?: CommandStat[];
+}
+
+export interface CommandStat {
+  command: string;
+  calls: number;
+  /** Time Redis spent in it, µs. */
+  usec: number;
+}
+
+/** One server of a Redis Cluster over a run (INFO before and after). */
+export interface RedisNodeFigures {
+  /** host:port. */
+  address: string;
+  role: 'master' | 'replica';
+  /** used_memory after the run minus before, bytes. */
+  usedMemoryDelta: number;
+  /** Peak used_memory during the run, bytes. */
+  peakUsedMemory: number;
+  /** total_commands_processed Δ (a replica's are the writes it replays). */
+  commands: number;
+  /** used_cpu_sys + used_cpu_user Δ, ms. */
+  cpuMs: number;
 }
 
 export interface CrawlRun {

@@ -6,7 +6,8 @@ import { join, relative } from 'node:path';
  * library; a service library never imports another service library (services meet only through queues);
  * nothing reaches into another app or library by relative path. Plugins (`libs/plugin-<name>`, apps
  * `apps/plugin-<name>`) are never imported by the core: core services learn of them through the plugin
- * registry; and a plugin reaches the crawler only through the plugin SDK and the shared infrastructure.
+ * registry; and a plugin reaches the crawler only through the plugin SDK and the shared infrastructure (plus the
+ * domain rules it must apply as the core does: libs/net, libs/robots).
  */
 const ROOT = join(__dirname, '../..');
 const SERVICES = ['frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'url-filter', 'url-seen', 'control-plane'];
@@ -28,8 +29,11 @@ const ownerOf = (file: string) => file.split('/').slice(0, 2).join('/');
 /** Plugin libraries and apps: `libs/plugin-<name>` and `apps/plugin-<name>`, the SDK excepted. */
 const isPluginFile = (file: string) => /^(libs|apps)\/plugin-/.test(file) && !file.startsWith('libs/plugin-sdk/');
 const isPluginImport = (spec: string) => spec.startsWith('@crawler/plugin-') && spec !== '@crawler/plugin-sdk';
-/** What a plugin library may import of ours: the SDK and the shared infrastructure, the same as a core service gets. */
-const PLUGIN_MAY_IMPORT = ['plugin-sdk', 'contracts', 'config', 'runtime', 'state', 'content-store', 'logging'].map((l) => `@crawler/${l}`);
+/**
+ * What a plugin library may import of ours: the SDK and the shared infrastructure, the same as a core service
+ * gets, and the domain rules a plugin must apply the same way as the core (address vetting, robots.txt).
+ */
+const PLUGIN_MAY_IMPORT = ['plugin-sdk', 'contracts', 'config', 'runtime', 'state', 'content-store', 'logging', 'net', 'robots'].map((l) => `@crawler/${l}`);
 
 describe('import rules', () => {
   const files = [...sources('apps'), ...sources('libs')];

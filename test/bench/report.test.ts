@@ -86,6 +86,23 @@ describe('bench report', () => {
     expect(md).toContain('redis-server');
   });
 
+  it('a run on a Redis Cluster adds its per-page figures beside the one-node run, and a table of its servers', () => {
+    const master = (port: number, mib: number) => ({ address: `127.0.0.1:${port}`, role: 'master' as const, usedMemoryDelta: mib * 2 ** 20, peakUsedMemory: 2 * mib * 2 ** 20, commands: 20_000, cpuMs: 400 });
+    const onCluster = run('ours-distributed-cluster', 'ours, on the cluster', 700, {
+      redis: {
+        usedMemoryDelta: 6 * 2 ** 20, peakUsedMemory: 12 * 2 ** 20, commands: 60_000, cpuMs: 1200, replicaCpuMs: 300,
+        nodes: [master(7000, 1), master(7001, 2), master(7002, 3), { ...master(7003, 1), role: 'replica', cpuMs: 300, commands: 9000 }],
+        keysBytesPerMaster: [7000, 7001, 7002].map((port) => ({ address: `127.0.0.1:${port}`, keys: 400, bytes: 2 ** 20 })),
+      },
+    });
+    const md = renderMarkdown({ ...results, runs: [...results.runs, onCluster] });
+    expect(md).toContain('| ours, on the cluster | 3 masters, 1 replicas | 700 | 2.50 | 1.20 | 0.30 | 60 |');
+    expect(md).toContain('| ours, distributed | one node | 813 | 2.50 | 0.90 | — | 42 |');
+    expect(md).toContain('| ours, on the cluster | 127.0.0.1:7002 | master | 3.0 | 6.0 | 1.0 | 400 | 0.4 | 20,000 |');
+    expect(md).toContain('| ours, on the cluster | 127.0.0.1:7003 | replica | 1.0 | 2.0 | — | — | 0.3 | 9,000 |');
+    expect(renderMarkdown(results)).not.toContain('Redis Cluster');
+  });
+
   it('the SVG is well-formed and has one bar per run in each of its three panels', () => {
     const svg = renderChart(results);
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);

@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '@crawler/config';
+import { parseRedisUrl } from '@crawler/redis';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { argv, ComposeService, composeSchemaFile, composeSchemaProblems, environmentOf, loadCompose } from './compose';
-import { configProblem, mainOf, ROOT, runEntrypoint, SERVICES, unknownEnvNames } from './deploy-support';
+import { argv, ComposeFile, ComposeService, composeSchemaFile, composeSchemaProblems, environmentOf, loadCompose } from './compose';
+import { configProblem, mainOf, ROOT, runEntrypoint, SERVICES, servicesKeepingRecords, unknownEnvNames } from './deploy-support';
 import { parseDockerfile } from './dockerfile';
 import { packageVersion } from './kubernetes-schemas';
 
@@ -11,32 +13,67 @@ import { packageVersion } from './kubernetes-schemas';
  * docker-compose.yml checked offline: valid against the Compose Specification's JSON schema, and a cluster
  * that would work: every service of apps/ started by name from the one image, configured only with settings
  * the crawler reads, Redis with AOF on a volume, MinIO on a volume with its bucket made, the control plane
- * published, and nothing that stops `--scale downloader=N`.
+ * published, and nothing that stops `--scale downloader=N`. The same checks hold with
+ * docker-compose.cluster.yml over it (the crawl on a Redis Cluster), whose own checks follow.
  */
 
 const FILE = join(ROOT, 'docker-compose.yml');
-const compose = loadCompose(FILE); // interpolated as with an empty shell: every ${VAR:-default} at its default
-const services = compose.services;
-const names = Object.keys(services);
+const CLUSTER_FILE = join(ROOT, 'docker-compose.cluster.yml');
 
-/** The services that run the crawler's image (built from this checkout's Dockerfile). */
-const crawlerServices = Object.entries(services).filter(([, s]) => s.build !== undefined);
+/** The two ways to run it, each checked by the same tests: the Compose files of each. */
+const SETUPS: [string, string[]][] = [
+  ['docker-compose.yml', [FILE]],
+  ['docker-compose.yml with docker-compose.cluster.yml', [FILE, CLUSTER_FILE]],
+];
+
 const isCrawler = (s: ComposeService) => s.build !== undefined;
+
+/** The secrets a service mounts (short syntax: their names). */
+const secretsOf = (service: ComposeService) => ((service.secrets as string[] | undefined) ?? []).map(String);
+
+/**
+ * A container's environment as its programs see it: a setting naming /run/secrets/<name>, where Compose mounts
+ * a secret the service is given, names a file holding a sample value instead.
+ */
+function settingsOf(service: ComposeService): Record<string, string> {
+  const env = environmentOf(service);
+  for (const [name, value] of Object.entries(env)) {
+    const secret = /^\/run\/secrets\/([\w.-]+)$/.exec(value)?.[1];
+    if (!secret) continue;
+    expect({ name, secret, mounted: secretsOf(service).includes(secret) }).toEqual({ name, secret, mounted: true });
+    const file = `${tempDir('compose-secret-')}/${secret}`;
+    writeFileSync(file, 'sample-secret-value-0123456789\n');
+    env[name] = file;
+  }
+  return env;
+}
 
 function dockerCompose(): boolean {
   return spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' }).status === 0;
 }
 const withDockerCompose = dockerCompose() ? it : it.skip;
 
-describe('docker-compose.yml', () => {
-  afterAll(removeTempDirs);
+afterAll(removeTempDirs);
+
+/** The services that run the crawler's image (built from this checkout's Dockerfile). */
+const crawlerServicesOf = (compose: ComposeFile) => Object.entries(compose.services).filter(([, s]) => isCrawler(s));
+
+/** A service's dependencies in the long form, whichever form it is written in. */
+const dependenciesOf = (service: ComposeService): Record<string, { condition: string }> =>
+  Array.isArray(service.depends_on) ? Object.fromEntries(service.depends_on.map((d) => [d, { condition: 'service_started' }])) : service.depends_on ?? {};
+
+describe.each(SETUPS)('%s', (_, files) => {
+  const compose = loadCompose(files); // interpolated as with an empty shell: every ${VAR:-default} at its default
+  const services = compose.services;
+  const names = Object.keys(services);
+  const crawlerServices = crawlerServicesOf(compose);
 
   it(`is valid against the Compose Specification schema (${composeSchemaFile().split('node_modules/')[1]}, dclint ${packageVersion('dclint')})`, () => {
     expect(composeSchemaProblems(compose)).toEqual([]);
   });
 
   it('stays valid whatever the shell sets (every interpolated value)', () => {
-    const custom = loadCompose(FILE, {
+    const custom = loadCompose(files, {
       MINIO_ROOT_USER: 'someone',
       MINIO_ROOT_PASSWORD: 'a-long-password',
       S3_BUCKET: 'pages',
@@ -45,7 +82,7 @@ describe('docker-compose.yml', () => {
       LOG_LEVEL: 'debug',
     });
     expect(composeSchemaProblems(custom)).toEqual([]);
-    const env = environmentOf(custom.services.frontier);
+    const env = settingsOf(custom.services.frontier);
     expect(configProblem(env)).toBeUndefined();
     expect(new URL(env.S3_URL).username).toBe('someone');
   });
@@ -60,7 +97,7 @@ describe('docker-compose.yml', () => {
   });
 
   withDockerCompose('is accepted by `docker compose config`', () => {
-    const result = spawnSync('docker', ['compose', '-f', FILE, 'config', '--quiet'], { encoding: 'utf8' });
+    const result = spawnSync('docker', ['compose', ...files.flatMap((f) => ['-f', f]), 'config', '--quiet'], { encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   });
@@ -88,9 +125,135 @@ describe('docker-compose.yml', () => {
 
   it('gives every crawler container only settings the crawler reads, with values it accepts', () => {
     for (const [name, service] of crawlerServices) {
-      const env = environmentOf(service);
+      const env = settingsOf(service);
       const pipeline = SERVICES.includes(name);
       expect({ name, unknown: unknownEnvNames(env), invalid: pipeline ? configProblem(env) : undefined }).toEqual({ name, unknown: [], invalid: undefined });
+    }
+  });
+
+  it('runs MinIO on a named volume, with the bucket made before any crawler service starts', () => {
+    const minio = services.minio;
+    const dataDir = argv(minio.command)[1];
+    expect(argv(minio.command)[0]).toBe('server');
+    expect(minio.volumes).toContainEqual(`minio-data:${dataDir}`);
+    expect(Object.keys(compose.volumes ?? {})).toContain('minio-data');
+    expect(minio.healthcheck?.test).toBeDefined();
+
+    const [initName, init] = Object.entries(services).find(([, s]) => /\bmc mb\b/.test(argv(s.command).join(' ')))!;
+    expect(init.depends_on).toEqual({ minio: { condition: 'service_healthy' } });
+    const initEnv = settingsOf(init);
+    for (const [name, service] of crawlerServices.filter(([n]) => SERVICES.includes(n))) {
+      const env = settingsOf(service);
+      expect({ name, dependsOn: (service.depends_on as Record<string, { condition: string }>)[initName]?.condition }).toEqual({ name, dependsOn: 'service_completed_successfully' });
+      expect(loadConfig(env).s3Bucket).toBe(initEnv.S3_BUCKET);
+    }
+  });
+
+  it('points S3_URL at the MinIO service, with the credentials MinIO is given', () => {
+    const env = settingsOf(services.frontier);
+    const s3 = new URL(env.S3_URL);
+    expect(s3.hostname).toBe('minio');
+    expect(s3.port).toBe('9000'); // MinIO's API port (`server` without --address)
+    const minioEnv = settingsOf(services.minio);
+    expect([decodeURIComponent(s3.username), decodeURIComponent(s3.password)]).toEqual([minioEnv.MINIO_ROOT_USER, minioEnv.MINIO_ROOT_PASSWORD]);
+    expect(minioEnv.MINIO_ROOT_PASSWORD.length).toBeGreaterThanOrEqual(8);
+    const init = settingsOf(Object.values(services).find((s) => /\bmc mb\b/.test(argv(s.command).join(' ')))!);
+    expect([init.MINIO_ROOT_USER, init.MINIO_ROOT_PASSWORD]).toEqual([minioEnv.MINIO_ROOT_USER, minioEnv.MINIO_ROOT_PASSWORD]);
+  });
+
+  it('keeps the records in PostgreSQL on a named volume, RECORDS_URL (its credentials) given to the services that keep records', () => {
+    const postgres = services.postgres;
+    expect(postgres.image).toMatch(/^postgres:\d+/);
+    expect(postgres.volumes).toContainEqual('postgres-data:/var/lib/postgresql/data');
+    expect(Object.keys(compose.volumes ?? {})).toContain('postgres-data');
+    expect(postgres.healthcheck?.test).toBeDefined();
+    const db = settingsOf(postgres);
+    const keepers = servicesKeepingRecords();
+    expect(keepers.sort()).toEqual(['content-seen', 'control-plane']);
+    for (const name of SERVICES) {
+      const url = settingsOf(services[name]).RECORDS_URL;
+      expect({ name, records: url !== undefined }).toEqual({ name, records: keepers.includes(name) });
+      if (url === undefined) continue;
+      const target = new URL(url);
+      expect({ name, host: target.hostname, port: target.port, db: target.pathname }).toEqual({ name, host: 'postgres', port: '5432', db: `/${db.POSTGRES_DB}` });
+      expect([decodeURIComponent(target.username), decodeURIComponent(target.password)]).toEqual([db.POSTGRES_USER, db.POSTGRES_PASSWORD]);
+      expect({ name, waitsFor: dependenciesOf(services[name]).postgres?.condition }).toEqual({ name, waitsFor: 'service_healthy' });
+    }
+    // The credentials come from the shell or .env, and reach both sides.
+    const custom = loadCompose(files, { POSTGRES_USER: 'records', POSTGRES_PASSWORD: 'another-long-secret', POSTGRES_DB: 'pages' });
+    const url = new URL(settingsOf(custom.services['content-seen']).RECORDS_URL);
+    expect([url.username, url.password, url.pathname]).toEqual(['records', 'another-long-secret', '/pages']);
+    expect(settingsOf(custom.services.postgres)).toMatchObject({ POSTGRES_USER: 'records', POSTGRES_PASSWORD: 'another-long-secret', POSTGRES_DB: 'pages' });
+  });
+
+  it('publishes the control plane on a host port, to the port it listens on', () => {
+    const controlPlane = services['control-plane'];
+    const port = loadConfig(settingsOf(controlPlane)).port;
+    expect(controlPlane.ports).toHaveLength(1);
+    const [, containerPort] = /^(?:[\d.]+:)?(\d+):(\d+)$/.exec(String(controlPlane.ports![0]))!.slice(1);
+    expect(Number(containerPort)).toBe(port);
+  });
+
+  it('lets every pipeline service scale (`--scale downloader=3`): no container name, no host port, no fixed downloader id', () => {
+    for (const name of SERVICES.filter((s) => s !== 'control-plane')) {
+      const service = services[name];
+      expect({ name, container_name: service.container_name, ports: service.ports }).toEqual({ name, container_name: undefined, ports: undefined });
+    }
+    // Without DOWNLOADER_ID each downloader names itself after its host name, pid and a random suffix.
+    expect(loadConfig(settingsOf(services.downloader)).downloader.id).toBeUndefined();
+  });
+
+  it('waits only for services that exist and can report what is awaited', () => {
+    const image = parseDockerfile(join(ROOT, 'Dockerfile'));
+    const imageHealthcheck = image.stages[image.stages.length - 1].instructions.some((i) => i.keyword === 'HEALTHCHECK');
+    for (const [name, service] of Object.entries(services)) {
+      for (const [dependency, { condition }] of Object.entries(dependenciesOf(service))) {
+        expect({ name, dependency, exists: names.includes(dependency) }).toEqual({ name, dependency, exists: true });
+        // A service started by default cannot wait for one that only a profile starts.
+        const started = (s: ComposeService) => !s.profiles?.length;
+        if (started(service)) expect({ name, dependency, started: started(services[dependency]) }).toEqual({ name, dependency, started: true });
+        if (condition !== 'service_healthy') continue;
+        const target = services[dependency];
+        const healthcheck = target.healthcheck?.disable ? false : Boolean(target.healthcheck?.test) || (isCrawler(target) && imageHealthcheck);
+        expect({ name, dependency, healthcheck }).toEqual({ name, dependency, healthcheck: true });
+      }
+    }
+  });
+
+  it('starts the cluster CLI only on demand, pointed at the control plane', () => {
+    const cli = Object.entries(services).find(([name, s]) => isCrawler(s) && !SERVICES.includes(name));
+    expect(cli).toBeDefined();
+    const [, service] = cli!;
+    expect(service.profiles?.length).toBeGreaterThan(0);
+    const url = new URL(settingsOf(service).CONTROL_PLANE_URL);
+    expect(url.hostname).toBe('control-plane');
+    expect(Number(url.port)).toBe(loadConfig(settingsOf(services['control-plane'])).port);
+    const run = runEntrypoint(tempDir('entrypoint-'), argv(service.command));
+    expect(run.status).toBe(0);
+    expect(run.node?.[0]).toBe(join(ROOT, 'dist/apps/crawl/src/cluster-cli.js'));
+  });
+
+  it('gives the control plane its token as a secret (it and the CLI only), and publishes it on loopback only', () => {
+    expect(compose.secrets).toEqual({ control_plane_token: { environment: 'CONTROL_PLANE_TOKEN' } });
+    const given = Object.entries(services).filter(([, s]) => secretsOf(s).includes('control_plane_token')).map(([name]) => name);
+    expect(given.sort()).toEqual(['cli', 'control-plane']);
+    expect(loadConfig(settingsOf(services['control-plane'])).controlPlane.token).toBe('sample-secret-value-0123456789');
+    for (const service of Object.values(services)) expect(environmentOf(service).CONTROL_PLANE_TOKEN).toBeUndefined();
+    for (const [name, service] of Object.entries(services)) {
+      for (const port of service.ports ?? []) expect({ name, port: String(port) }).toEqual({ name, port: expect.stringMatching(/^127\.0\.0\.1:/) });
+    }
+  });
+});
+
+describe('docker-compose.yml alone (one Redis)', () => {
+  const compose = loadCompose(FILE);
+  const services = compose.services;
+
+  it('starts no Redis Cluster node: the default is the single-node crawl', () => {
+    expect(Object.keys(services).filter((name) => name.startsWith('redis-cluster'))).toEqual([]);
+    for (const [name, service] of crawlerServicesOf(compose).filter(([n]) => SERVICES.includes(n))) {
+      expect({ name, redis: new URL(settingsOf(service).REDIS_URL).hostname }).toEqual({ name, redis: 'redis' });
+      expect({ name, waitsFor: dependenciesOf(service).redis?.condition }).toEqual({ name, waitsFor: 'service_healthy' });
     }
   });
 
@@ -105,80 +268,102 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(compose.volumes ?? {})).toContain(volume);
     expect(redis.healthcheck?.test).toBeDefined();
   });
+});
 
-  it('runs MinIO on a named volume, with the bucket made before any crawler service starts', () => {
-    const minio = services.minio;
-    const dataDir = argv(minio.command)[1];
-    expect(argv(minio.command)[0]).toBe('server');
-    expect(minio.volumes).toContainEqual(`minio-data:${dataDir}`);
-    expect(Object.keys(compose.volumes ?? {})).toContain('minio-data');
-    expect(minio.healthcheck?.test).toBeDefined();
+describe('docker-compose.yml with docker-compose.cluster.yml (the crawl on a Redis Cluster)', () => {
+  const compose = loadCompose([FILE, CLUSTER_FILE]);
+  const services = compose.services;
+  const nodes = Object.keys(services).filter((name) => /^redis-cluster-\d+$/.test(name));
+  const topConfigs = compose.configs as Record<string, { file: string }>;
 
-    const [initName, init] = Object.entries(services).find(([, s]) => /\bmc mb\b/.test(argv(s.command).join(' ')))!;
-    expect(init.depends_on).toEqual({ minio: { condition: 'service_healthy' } });
-    const initEnv = environmentOf(init);
-    for (const [name, service] of crawlerServices.filter(([n]) => SERVICES.includes(n))) {
-      const env = environmentOf(service);
-      expect({ name, dependsOn: (service.depends_on as Record<string, { condition: string }>)[initName]?.condition }).toEqual({ name, dependsOn: 'service_completed_successfully' });
-      expect(loadConfig(env).s3Bucket).toBe(initEnv.S3_BUCKET);
+  /** A file a service is given as a Compose config, by where it is mounted. */
+  function configFile(service: ComposeService, target: string): string {
+    const config = (service.configs ?? []).find((c) => typeof c !== 'string' && c.target === target) as { source: string };
+    expect(config).toBeDefined();
+    return join(ROOT, topConfigs[config.source].file);
+  }
+
+  /** A node's settings: its config file, then its `--name value` arguments. */
+  function redisSettings(service: ComposeService): Record<string, string> {
+    const [program, file, ...args] = argv(service.command);
+    expect(program).toBe('redis-server');
+    const settings: Record<string, string> = {};
+    for (const line of readFileSync(configFile(service, file), 'utf8').split('\n')) {
+      const m = /^([a-z-]+)\s+(.*?)\s*$/.exec(line);
+      if (m) settings[m[1]] = m[2];
     }
-  });
+    for (let i = 0; i < args.length; i += 2) settings[args[i].replace(/^--/, '')] = args[i + 1];
+    return settings;
+  }
 
-  it('points REDIS_URL and S3_URL at the Redis and MinIO services, with the credentials MinIO is given', () => {
-    const env = environmentOf(services.frontier);
-    expect(new URL(env.REDIS_URL).hostname).toBe('redis');
-    const s3 = new URL(env.S3_URL);
-    expect(s3.hostname).toBe('minio');
-    expect(s3.port).toBe('9000'); // MinIO's API port (`server` without --address)
-    const minioEnv = environmentOf(services.minio);
-    expect([decodeURIComponent(s3.username), decodeURIComponent(s3.password)]).toEqual([minioEnv.MINIO_ROOT_USER, minioEnv.MINIO_ROOT_PASSWORD]);
-    expect(minioEnv.MINIO_ROOT_PASSWORD.length).toBeGreaterThanOrEqual(8);
-    const init = environmentOf(Object.values(services).find((s) => /\bmc mb\b/.test(argv(s.command).join(' ')))!);
-    expect([init.MINIO_ROOT_USER, init.MINIO_ROOT_PASSWORD]).toEqual([minioEnv.MINIO_ROOT_USER, minioEnv.MINIO_ROOT_PASSWORD]);
-  });
-
-  it('publishes the control plane on a host port, to the port it listens on', () => {
-    const controlPlane = services['control-plane'];
-    const port = loadConfig(environmentOf(controlPlane)).port;
-    expect(controlPlane.ports).toHaveLength(1);
-    const [, containerPort] = /^(?:[\d.]+:)?(\d+):(\d+)$/.exec(String(controlPlane.ports![0]))!.slice(1);
-    expect(Number(containerPort)).toBe(port);
-  });
-
-  it('lets every pipeline service scale (`--scale downloader=3`): no container name, no host port, no fixed downloader id', () => {
-    for (const name of SERVICES.filter((s) => s !== 'control-plane')) {
-      const service = services[name];
-      expect({ name, container_name: service.container_name, ports: service.ports }).toEqual({ name, container_name: undefined, ports: undefined });
+  it('runs six nodes, each cluster-enabled with AOF and noeviction on a volume of its own, announcing its service name', () => {
+    expect(nodes.length).toBe(6);
+    const volumes = new Set<string>();
+    for (const name of nodes) {
+      const node = services[name];
+      const settings = redisSettings(node);
+      expect({ name, cluster: settings['cluster-enabled'], aof: settings.appendonly, policy: settings['maxmemory-policy'] }).toEqual({
+        name,
+        cluster: 'yes',
+        aof: 'yes',
+        policy: 'noeviction',
+      });
+      expect({ name, announced: settings['cluster-announce-hostname'], endpoint: settings['cluster-preferred-endpoint-type'] }).toEqual({ name, announced: name, endpoint: 'hostname' });
+      const volume = (node.volumes ?? []).map(String).find((v) => v.endsWith(`:${settings.dir}`))?.split(':')[0];
+      expect(Object.keys(compose.volumes ?? {})).toContain(volume);
+      volumes.add(volume!);
+      expect(node.healthcheck?.test).toBeDefined();
+      expect({ name, ports: node.ports, profiles: node.profiles }).toEqual({ name, ports: undefined, profiles: undefined });
     }
-    // Without DOWNLOADER_ID each downloader names itself after its host name, pid and a random suffix.
-    expect(loadConfig(environmentOf(services.downloader)).downloader.id).toBeUndefined();
+    expect(volumes.size).toBe(6);
   });
 
-  it('waits only for services that exist and can report what is awaited', () => {
-    const image = parseDockerfile(join(ROOT, 'Dockerfile'));
-    const imageHealthcheck = image.stages[image.stages.length - 1].instructions.some((i) => i.keyword === 'HEALTHCHECK');
-    for (const [name, service] of Object.entries(services)) {
-      const dependsOn = Array.isArray(service.depends_on) ? Object.fromEntries(service.depends_on.map((d) => [d, { condition: 'service_started' }])) : service.depends_on ?? {};
-      for (const [dependency, { condition }] of Object.entries(dependsOn)) {
-        expect({ name, dependency, exists: names.includes(dependency) }).toEqual({ name, dependency, exists: true });
-        if (condition !== 'service_healthy') continue;
-        const target = services[dependency];
-        const healthcheck = target.healthcheck?.disable ? false : Boolean(target.healthcheck?.test) || (isCrawler(target) && imageHealthcheck);
-        expect({ name, dependency, healthcheck }).toEqual({ name, dependency, healthcheck: true });
+  it('forms the cluster once every node is healthy, with the script the Kubernetes Job runs', () => {
+    const init = services['redis-cluster-init'];
+    expect(dependenciesOf(init)).toEqual(Object.fromEntries(nodes.map((n) => [n, { condition: 'service_healthy' }])));
+    const listed = settingsOf(init).REDIS_CLUSTER_NODES.split(/\s+/);
+    expect(listed).toEqual(nodes.map((n) => `${n}:${redisSettings(services[n]).port}`));
+    const [shell, script] = argv(init.command);
+    expect(shell).toBe('sh');
+    expect(configFile(init, script)).toBe(join(ROOT, 'k8s/redis-cluster/form-cluster.sh'));
+    expect(init.restart).toBe('no');
+  });
+
+  it('points every crawler service at the cluster’s nodes, once it is formed, and no longer starts the single Redis', () => {
+    for (const [name, service] of crawlerServicesOf(compose).filter(([n]) => SERVICES.includes(n))) {
+      const target = parseRedisUrl(settingsOf(service).REDIS_URL);
+      expect({ name, cluster: target.cluster }).toEqual({ name, cluster: true });
+      for (const node of target.nodes) {
+        expect(nodes).toContain(node.host);
+        expect(node.port).toBe(Number(redisSettings(services[node.host]).port));
       }
+      const dependsOn = dependenciesOf(service);
+      expect({ name, init: dependsOn['redis-cluster-init']?.condition, redis: dependsOn.redis }).toEqual({ name, init: 'service_completed_successfully', redis: undefined });
     }
+    expect(services.redis.profiles?.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the tests’ Compose loader, merging a later file over an earlier one', () => {
+  const write = (text: string) => {
+    const file = join(tempDir('compose-merge-'), 'compose.yml');
+    writeFileSync(file, text);
+    return file;
+  };
+  const base = write('services:\n  app:\n    image: a\n    command: [x, y]\n    environment: {A: "1", B: "2"}\n    depends_on: {db: {condition: service_healthy}}\n    ports: ["80:80"]\n');
+
+  it('merges mappings key by key, replaces scalars and commands, and honours !override and !reset', () => {
+    const over = write('services:\n  app:\n    image: b\n    command: [z]\n    environment: {B: "3"}\n    depends_on: !override {cache: {condition: service_started}}\n    ports: !reset []\n');
+    expect(loadCompose([base, over]).services.app).toEqual({
+      image: 'b',
+      command: ['z'],
+      environment: { A: '1', B: '3' },
+      depends_on: { cache: { condition: 'service_started' } },
+    });
   });
 
-  it('starts the cluster CLI only on demand, pointed at the control plane', () => {
-    const cli = Object.entries(services).find(([name, s]) => isCrawler(s) && !SERVICES.includes(name));
-    expect(cli).toBeDefined();
-    const [, service] = cli!;
-    expect(service.profiles?.length).toBeGreaterThan(0);
-    const url = new URL(environmentOf(service).CONTROL_PLANE_URL);
-    expect(url.hostname).toBe('control-plane');
-    expect(Number(url.port)).toBe(loadConfig(environmentOf(services['control-plane'])).port);
-    const run = runEntrypoint(tempDir('entrypoint-'), argv(service.command));
-    expect(run.status).toBe(0);
-    expect(run.node?.[0]).toBe(join(ROOT, 'dist/apps/crawl/src/cluster-cli.js'));
+  it('refuses what it does not implement (two sequences to merge) rather than merge differently from Compose', () => {
+    const over = write('services:\n  app:\n    ports: ["81:81"]\n');
+    expect(() => loadCompose([base, over])).toThrow(/services\.app\.ports .* not implemented/);
   });
 });

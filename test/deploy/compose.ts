@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Ajv from 'ajv';
-import { parse } from 'yaml';
+import { isNode, isScalar, parseDocument, Scalar, visit } from 'yaml';
 
 /**
- * docker-compose.yml as Compose reads it: YAML with merge keys (`<<: *anchor`), then `${VAR}` interpolation
- * from the environment, then validation against the Compose Specification's JSON schema.
+ * Compose files as Compose reads them: YAML with merge keys (`<<: *anchor`), later files merged over earlier
+ * ones (`-f docker-compose.yml -f docker-compose.cluster.yml`), then `${VAR}` interpolation from the
+ * environment, then validation against the Compose Specification's JSON schema.
  */
 
 /** The Compose Specification JSON schema (compose-spec/compose-spec schema/compose-spec.json), as dclint ships it. */
@@ -69,6 +70,7 @@ export interface ComposeService {
   depends_on?: string[] | Record<string, { condition: string }>;
   profiles?: string[];
   healthcheck?: { test?: string | string[]; disable?: boolean };
+  configs?: (string | { source: string; target?: string })[];
   [key: string]: unknown;
 }
 
@@ -79,10 +81,63 @@ export interface ComposeFile {
   [key: string]: unknown;
 }
 
-/** Reads a Compose file the way `docker compose config` does (merge keys, interpolation), with `env` as the shell. */
-export function loadCompose(file: string, env: Record<string, string | undefined> = {}): ComposeFile {
-  const raw = parse(readFileSync(file, 'utf8'), { merge: true }) as unknown;
-  return interpolateAll(raw, env, file) as ComposeFile;
+/** Compose's merge tags: `!override` replaces the earlier file's value, `!reset` removes it. */
+const TAGS = ['!override', '!reset'] as const;
+type Tag = (typeof TAGS)[number];
+/** A tagged key, as the YAML reader below renames it for the merge: `depends_on !override`. */
+const TAGGED_KEY = / (!override|!reset)$/;
+
+/** One file's YAML, its merge tags moved onto their keys so that they survive into plain values. */
+function readComposeYaml(file: string): Record<string, unknown> {
+  const doc = parseDocument(readFileSync(file, 'utf8'), { merge: true });
+  visit(doc, {
+    Pair(_, pair) {
+      const tag = isNode(pair.value) ? (pair.value.tag as Tag | undefined) : undefined;
+      if (!tag || !TAGS.includes(tag)) return;
+      if (!isScalar(pair.key)) throw new Error(`${file}: ${tag} on a key that is not a plain name`);
+      pair.key = new Scalar(`${String(pair.key.value)} ${tag}`);
+      (pair.value as { tag?: string }).tag = undefined;
+    },
+  });
+  if (doc.errors.length) throw new Error(`${file}: ${doc.errors[0].message}`);
+  return doc.toJS() as Record<string, unknown>;
+}
+
+/** Where Compose replaces a sequence of an earlier file rather than merging it (compose-spec merge.md). */
+const REPLACED = [/^services\.[^.]+\.(command|entrypoint)$/, /^services\.[^.]+\.healthcheck\.test$/];
+
+/**
+ * Compose's merge of a later file over an earlier one, for what our files use: mappings merged key by key,
+ * a scalar or a command replaced, a tagged key overriding or resetting. Anything else (two sequences to merge, a
+ * mapping over a scalar) throws, rather than merge differently from Compose.
+ */
+function mergeCompose(base: unknown, over: unknown, path: string): unknown {
+  const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isMap(base) || !isMap(over)) {
+    const scalar = (v: unknown) => v === null || typeof v !== 'object';
+    if (base === undefined || (scalar(base) && scalar(over)) || REPLACED.some((r) => r.test(path))) return over;
+    throw new Error(`merging ${path || 'the file'} over an earlier value is not implemented by this loader`);
+  }
+  const merged: Record<string, unknown> = { ...base };
+  for (const [taggedKey, value] of Object.entries(over)) {
+    const key = taggedKey.replace(TAGGED_KEY, '');
+    const at = path ? `${path}.${key}` : key;
+    const tag = TAGGED_KEY.exec(taggedKey)?.[1];
+    if (tag === '!reset') delete merged[key];
+    else if (tag === '!override') merged[key] = value;
+    else merged[key] = mergeCompose(merged[key], value, at);
+  }
+  return merged;
+}
+
+/**
+ * Reads Compose files the way `docker compose -f a -f b config` does (merge keys, later files merged over
+ * earlier ones, interpolation), with `env` as the shell.
+ */
+export function loadCompose(files: string | string[], env: Record<string, string | undefined> = {}): ComposeFile {
+  const list = typeof files === 'string' ? [files] : files;
+  const merged = list.map(readComposeYaml).reduce<unknown>((base, over) => mergeCompose(base, over, ''), undefined);
+  return interpolateAll(merged, env, list.join(' + ')) as ComposeFile;
 }
 
 /** The schema's complaints about a loaded Compose file, one line each. */

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import { ConfigError, ENV_NAMES, loadConfig } from '@crawler/config';
 import { findPlugin, loadPluginConfig, PluginDefinition } from '@crawler/plugin-sdk';
+import { tempDir } from '../support/temp-dirs';
 
 /** What the deployment tests share: the checkout, its apps, the settings they read, the image's entrypoint. */
 
@@ -14,6 +15,26 @@ export const APPS = readdirSync(join(ROOT, 'apps'), { withFileTypes: true })
   .map((d) => d.name)
   .sort();
 export const SERVICES = APPS.filter((app) => app !== 'crawl');
+
+/**
+ * A copy of k8s/ with these of its optional components enabled, as a user enables them (a `components:` list
+ * in k8s/kustomization.yaml), to build with kustomize.
+ */
+export function k8sWithComponents(components: string[]): string {
+  const copy = tempDir('k8s-components-');
+  cpSync(join(ROOT, 'k8s'), copy, { recursive: true });
+  const file = join(copy, 'kustomization.yaml');
+  writeFileSync(file, `${readFileSync(file, 'utf8')}\ncomponents:\n${components.map((c) => `  - ${c}\n`).join('')}`);
+  return copy;
+}
+
+/**
+ * The services that keep the per-page records (RECORDS_URL): those whose library injects the RecordsStore
+ * (libs/<service>/src), found in the sources, so a new reader of the records is wired in every install.
+ */
+export function servicesKeepingRecords(): string[] {
+  return SERVICES.filter((service) => existsSync(join(ROOT, 'libs', service, 'src')) && sources(`libs/${service}/src`).some((f) => readFileSync(join(ROOT, f), 'utf8').includes('@Inject(RECORDS_STORE)')));
+}
 
 /** The build output that runs an app (the tests run after `npm run build`). */
 export const mainOf = (app: string) => join(ROOT, 'dist/apps', app, 'src/main.js');

@@ -1,9 +1,11 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '@crawler/config';
 import { QueueName } from '@crawler/contracts';
+import { parseRedisUrl } from '@crawler/redis';
+import { listenPlan } from '@crawler/runtime';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { configProblem, mainOf, ROOT, runEntrypoint, SERVICES, unknownEnvNames } from './deploy-support';
+import { configProblem, k8sWithComponents, mainOf, ROOT, runEntrypoint, SERVICES, servicesKeepingRecords, unknownEnvNames } from './deploy-support';
 import { KObject, kustomizeBuild, podSpecOf, splitImage } from './kustomize';
 import { KUBERNETES_VERSION, modelModule, packageVersion, schemaProblems, strictTypeProblems } from './kubernetes-schemas';
 
@@ -11,35 +13,49 @@ import { KUBERNETES_VERSION, modelModule, packageVersion, schemaProblems, strict
  * k8s/ as `kubectl apply -k k8s/` would install it, checked offline: every object valid for Kubernetes
  * v1.33 (kubernetes-models' OpenAPI validators, and its types for unknown fields), and consistent with the
  * crawler itself: a Deployment per service running that service, probes on the /health it serves, only
- * settings the configuration reads, and values it accepts.
+ * settings the configuration reads, and values it accepts. The same checks hold with the redis-cluster
+ * component, whose own checks follow.
  */
 
-const objects = kustomizeBuild(join(ROOT, 'k8s'));
-const all = (kind: string) => objects.filter((o) => o.kind === kind) as any[];
-const one = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name) as any;
-/** A generated ConfigMap or Secret by the name its generator gave it (before the hash suffix). */
-const generated = (kind: string, name: string) =>
-  objects.find((o) => o.kind === kind && (o.metadata.name === name || new RegExp(`^${name}-[a-z0-9]{10}$`).test(o.metadata.name))) as any;
+/** What a test asks of one build of k8s/: its objects by kind and name, and a container's environment. */
+function inspect(objects: KObject[]) {
+  const all = (kind: string) => objects.filter((o) => o.kind === kind) as any[];
+  const one = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name) as any;
+  /** A generated ConfigMap or Secret by the name its generator gave it (before the hash suffix). */
+  const generated = (kind: string, name: string) =>
+    objects.find((o) => o.kind === kind && (o.metadata.name === name || new RegExp(`^${name}-[a-z0-9]{10}$`).test(o.metadata.name))) as any;
 
-/** A container's environment as the kubelet assembles it (envFrom, then env; references resolved). */
-function environment(object: KObject, container: any): Record<string, string> {
-  const env: Record<string, string> = {};
-  const decode = (secret: any, key: string) => Buffer.from(secret.data[key], 'base64').toString('utf8');
-  for (const from of container.envFrom ?? []) {
-    if (from.configMapRef) Object.assign(env, one('ConfigMap', from.configMapRef.name)?.data ?? fail(`${object.metadata.name}: no ConfigMap ${from.configMapRef.name}`));
-    if (from.secretRef) {
-      const secret = one('Secret', from.secretRef.name) ?? fail(`${object.metadata.name}: no Secret ${from.secretRef.name}`);
-      for (const key of Object.keys(secret.data)) env[key] = decode(secret, key);
+  /** A container's environment as the kubelet assembles it (envFrom, then env; references resolved). */
+  function environment(object: KObject, container: any): Record<string, string> {
+    const env: Record<string, string> = {};
+    const decode = (secret: any, key: string) => Buffer.from(secret.data[key], 'base64').toString('utf8');
+    for (const from of container.envFrom ?? []) {
+      if (from.configMapRef) Object.assign(env, one('ConfigMap', from.configMapRef.name)?.data ?? fail(`${object.metadata.name}: no ConfigMap ${from.configMapRef.name}`));
+      if (from.secretRef) {
+        const secret = one('Secret', from.secretRef.name) ?? fail(`${object.metadata.name}: no Secret ${from.secretRef.name}`);
+        for (const key of Object.keys(secret.data)) env[key] = decode(secret, key);
+      }
     }
+    // A pod's own fields: the first pod of its workload (a StatefulSet's <name>-0).
+    const fields: Record<string, string | undefined> = { 'metadata.name': `${object.metadata.name}-0`, 'metadata.namespace': object.metadata.namespace };
+    for (const variable of container.env ?? []) {
+      const ref = variable.valueFrom;
+      if (ref?.configMapKeyRef) env[variable.name] = one('ConfigMap', ref.configMapKeyRef.name).data[ref.configMapKeyRef.key];
+      else if (ref?.secretKeyRef) env[variable.name] = decode(one('Secret', ref.secretKeyRef.name), ref.secretKeyRef.key);
+      else if (ref?.fieldRef && fields[ref.fieldRef.fieldPath] !== undefined) env[variable.name] = fields[ref.fieldRef.fieldPath]!;
+      else if (ref) fail(`${object.metadata.name}: valueFrom ${JSON.stringify(ref)} is not resolved by this test`);
+      else env[variable.name] = variable.value ?? '';
+    }
+    return env;
   }
-  for (const variable of container.env ?? []) {
-    const ref = variable.valueFrom;
-    if (ref?.configMapKeyRef) env[variable.name] = one('ConfigMap', ref.configMapKeyRef.name).data[ref.configMapKeyRef.key];
-    else if (ref?.secretKeyRef) env[variable.name] = decode(one('Secret', ref.secretKeyRef.name), ref.secretKeyRef.key);
-    else if (ref) fail(`${object.metadata.name}: valueFrom ${JSON.stringify(ref)} is not resolved by this test`);
-    else env[variable.name] = variable.value ?? '';
-  }
-  return env;
+
+  /** A container's arguments with the `$(VAR)` references Kubernetes expands from its environment. */
+  const expandedArgs = (object: KObject, container: any): string[] => {
+    const env = environment(object, container);
+    return (container.args ?? []).map((arg: string) => arg.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (ref, name) => env[name] ?? ref));
+  };
+
+  return { objects, all, one, generated, environment, expandedArgs };
 }
 
 function fail(message: string): never {
@@ -73,8 +89,37 @@ function quantity(value: string | number): number {
   return parseFloat(m[1]) * unit;
 }
 
-describe(`k8s/ (kustomize build, validated against Kubernetes ${KUBERNETES_VERSION})`, () => {
-  afterAll(removeTempDirs);
+/** The installs k8s/ offers, each checked by the same tests: as it is (one Redis), and on a Redis Cluster. */
+const INSTALLS: [string, () => KObject[]][] = [
+  ['k8s/', () => kustomizeBuild(join(ROOT, 'k8s'))],
+  ['k8s/ with the redis-cluster component', () => kustomizeBuild(k8sWithComponents(['redis-cluster']))],
+];
+
+afterAll(removeTempDirs);
+
+describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUBERNETES_VERSION})`, (_, build) => {
+  const { objects, all, one, generated, environment, expandedArgs } = inspect(build());
+  const workloads = () => [...all('Deployment'), ...all('StatefulSet'), ...all('Job')];
+
+  /** A Redis container's settings: its config file (mounted from a ConfigMap), then its `--name value` arguments. */
+  function redisSettings(workload: KObject, container: any): Record<string, string> {
+    const [program, ...args] = expandedArgs(workload, container);
+    expect(program).toBe('redis-server');
+    const settings: Record<string, string> = {};
+    if (args[0] && !args[0].startsWith('--')) {
+      const file = args.shift()!;
+      const mount = container.volumeMounts.find((m: any) => file.startsWith(`${m.mountPath}/`));
+      const volume = podSpecOf(workload)!.volumes.find((v: any) => v.name === mount.name);
+      const text: string = one('ConfigMap', volume.configMap.name).data[file.slice(mount.mountPath.length + 1)];
+      for (const line of text.split('\n')) {
+        const m = /^\s*([a-z-]+)\s+(.*?)\s*$/.exec(line);
+        if (m && !line.trimStart().startsWith('#')) settings[m[1]] = m[2];
+      }
+    }
+    for (let i = 0; i < args.length; i += 2) settings[args[i].replace(/^--/, '')] = args[i + 1];
+    return settings;
+  }
+  const redisWorkloads = () => all('StatefulSet').filter((set) => set.spec.template.spec.containers[0].image.startsWith('redis:'));
 
   it(`is valid against the Kubernetes ${KUBERNETES_VERSION} OpenAPI schemas (kubernetes-models ${packageVersion('kubernetes-models')})`, () => {
     expect(objects.length).toBeGreaterThan(15);
@@ -154,7 +199,7 @@ describe(`k8s/ (kustomize build, validated against Kubernetes ${KUBERNETES_VERSI
   });
 
   it('sets resource requests and limits on every container, requests within limits', () => {
-    for (const workload of [...all('Deployment'), ...all('StatefulSet')]) {
+    for (const workload of workloads()) {
       for (const container of podSpecOf(workload)!.containers) {
         for (const resource of ['cpu', 'memory']) {
           const { requests, limits } = container.resources ?? {};
@@ -210,9 +255,8 @@ describe(`k8s/ (kustomize build, validated against Kubernetes ${KUBERNETES_VERSI
   });
 
   it('runs Redis and MinIO as StatefulSets with persistent volumes behind headless Services', () => {
-    for (const name of ['redis', 'minio']) {
-      const set = one('StatefulSet', name);
-      expect(set).toBeDefined();
+    expect(redisWorkloads().length).toBe(1);
+    for (const set of [...redisWorkloads(), one('StatefulSet', 'minio')]) {
       const service = one('Service', set.spec.serviceName);
       expect(service.spec.clusterIP).toBe('None');
       expect(labelsMatch(service.spec.selector, set.spec.template.metadata.labels)).toBe(true);
@@ -221,22 +265,79 @@ describe(`k8s/ (kustomize build, validated against Kubernetes ${KUBERNETES_VERSI
       const mounted = set.spec.template.spec.containers.flatMap((c: any) => c.volumeMounts.map((m: any) => m.name));
       for (const claim of claims) expect(mounted).toContain(claim);
     }
-    const redisArgs: string[] = one('StatefulSet', 'redis').spec.template.spec.containers[0].args;
-    expect(redisArgs.join(' ')).toMatch(/--appendonly yes/);
-    expect(redisArgs.join(' ')).toMatch(/--maxmemory-policy noeviction/);
   });
 
-  it('points REDIS_URL and S3_URL at those Services, with the credentials MinIO is given', () => {
+  it('runs every Redis with AOF persistence and noeviction, its data on the persistent volume', () => {
+    for (const set of redisWorkloads()) {
+      const [container] = set.spec.template.spec.containers;
+      const settings = redisSettings(set, container);
+      expect({ set: set.metadata.name, appendonly: settings.appendonly, policy: settings['maxmemory-policy'] }).toEqual({ set: set.metadata.name, appendonly: 'yes', policy: 'noeviction' });
+      const claims = set.spec.volumeClaimTemplates.map((c: any) => c.metadata.name);
+      expect(claims).toContain(container.volumeMounts.find((m: any) => m.mountPath === settings.dir)?.name);
+    }
+  });
+
+  it('points REDIS_URL at that Redis, and S3_URL at MinIO with the credentials MinIO is given', () => {
     const frontier = one('Deployment', 'frontier');
     const env = environment(frontier, frontier.spec.template.spec.containers[0]);
-    const redis = new URL(env.REDIS_URL);
-    expect(one('Service', redis.hostname).spec.ports.map((p: any) => p.port)).toContain(Number(redis.port || 6379));
+    const [redis] = redisWorkloads();
+    const target = parseRedisUrl(env.REDIS_URL);
+    // A node is the Service (one Redis) or a pod by the name its headless Service gives it (<set>-<ordinal>.<service>).
+    const service = one('Service', redis.spec.serviceName);
+    const pods = Array.from({ length: redis.spec.replicas }, (_, i) => `${redis.metadata.name}-${i}.${service.metadata.name}`);
+    for (const node of target.nodes) {
+      expect([service.metadata.name, ...pods]).toContain(node.host);
+      expect(service.spec.ports.map((p: any) => p.port)).toContain(node.port);
+    }
+    expect(redisSettings(redis, redis.spec.template.spec.containers[0])['cluster-enabled'] ?? 'no').toBe(target.cluster ? 'yes' : 'no');
     const s3 = new URL(env.S3_URL);
     expect(one('Service', s3.hostname).spec.ports.map((p: any) => p.port)).toContain(Number(s3.port));
     const minio = one('StatefulSet', 'minio');
     const minioEnv = environment(minio, minio.spec.template.spec.containers[0]);
     expect([decodeURIComponent(s3.username), decodeURIComponent(s3.password)]).toEqual([minioEnv.MINIO_ROOT_USER, minioEnv.MINIO_ROOT_PASSWORD]);
     expect(minioEnv.MINIO_ROOT_PASSWORD.length).toBeGreaterThanOrEqual(8); // MinIO refuses shorter root passwords
+  });
+
+  it('runs PostgreSQL as a StatefulSet, its data on a persistent volume, its credentials from a Secret', () => {
+    const set = one('StatefulSet', 'postgres');
+    const service = one('Service', set.spec.serviceName);
+    expect(labelsMatch(service.spec.selector, set.spec.template.metadata.labels)).toBe(true);
+    const [container] = set.spec.template.spec.containers;
+    expect(container.image).toMatch(/^postgres:\d+/);
+    const env = environment(set, container);
+    const claims = set.spec.volumeClaimTemplates.map((c: any) => c.metadata.name);
+    const dataMount = container.volumeMounts.find((m: any) => env.PGDATA.startsWith(`${m.mountPath}/`));
+    expect(claims).toContain(dataMount?.name);
+    for (const name of ['POSTGRES_USER', 'POSTGRES_PASSWORD', 'POSTGRES_DB']) {
+      const variable = container.env.find((v: any) => v.name === name);
+      expect({ name, fromSecret: variable?.valueFrom?.secretKeyRef?.name }).toEqual({ name, fromSecret: generated('Secret', 'postgres-credentials').metadata.name });
+    }
+    expect(container.readinessProbe.exec.command.join(' ')).toMatch(/pg_isready/);
+  });
+
+  it('gives RECORDS_URL, from that Secret, to every service that keeps records (and only those), pointed at PostgreSQL with its credentials', () => {
+    const set = one('StatefulSet', 'postgres');
+    const db = environment(set, set.spec.template.spec.containers[0]);
+    const keepers = servicesKeepingRecords();
+    expect(keepers.sort()).toEqual(['content-seen', 'control-plane']);
+    for (const deployment of all('Deployment')) {
+      const [container] = deployment.spec.template.spec.containers;
+      const name = deployment.metadata.name;
+      const url = environment(deployment, container).RECORDS_URL;
+      expect({ name, records: url !== undefined }).toEqual({ name, records: keepers.includes(name) });
+      if (url === undefined) continue;
+      const variable = container.env.find((v: any) => v.name === 'RECORDS_URL');
+      expect({ name, fromSecret: variable?.valueFrom?.secretKeyRef?.name }).toEqual({ name, fromSecret: generated('Secret', 'postgres-credentials').metadata.name });
+      const target = new URL(url);
+      expect(one('Service', target.hostname).spec.ports.map((p: any) => p.port)).toContain(Number(target.port));
+      expect(one('Service', target.hostname).spec.selector).toEqual(set.spec.selector.matchLabels);
+      expect([decodeURIComponent(target.username), decodeURIComponent(target.password), target.pathname]).toEqual([db.POSTGRES_USER, db.POSTGRES_PASSWORD, `/${db.POSTGRES_DB}`]);
+    }
+  });
+
+  it('gives every crawler service the same REDIS_URL', () => {
+    const urls = new Set(all('Deployment').flatMap((d) => d.spec.template.spec.containers.map((c: any) => environment(d, c).REDIS_URL)));
+    expect(urls.size).toBe(1);
   });
 
   it('autoscales the downloader and the content parser on CPU (autoscaling/v2), leaving their replicas to the autoscaler', () => {
@@ -260,9 +361,21 @@ describe(`k8s/ (kustomize build, validated against Kubernetes ${KUBERNETES_VERSI
     expect(containerPort(container, service.spec.ports[0].targetPort)).toBe(loadConfig(environment(one('Deployment', 'control-plane'), container)).port);
   });
 
+  it('gives the control plane its token from a Secret that no other workload reads, so it listens beyond loopback', () => {
+    const readers = [...all('Deployment'), ...all('StatefulSet')].filter((w) =>
+      podSpecOf(w)!.containers.some((c: any) => environment(w, c).CONTROL_PLANE_TOKEN !== undefined),
+    );
+    expect(readers.map((w) => w.metadata.name)).toEqual(['control-plane']);
+    const deployment = one('Deployment', 'control-plane');
+    const config = loadConfig(environment(deployment, deployment.spec.template.spec.containers[0]));
+    expect(config.controlPlane.token).toBeDefined();
+    expect(listenPlan(config, true).address).toBe('0.0.0.0');
+    expect(generated('Secret', 'control-plane-token')).toBeDefined();
+  });
+
   it('references only ConfigMaps and Secrets that it creates', () => {
     const names = (kind: string) => new Set(all(kind).map((o) => o.metadata.name));
-    for (const workload of [...all('Deployment'), ...all('StatefulSet')]) {
+    for (const workload of workloads()) {
       const pod = podSpecOf(workload)!;
       for (const volume of pod.volumes ?? []) {
         if (volume.configMap) expect(names('ConfigMap')).toContain(volume.configMap.name);
@@ -273,39 +386,85 @@ describe(`k8s/ (kustomize build, validated against Kubernetes ${KUBERNETES_VERSI
     expect(generated('ConfigMap', 'crawler-config')).toBeDefined();
     expect(generated('Secret', 'crawler-secrets')).toBeDefined();
   });
+});
 
-  describe('with the KEDA component (queue-depth autoscaling of the content parser)', () => {
-    const withKeda = () => {
-      const copy = tempDir('k8s-keda-');
-      cpSync(join(ROOT, 'k8s'), copy, { recursive: true });
-      const file = join(copy, 'kustomization.yaml');
-      writeFileSync(file, `${readFileSync(file, 'utf8')}\ncomponents:\n  - keda\n`);
-      return kustomizeBuild(copy);
-    };
+describe('k8s/ with the KEDA component (queue-depth autoscaling of the content parser)', () => {
+  const withKeda = () => kustomizeBuild(k8sWithComponents(['keda']));
 
-    it(`is valid: Kubernetes ${KUBERNETES_VERSION} and the KEDA CRDs (@kubernetes-models/keda ${packageVersion('@kubernetes-models/keda')})`, () => {
-      const keda = withKeda();
-      expect(schemaProblems(keda)).toEqual([]);
-      expect(strictTypeProblems(keda)).toEqual([]);
-    });
+  it(`is valid: Kubernetes ${KUBERNETES_VERSION} and the KEDA CRDs (@kubernetes-models/keda ${packageVersion('@kubernetes-models/keda')})`, () => {
+    const keda = withKeda();
+    expect(schemaProblems(keda)).toEqual([]);
+    expect(strictTypeProblems(keda)).toEqual([]);
+  });
 
-    it('replaces the CPU autoscaler of its target and watches the queue that target consumes', () => {
-      const keda = withKeda();
-      const scaled = keda.filter((o) => o.kind === 'ScaledObject') as any[];
-      expect(scaled.length).toBeGreaterThan(0);
-      const config = loadConfig(generated('ConfigMap', 'crawler-config').data);
-      for (const object of scaled) {
-        const target = object.spec.scaleTargetRef.name;
-        expect(keda.find((o) => o.kind === 'Deployment' && o.metadata.name === target)).toBeDefined();
-        expect(keda.filter((o: any) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.name === target)).toEqual([]);
-        for (const trigger of object.spec.triggers.filter((t: any) => t.type === 'redis')) {
-          const [host, port] = trigger.metadata.address.split(':');
-          expect(host).toBe(`redis.${object.metadata.namespace}.svc.cluster.local`);
-          expect(one('Service', 'redis').spec.ports.map((p: any) => p.port)).toContain(Number(port));
-          // BullMQ keeps a queue's waiting jobs in the list <prefix>:<queue>:wait.
-          expect(trigger.metadata.listName).toBe(`${config.prefix}:${CONSUMES[target]}:wait`);
-        }
+  it('replaces the CPU autoscaler of its target and scales on the pages waiting in the queue that target consumes', () => {
+    const keda = withKeda();
+    const scaled = keda.filter((o) => o.kind === 'ScaledObject') as any[];
+    expect(scaled.length).toBeGreaterThan(0);
+    for (const object of scaled) {
+      const target = object.spec.scaleTargetRef.name;
+      expect(keda.find((o) => o.kind === 'Deployment' && o.metadata.name === target)).toBeDefined();
+      expect(keda.filter((o: any) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.name === target)).toEqual([]);
+      // Scaled on pages, not on jobs (a job is an envelope of up to 100 pages): the messages gauge of the
+      // queue the target consumes, the max over processes (each reports the same shared number).
+      expect(object.spec.triggers.filter((t: any) => t.type === 'redis')).toEqual([]);
+      const queries = object.spec.triggers.filter((t: any) => t.type === 'prometheus');
+      expect(queries.length).toBe(1);
+      for (const trigger of queries) {
+        expect(trigger.metadata.query).toBe(`max(crawler_queue_messages{queue="${CONSUMES[target]}",state="waiting"})`);
+        expect(trigger.metadata.serverAddress).toMatch(/^https?:\/\/[^/]+$/);
+        expect(Number(trigger.metadata.threshold)).toBeGreaterThanOrEqual(100);
       }
-    });
+    }
+  });
+});
+
+describe('k8s/ with the redis-cluster component (six nodes formed into three masters and three replicas)', () => {
+  const { objects, all, one, environment, expandedArgs } = inspect(kustomizeBuild(k8sWithComponents(['redis-cluster'])));
+  const set = one('StatefulSet', 'redis-cluster');
+  const service = one('Service', set.spec.serviceName);
+  const pods = Array.from({ length: set.spec.replicas }, (_, i) => `${set.metadata.name}-${i}.${service.metadata.name}`);
+  const port = service.spec.ports.find((p: any) => p.name === 'redis').port;
+
+  it('replaces the single Redis: no redis StatefulSet or Service left, every service on the cluster', () => {
+    expect(objects.filter((o) => o.metadata.name === 'redis')).toEqual([]);
+    for (const deployment of all('Deployment')) {
+      const target = parseRedisUrl(environment(deployment, deployment.spec.template.spec.containers[0]).REDIS_URL);
+      expect({ deployment: deployment.metadata.name, cluster: target.cluster }).toEqual({ deployment: deployment.metadata.name, cluster: true });
+      expect(target.nodes.map((n) => `${n.host}:${n.port}`)).toEqual(pods.map((pod) => `${pod}:${port}`));
+    }
+  });
+
+  it('runs six nodes, started in parallel, each announcing the host name its headless Service gives it', () => {
+    expect(set.spec.replicas).toBe(6);
+    expect(set.spec.podManagementPolicy).toBe('Parallel');
+    expect(service.spec.publishNotReadyAddresses).toBe(true); // nodes find one another before they are ready
+    const [container] = set.spec.template.spec.containers;
+    const args = expandedArgs(set, container);
+    expect(args[args.indexOf('--cluster-announce-hostname') + 1]).toBe(pods[0]);
+    const conf: string = one('ConfigMap', set.spec.template.spec.volumes.find((v: any) => v.configMap).configMap.name).data['redis.conf'];
+    expect(conf).toMatch(/^cluster-enabled yes$/m);
+    expect(conf).toMatch(/^cluster-preferred-endpoint-type hostname$/m);
+    expect(conf).toMatch(new RegExp(`^port ${container.ports.find((p: any) => p.name === 'redis').containerPort}$`, 'm'));
+    // The cluster bus is the data port + 10000, reachable through the Service.
+    const bus = container.ports.find((p: any) => p.name === 'cluster-bus').containerPort;
+    expect(bus).toBe(port + 10000);
+    expect(service.spec.ports.map((p: any) => p.port)).toContain(bus);
+  });
+
+  it('forms the cluster with a Job that waits for all six nodes and makes one replica per master', () => {
+    const job = one('Job', 'redis-cluster-init');
+    const pod = job.spec.template.spec;
+    expect(pod.restartPolicy).toBe('OnFailure');
+    const [container] = pod.containers;
+    const env = environment(job, container);
+    expect(env.REDIS_CLUSTER_NODES.split(/\s+/)).toEqual(pods.map((p) => `${p}:${port}`));
+    const script = container.command[container.command.length - 1];
+    const mount = container.volumeMounts.find((m: any) => script.startsWith(`${m.mountPath}/`));
+    const volume = pod.volumes.find((v: any) => v.name === mount.name);
+    const text: string = one('ConfigMap', volume.configMap.name).data[script.slice(mount.mountPath.length + 1)];
+    expect(text).toBe(readFileSync(join(ROOT, 'k8s/redis-cluster/form-cluster.sh'), 'utf8')); // the script test/deploy/form-cluster.test.ts runs
+    expect(text).toMatch(/redis-cli --cluster create \$addresses --cluster-replicas 1 --cluster-yes/);
+    expect(volume.configMap.name).toBe('redis-cluster-scripts'); // a fixed name: a Job's pod template cannot change
   });
 });

@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ROOT } from './deploy-support';
+import { k8sWithComponents, ROOT } from './deploy-support';
 import { KObject, kustomizeBuild, kustomizeHash, KustomizeError, splitImage } from './kustomize';
 
 /**
@@ -87,7 +87,7 @@ configMapGenerator:
     options: {disableNameSuffixHash: true}
 secretGenerator:
   - name: credentials
-    literals: [token=s3cr3t]
+    literals: [token=s3cr3t, short=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx, wrapped=yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy, long=postgres://user:password@postgres:5432/db-zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz]
 `,
   'base/deployment.yaml': DEPLOYMENT,
   'base/notes.txt': '# a file\nwith lines\n',
@@ -113,6 +113,9 @@ labels:
     includeTemplates: true
 resources: [namespace.yaml, ../base, store.yaml]
 components: [../component]
+configMapGenerator:
+  - name: local
+    literals: [D=4]
 images:
   - {name: example/web, newName: registry.example/web, newTag: "2.0"}
   - {name: busybox, digest: "sha256:0000000000000000000000000000000000000000000000000000000000000000"}
@@ -139,6 +142,17 @@ spec:
   'component/kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1alpha1
 kind: Component
 resources: [extra.yaml]
+configMapGenerator:
+  - name: settings
+    behavior: merge
+    literals: [B=merged, E=5]
+  - name: local
+    behavior: merge
+    literals: [F=6]
+secretGenerator:
+  - name: credentials
+    behavior: merge
+    literals: [extra=more]
 patches:
   - patch: |-
       $patch: delete
@@ -168,6 +182,7 @@ describe('the tests’ kustomize builder', () => {
     expect(objects.map(sortKey).sort()).toEqual(
       [
         'ConfigMap/shop/fixed',
+        `ConfigMap/shop/${byName('ConfigMap', 'local-').metadata.name}`,
         `ConfigMap/shop/${byName('ConfigMap', 'settings-').metadata.name}`,
         `Secret/shop/${byName('Secret', 'credentials-').metadata.name}`,
         'Deployment/shop/web',
@@ -178,8 +193,17 @@ describe('the tests’ kustomize builder', () => {
       ].sort(),
     );
     const settings = byName('ConfigMap', 'settings-');
-    expect(settings.data).toEqual({ A: '1', B: '<x>&y', QUOTED: 'spaced value', 'notes.txt': '# a file\nwith lines\n', renamed: '# a file\nwith lines\n' });
-    expect(byName('Secret', 'credentials-').data).toEqual({ token: Buffer.from('s3cr3t').toString('base64') });
+    expect(settings.data).toEqual({ A: '1', B: 'merged', E: '5', QUOTED: 'spaced value', 'notes.txt': '# a file\nwith lines\n', renamed: '# a file\nwith lines\n' });
+    expect(byName('ConfigMap', 'local-').data).toEqual({ D: '4', F: '6' });
+    const base64 = (value: string) => Buffer.from(value).toString('base64');
+    const wrapped = base64('y'.repeat(52)); // 72 characters: kustomize breaks lines at 70, each ending in a newline
+    expect(byName('Secret', 'credentials-').data).toEqual({
+      token: base64('s3cr3t'),
+      extra: base64('more'),
+      short: base64('x'.repeat(51)),
+      wrapped: `${wrapped.slice(0, 70)}\n${wrapped.slice(70)}\n`,
+      long: expect.stringMatching(/^([A-Za-z0-9+/=]{70}\n){2}[A-Za-z0-9+/=]{1,70}\n$/),
+    });
     const pod = byName('Deployment', 'web').spec.template;
     expect(pod.metadata.labels).toEqual({ app: 'web', 'app.kubernetes.io/part-of': 'shop' });
     expect(pod.spec.containers[0].image).toBe('registry.example/web:2.0');
@@ -204,7 +228,8 @@ describe('the tests’ kustomize builder', () => {
       commonLabels: 'resources: [deployment.yaml]\ncommonLabels: {a: b}\n',
       'label selectors': 'resources: [deployment.yaml]\nlabels: [{pairs: {a: b}, includeSelectors: true}]\n',
       'generator envs': 'configMapGenerator: [{name: x, envs: [a.env]}]\n',
-      'generator behavior': 'configMapGenerator: [{name: x, behavior: merge, literals: [a=b]}]\n',
+      'generator behavior replace': 'configMapGenerator: [{name: x, literals: [a=b]}, {name: x, behavior: replace, literals: [a=c]}]\n',
+      'merge into nothing': 'configMapGenerator: [{name: x, behavior: merge, literals: [a=b]}]\n',
       'generator options': 'configMapGenerator: [{name: x, literals: [a=b], options: {labels: {a: b}}}]\n',
       'merge patch': 'resources: [deployment.yaml]\npatches: [{patch: "apiVersion: apps/v1\\nkind: Deployment\\nmetadata: {name: web}\\nspec: {replicas: 2}"}]\n',
       'patch target': 'resources: [deployment.yaml]\npatches: [{path: p.yaml, target: {kind: Deployment}}]\n',
@@ -236,11 +261,11 @@ describe('the tests’ kustomize builder', () => {
     expect(sorted(kustomizeBuild(join(dir, 'overlay')))).toEqual(sorted(kustomize!(join(dir, 'overlay'))));
   });
 
-  withKustomize('builds exactly what the real kustomize builds: k8s/, and k8s/ with the KEDA component', () => {
+  withKustomize('builds exactly what the real kustomize builds: k8s/, and k8s/ with each of its components', () => {
     expect(sorted(kustomizeBuild(join(ROOT, 'k8s')))).toEqual(sorted(kustomize!(join(ROOT, 'k8s'))));
-    const copy = tempDir('k8s-keda-');
-    cpSync(join(ROOT, 'k8s'), copy, { recursive: true });
-    writeFileSync(join(copy, 'kustomization.yaml'), `${readFileSync(join(copy, 'kustomization.yaml'), 'utf8')}\ncomponents:\n  - keda\n`);
-    expect(sorted(kustomizeBuild(copy))).toEqual(sorted(kustomize!(copy)));
+    for (const components of [['keda'], ['redis-cluster'], ['keda', 'redis-cluster']]) {
+      const copy = k8sWithComponents(components);
+      expect(sorted(kustomizeBuild(copy))).toEqual(sorted(kustomize!(copy)));
+    }
   });
 });

@@ -14,8 +14,8 @@ import { parseAllDocuments } from 'yaml';
  * - `labels` with `pairs` and `includeTemplates` (pod templates and StatefulSet claim templates), without
  *   `includeSelectors`;
  * - `configMapGenerator` / `secretGenerator` with `literals` and `files`, `options.disableNameSuffixHash`,
- *   the content-hash name suffix computed as kustomize's hasher does, and the references to the generated
- *   names rewritten in pod specs;
+ *   `behavior: merge` (into what a parent or an earlier generator made), the content-hash name suffix
+ *   computed as kustomize's hasher does, and the references to the generated names rewritten in pod specs;
  * - `images` (`name`, `newName`, `newTag`, `digest`);
  * - `patches` whose patch is a strategic-merge `$patch: delete` of one object.
  *
@@ -147,7 +147,10 @@ function only(entry: Record<string, unknown>, allowed: string[], where: string):
   }
 }
 
-/** kustomize's order: resources, components, generators, then the transformers. */
+/**
+ * kustomize's order: resources, generators, components (whose generators may merge into the parent's), then
+ * the transformers.
+ */
 function runKustomization(dir: string, kind: KustomizationKind, acc: Accumulator, visiting: string[]): void {
   if (visiting.includes(dir)) throw new KustomizeError(dir, `cycle: ${[...visiting, dir].join(' → ')}`);
   const k = readKustomization(dir, kind);
@@ -163,15 +166,15 @@ function runKustomization(dir: string, kind: KustomizationKind, acc: Accumulator
     if (statSync(path).isDirectory()) runKustomization(path, 'Kustomization', own, [...visiting, dir]);
     else for (const object of readObjects(path)) add(own, object, path);
   }
-  for (const entry of list(k.components, `${where} components`)) {
-    if (typeof entry !== 'string') throw new KustomizeError(where, 'a component is a path');
-    runKustomization(resolve(dir, entry), 'Component', own, [...visiting, dir]);
-  }
   for (const entry of list(k.configMapGenerator, `${where} configMapGenerator`)) {
     generate(own, dir, entry as Record<string, unknown>, 'ConfigMap', where);
   }
   for (const entry of list(k.secretGenerator, `${where} secretGenerator`)) {
     generate(own, dir, entry as Record<string, unknown>, 'Secret', where);
+  }
+  for (const entry of list(k.components, `${where} components`)) {
+    if (typeof entry !== 'string') throw new KustomizeError(where, 'a component is a path');
+    runKustomization(resolve(dir, entry), 'Component', own, [...visiting, dir]);
   }
   for (const entry of list(k.patches, `${where} patches`)) applyPatch(own, dir, entry as Record<string, unknown>, where);
   if (k.namespace !== undefined) setNamespace(own.objects, String(k.namespace), where);
@@ -206,7 +209,9 @@ function add(acc: Accumulator, object: KObject, where: string): void {
 }
 
 function generate(acc: Accumulator, dir: string, entry: Record<string, unknown>, kind: 'ConfigMap' | 'Secret', where: string): void {
-  only(entry, kind === 'Secret' ? ['name', 'literals', 'files', 'options', 'type'] : ['name', 'literals', 'files', 'options'], `${where} ${kind} generator`);
+  only(entry, ['name', 'behavior', 'literals', 'files', 'options', ...(kind === 'Secret' ? ['type'] : [])], `${where} ${kind} generator`);
+  const behavior = entry.behavior ?? 'create';
+  if (behavior !== 'create' && behavior !== 'merge') throw new KustomizeError(where, `generator behavior ${String(behavior)} is not implemented by this builder`);
   const options = (entry.options ?? {}) as Record<string, unknown>;
   only(options, ['disableNameSuffixHash'], `${where} ${kind} generator options`);
   const name = entry.name;
@@ -231,15 +236,24 @@ function generate(acc: Accumulator, dir: string, entry: Record<string, unknown>,
     const [key, path] = eq > 0 ? [text.slice(0, eq), text.slice(eq + 1)] : [basename(text), text];
     put(key, readFileSync(resolve(dir, path), 'utf8'));
   }
+  const encoded = kind === 'ConfigMap' ? data : Object.fromEntries(Object.entries(data).map(([k, v]) => [k, secretBase64(v)]));
+  if (behavior === 'merge') {
+    const targets = [...acc.generated.values()].filter(({ object }) => object.kind === kind && object.metadata.name === name && acc.objects.includes(object));
+    if (targets.length !== 1) throw new KustomizeError(where, `${kind} ${name} does not exist; cannot merge`);
+    const target = targets[0].object as KObject & { data: Record<string, string> };
+    target.data = { ...target.data, ...encoded };
+    if (options.disableNameSuffixHash === true) targets[0].hashed = false;
+    return;
+  }
   const object: KObject =
     kind === 'ConfigMap'
-      ? { apiVersion: 'v1', kind, metadata: { name }, data }
+      ? { apiVersion: 'v1', kind, metadata: { name }, data: encoded }
       : {
           apiVersion: 'v1',
           kind,
           metadata: { name },
           type: String(entry.type ?? 'Opaque'),
-          data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+          data: encoded,
         };
   add(acc, object, where);
   acc.generated.set(object, { object, hashed: options.disableNameSuffixHash !== true });
@@ -400,4 +414,13 @@ function setImages(objects: KObject[], entry: Record<string, unknown>, where: st
       else container.image = `${name}${image.tag ? `:${image.tag}` : ''}${image.digest ? `@${image.digest}` : ''}`;
     }
   }
+}
+
+/**
+ * A Secret's value as kustomize encodes it: base64, and from 70 characters on, in lines of 70 each ended by
+ * a newline (the API server's decoder skips them; the name's hash covers them).
+ */
+function secretBase64(value: string): string {
+  const encoded = Buffer.from(value).toString('base64');
+  return encoded.length < 70 ? encoded : encoded.replace(/.{1,70}/g, '$&\n');
 }

@@ -158,6 +158,7 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
       ok: false,
       error: 'address 127.0.0.1 is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)',
       transient: false,
+      refused: true,
     });
     expect(await service.resolve('flip.test')).toMatchObject({ ok: false }); // from the cache, vetted again
     expect(await allowing.resolve('flip.test')).toEqual({ ok: true, address: '127.0.0.1', source: 'dns' });
@@ -211,12 +212,12 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
     expect(await service.resolve('web.test')).toEqual({ ok: true, address: '127.0.0.1', source: 'dns' });
     expect(await service.resolve('web-v6.test')).toEqual({ ok: true, address: '::1', source: 'dns' });
     expect(await service.resolve('127.0.0.2')).toEqual({ ok: true, address: '127.0.0.2', source: 'literal' });
-    expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public'), transient: false });
-    expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public'), transient: false });
+    expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public'), transient: false, refused: true });
+    expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public'), transient: false, refused: true });
     expect(await service.resolve('169.254.169.254')).toMatchObject({ ok: false });
 
     const strict = resolver().service;
-    expect(await strict.resolve('web.test')).toEqual({ ok: false, error: expect.stringContaining('address 127.0.0.1 is not public'), transient: false });
+    expect(await strict.resolve('web.test')).toEqual({ ok: false, error: expect.stringContaining('address 127.0.0.1 is not public'), transient: false, refused: true });
   });
 
   it('gives a silent server DNS_TIMEOUT_MS per try, DNS_TRIES times, then caches the failure as one that may pass', async () => {

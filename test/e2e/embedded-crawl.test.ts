@@ -9,7 +9,7 @@ import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { storedPages } from '../support/stored-pages';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ROBOTS_ERROR_TTL_MS } from '../support/test-web-cluster';
+import { ASK_ONCE_ENV, ONE_ADDRESS_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS } from '../support/test-web-cluster';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
@@ -31,7 +31,7 @@ describe('embedded crawl (npm run crawl)', () => {
     const { stdout } = await run(
       process.execPath,
       [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', String(DELAY_S), '--hosts-file', hostsFile, '--allow-private', '--out', out, '--json'],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS }, timeout: 120_000 },
+      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS }, timeout: 120_000 },
     );
     summary = JSON.parse(stdout);
   }, 150_000);
@@ -42,16 +42,20 @@ describe('embedded crawl (npm run crawl)', () => {
   it('terminates on its own and says so', () => {
     expect(summary.complete).toBe(true);
     expect(summary.pagesFetched).toBe(web.expected.reachable.size);
-    // One robots.txt per host; a host whose robots.txt fails is deferred 1 + FRONTIER_MAX_RETRIES (5) times,
-    // each failed fetch being one deferral, then given up: at most 6 requests for its robots.txt.
-    expect(summary.totals['deferred.robots-unreachable']).toBe(web.roles.robotsError.length * 6);
+    // One robots.txt per host; a host whose robots.txt fails is tried again at most every ROBOTS_ERROR_TTL_MS
+    // and set aside once it has failed for ROBOTS_UNREACHABLE_MAX_MS, reported by name.
     const counts = web.requestCountByUrl();
+    // Tries at least 0.75 × ROBOTS_ERROR_TTL_MS apart (jitter), plus the first and the last, on the give-up time.
+    const most = Math.ceil(Number(ROBOTS_UNREACHABLE_MAX_MS) / (Number(ROBOTS_ERROR_TTL_MS) * 0.75)) + 2;
     for (const host of web.roles.robotsError) {
       const n = counts.get(`${web.origin(host)}/robots.txt`);
       expect(n).toBeGreaterThanOrEqual(2);
-      expect(n).toBeLessThanOrEqual(6);
+      expect(n).toBeLessThanOrEqual(most);
     }
-    expect(summary.robotsFetched).toBeLessThanOrEqual(web.hostNames.length + web.roles.robotsError.length * 5);
+    expect(summary.hostsSetAside.map((h: { host: string; reason: string }) => `${h.host} ${h.reason}`).sort()).toEqual(
+      web.roles.robotsError.map((host) => `${new URL(web.origin(host)).host} robots-unreachable`).sort(),
+    );
+    expect(summary.robotsFetched).toBeLessThanOrEqual(web.hostNames.length + web.roles.robotsError.length * most);
     // Sitemaps: every one the test web announces or serves was read, and its pages (some linked from nowhere else) fetched.
     expect(summary.totals['sitemap.parsed']).toBe([...web.expected.sitemaps].filter((u) => web.requests.some((r) => r.status === 200 && `${web.origin(r.host)}${r.path}` === u)).length);
     expect([...web.expected.reachable].filter((u) => u.includes('/orphan/') && web.requestCountByUrl().get(u) !== 1)).toEqual([]);
@@ -100,7 +104,7 @@ describe('embedded crawl archived as WARC (--warc)', () => {
     const { stdout } = await run(
       process.execPath,
       [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0', '--hosts-file', hostsFile, '--allow-private', '--out', out, '--warc', '--json'],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS }, timeout: 120_000 },
+      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS }, timeout: 120_000 },
     );
     summary = JSON.parse(stdout);
   }, 150_000);
@@ -144,18 +148,22 @@ describe('embedded crawl of loopback names', () => {
   const crawl = async (web: TestWeb, env: Record<string, string>, flags: string[] = []) => {
     const out = tempDir('crawl-private-');
     const [seed] = web.seeds();
-    const { stdout } = await run(
+    // A crawl that fetched nothing exits 3 (and says why): its summary is still on stdout.
+    const { stdout, code } = await run(
       process.execPath,
       [CLI, seed, '--resolve', `${new URL(seed).hostname}=127.0.0.1`, '--delay', '0', '--max-depth', '0', '--sitemaps', 'off', '--out', out, '--json', ...flags],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, ...env }, timeout: 60_000 },
+      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS, ...env }, timeout: 60_000 },
+    ).then(
+      ({ stdout }) => ({ stdout, code: 0 }),
+      (error: { stdout: string; code: number }) => ({ stdout: error.stdout, code: error.code }),
     );
-    return JSON.parse(stdout);
+    return { ...JSON.parse(stdout), exitCode: code };
   };
 
   it('refuses a name that resolves to 127.0.0.1: no request reaches it', async () => {
     const web = await TestWeb.start({ hosts: 12 });
     try {
-      expect(await crawl(web, {})).toMatchObject({ complete: true, pagesFetched: 0, errors: 1 });
+      expect(await crawl(web, {})).toMatchObject({ complete: true, pagesFetched: 0, errors: 1, exitCode: 3, notFetched: [expect.objectContaining({ reason: 'address-refused', hosts: 1 })] });
       expect(web.requests).toHaveLength(0);
     } finally {
       await web.close();
@@ -165,8 +173,8 @@ describe('embedded crawl of loopback names', () => {
   it('fetches it when 127.0.0.0/8 is on the CIDR allowlist (and only then)', async () => {
     const web = await TestWeb.start({ hosts: 12 });
     try {
-      expect(await crawl(web, { DNS_ALLOW_CIDRS: '10.0.0.0/8' })).toMatchObject({ pagesFetched: 0, errors: 1 });
-      expect(await crawl(web, { DNS_ALLOW_CIDRS: '127.0.0.0/8' })).toMatchObject({ complete: true, pagesFetched: 1, errors: 0 });
+      expect(await crawl(web, { DNS_ALLOW_CIDRS: '10.0.0.0/8' })).toMatchObject({ pagesFetched: 0, errors: 1, exitCode: 3 });
+      expect(await crawl(web, { DNS_ALLOW_CIDRS: '127.0.0.0/8' })).toMatchObject({ complete: true, pagesFetched: 1, errors: 0, exitCode: 0, notFetched: [] });
       expect(web.requests.map((r) => r.path)).toEqual(['/robots.txt', '/']);
     } finally {
       await web.close();

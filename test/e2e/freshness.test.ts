@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
+import { ASK_ONCE_ENV, ONE_ADDRESS_ENV } from '../support/test-web-cluster';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
@@ -30,7 +31,7 @@ describe('freshness: adaptive recrawl with conditional requests', () => {
       process.execPath,
       [CLI, ...web.extraSeeds(), '--recrawl', '--max-pages', '40', '--delay', '0.05', '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
       {
-        env: { ...process.env, REDIS_URL: '', S3_URL: '', FRONTIER_RECRAWL_INITIAL_MS: '400', FRONTIER_RECRAWL_MIN_MS: '200', FRONTIER_RECRAWL_MAX_MS: '3200' },
+        env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, FRONTIER_RECRAWL_INITIAL_MS: '400', FRONTIER_RECRAWL_MIN_MS: '200', FRONTIER_RECRAWL_MAX_MS: '3200' },
         timeout: 120_000,
       },
     );

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { decodeHtml, parseHtmlPage } from '@crawler/html';
 import { TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ROBOTS_ERROR_TTL_MS } from '../support/test-web-cluster';
+import { ASK_ONCE_ENV, ONE_ADDRESS_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS } from '../support/test-web-cluster';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
@@ -74,8 +74,9 @@ describe('embedded crawl with the web monitor (--plugins monitor)', () => {
           ...process.env,
           REDIS_URL: '',
           S3_URL: '',
+          ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV,
           PLUGINS: '',
-          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
           // Set in both crawls: without --plugins monitor they must change nothing.
           PLUGIN_MONITOR_TERMS: TERMS.join(','),
           PLUGIN_MONITOR_PATTERNS: JSON.stringify(PATTERNS),

@@ -53,8 +53,8 @@ describe('distributed crawl with the PNG plugin as its own service', () => {
 
   it('runs the plugin in its own process: only plugin-png handles plugin.png', () => {
     const images = web.images().filter((i) => !i.url.includes('/private/'));
-    expect(handledBy['plugin-png'].plugin).toBe(images.length);
-    expect(Object.entries(handledBy).filter(([name, queues]) => name !== 'plugin-png' && queues.plugin)).toEqual([]);
+    expect(handledBy['plugin-png']['plugin.png']).toBe(images.length);
+    expect(Object.entries(handledBy).filter(([name, queues]) => name !== 'plugin-png' && queues['plugin.png'])).toEqual([]);
     expect(status.totals['processed.plugin.png']).toBe(images.length);
     expect(exitCodes.every((code) => code === 0)).toBe(true);
   });

@@ -7,7 +7,7 @@ import { collectKeys, FsContentStore } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ROBOTS_ERROR_TTL_MS } from '../support/test-web-cluster';
+import { ASK_ONCE_ENV, ONE_ADDRESS_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS } from '../support/test-web-cluster';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
@@ -34,7 +34,7 @@ describe('embedded crawl with the PNG plugin (--plugins png)', () => {
     const { stdout } = await run(
       process.execPath,
       [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', String(DELAY_S), '--hosts-file', hostsFile, '--allow-private', '--out', dir, '--json', ...flags],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', PLUGINS: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS }, timeout: 120_000 },
+      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, PLUGINS: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS }, timeout: 120_000 },
     );
     return JSON.parse(stdout);
   };

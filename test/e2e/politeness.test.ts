@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { LoggedRequest, TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
+import { ASK_ONCE_ENV } from '../support/test-web-cluster';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
@@ -41,7 +42,7 @@ describe('politeness, as the test web saw it', () => {
       process.execPath,
       [CLI, ...web.extraSeeds(), '--scope', 'any', '--delay', String(FLOOR_MS / 1000), '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
       {
-        env: { ...process.env, REDIS_URL: '', S3_URL: '', FRONTIER_DELAY_MULTIPLIER: String(MULTIPLIER), FRONTIER_PER_IP_INTERVAL_MS: String(IP_INTERVAL_MS) },
+        env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ASK_ONCE_ENV, FRONTIER_DELAY_MULTIPLIER: String(MULTIPLIER), FRONTIER_PER_IP_INTERVAL_MS: String(IP_INTERVAL_MS) },
         timeout: 120_000,
       },
     );

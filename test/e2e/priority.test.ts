@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ROBOTS_ERROR_TTL_MS } from '../support/test-web-cluster';
+import { ASK_ONCE_ENV, ONE_ADDRESS_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS } from '../support/test-web-cluster';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
@@ -25,7 +25,7 @@ describe('priority under contention, as fetched', () => {
       await run(
         process.execPath,
         [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0', '--sitemaps', 'off', '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
-        { env: { ...process.env, REDIS_URL: '', S3_URL: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, FRONTIER_BACK_QUEUES: '1', FRONTIER_PRIORITY_BIAS: '1e12' }, timeout: 120_000 },
+        { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS, FRONTIER_BACK_QUEUES: '1', FRONTIER_PRIORITY_BIAS: '1e12' }, timeout: 120_000 },
       );
       const pages = readFileSync(join(dir, 'fetch-log.jsonl'), 'utf8')
         .trim()

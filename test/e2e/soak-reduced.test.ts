@@ -3,7 +3,8 @@ import { runSoak, SoakResult, soakFailures } from '../support/soak';
 /**
  * The soak (bench/soak.ts, 100 k pages) reduced to a test: a distributed crawl of ~1,750 URLs over
  * 100 hosts, sampled at 10%, 50% and 100%, with the soak's checks under loose bounds. Politeness delay 0
- * (one request per host at a time still holds, and robots.txt's Crawl-delay: 1 on one host).
+ * (one request per host at a time still holds, and robots.txt's Crawl-delay: 1 on one host). The records
+ * are in PostgreSQL when a server answers (see soakRecords), as at scale.
  */
 const HOSTS = 100;
 const PAGES_PER_HOST = 15;
@@ -16,7 +17,8 @@ describe('soak, reduced (distributed shape)', () => {
     console.log(
       `soak-reduced: ${result.fetched} pages in ${result.seconds.toFixed(0)} s; ` +
         `RSS MiB by sample ${JSON.stringify(result.samples.map((s) => Object.values(s.rssBytes).map((b) => Math.round(b / 2 ** 20))))}; ` +
-        `Redis ${result.redis.bytesPerPage.toFixed(0)} B/page without fixed costs, ${result.redis.marginalBytesPerPage.toFixed(0)} B/page from 50% to 100% (budget ${result.redis.budgetPerPage}); max depths ${JSON.stringify(result.maxDepths)}`,
+        `Redis (records in ${result.records}) ${result.redis.bytesPerPage.toFixed(0)} B/page, ${result.redis.expiringBytesPerPage.toFixed(0)} of it expiring, ` +
+        `${result.redis.marginalBytesPerPage.toFixed(0)} B/page from 50% to 100% in keys that do not expire (${result.redis.marginalAllBytesPerPage.toFixed(0)} with them; budget ${result.redis.budgetPerPage}); max depths ${JSON.stringify(result.maxDepths)}`,
     );
   }, 210_000);
 
@@ -38,9 +40,17 @@ describe('soak, reduced (distributed shape)', () => {
   });
 
   it('keeps memory flat, Redis within budget and every queue bounded and drained (loose bounds)', () => {
-    // Loose: a short run is mostly warm-up, so RSS may grow by half plus 100 MiB from 50% to 100%; Redis may
-    // take 2× its budget per page (on a couple of thousand pages Redis's per-key overhead weighs more: most
-    // index buckets hold one entry). Measured: 1.1–1.2× here, 1.16× at 17 k pages (bench/results/soak.md).
-    expect(soakFailures(result, { rssGrowth: 1.5, rssSlackBytes: 100 * 2 ** 20, budgetFactor: 2 })).toEqual([]);
+    // Loose: a short run is mostly warm-up, so RSS may grow by half plus 100 MiB from 50% to 100%. Redis may
+    // take 4× its budget per page: with 15 pages a host, what every host costs (its last FRONTIER_AUDIT_LENGTH
+    // audit entries, its frontier record) weighs 7× what it does at 100 pages a host, and the dashboard's
+    // recent-activity ring (≈ 0.1 MiB) is spread over few pages.
+    expect(soakFailures(result, { rssGrowth: 1.5, rssSlackBytes: 100 * 2 ** 20, budgetFactor: 4 })).toEqual([]);
+  });
+
+  it('keeps no per-page record in Redis when they live in PostgreSQL: Redis does not grow with the pages', () => {
+    if (result.records !== 'postgres') return; // no PostgreSQL here: the records are Redis's by design
+    expect(result.redis.perPageRecordClasses).toEqual([]);
+    // The keys that do not expire: flat from 50% to 100%. The simhash index alone, put back in Redis, adds ≈ 360 B a page.
+    expect(result.redis.marginalBytesPerPage).toBeLessThan(2 * result.redis.budgetPerPage);
   });
 });

@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { canonicalize, pathRepeats, spiderTrap, TrapLimits } from '@crawler/url';
 import { TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
+import { ASK_ONCE_ENV, ONE_ADDRESS_ENV } from '../support/test-web-cluster';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
@@ -75,6 +76,7 @@ describe('spider traps: the crawl of an endless site ends, with a bounded number
           ...process.env,
           REDIS_URL: '',
           S3_URL: '',
+          ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV,
           SITEMAP_MODE: 'off',
           URL_FILTER_CALENDAR_WINDOW_DAYS: String(WINDOW_DAYS),
           URL_FILTER_MAX_PATH_REPEATS: String(LIMITS.maxPathRepeats),

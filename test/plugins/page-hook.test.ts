@@ -60,9 +60,12 @@ describe('a plugin with a parsed-page hook, next to the whole pipeline', () => {
         'filter.scope': 'any',
         'filter.maxDepth': 1000,
         'frontier.minDelayMs': 0,
+        // The test web's /error pages answer 500 every time: asked once, not held for retries (ASK_ONCE_ENV).
+        'frontier.transientAttempts': 1,
         'dns.allowPrivate': true,
         'dns.hosts': Object.fromEntries([...web.hostNames].map((h) => [h, '127.0.0.1'])),
         'downloader.robotsErrorTtlMs': 300,
+        'downloader.robotsUnreachableMaxMs': 1500,
       },
     );
     @Module({

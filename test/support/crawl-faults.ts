@@ -12,7 +12,9 @@ import { TestWebCluster } from './test-web-cluster';
 export const FAST_RECOVERY_ENV: Record<string, string> = {
   QUEUE_STALLED_MS: '3000',
   DOWNLOADER_TOTAL_TIMEOUT_MS: '5000',
-  DOWNLOADER_HEARTBEAT_MS: '500',
+  // Three missed beats (3 s) before a downloader is presumed gone: under CI load a live one can stall 1.5 s, and
+  // a false departure hands its leases to another downloader, fetching those URLs twice.
+  DOWNLOADER_HEARTBEAT_MS: '1000',
   FRONTIER_LEASE_MS: '15000',
   BREAKER_COOLDOWN_MS: '2000',
 };
@@ -31,6 +33,11 @@ export async function startCluster(web: TestWeb, options: Parameters<TestWebClus
       if (attempt >= 2) throw error;
     }
   }
+}
+
+/** The last lines each service printed, on stderr: what a failed fault test needs to say why. */
+export function printServiceTails(cluster: TestWebCluster | undefined, lines = 20): void {
+  for (const s of cluster?.services ?? []) process.stderr.write(`--- ${s.name}\n${s.output.slice(-lines).join('')}`);
 }
 
 /** The control plane's status, or undefined while it (or Redis) cannot answer. */
@@ -148,6 +155,8 @@ export interface CrawlFigures {
   /** Reachable pages fetched more than once, and the extra requests in all. */
   fetchedTwice: number;
   extraRequests: number;
+  /** The URLs fetched more than once, to say which when a test fails. */
+  twiceUrls: string[];
   /** Disallowed pages fetched (must be 0). */
   disallowedFetched: number;
 }
@@ -163,6 +172,7 @@ export function crawlFigures(web: TestWeb): CrawlFigures {
     lost: lostUrls.length,
     lostUrls,
     fetchedTwice: twice.length,
+    twiceUrls: twice,
     extraRequests: twice.reduce((n, url) => n + counts.get(url)! - 1, 0),
     disallowedFetched: [...web.expected.disallowed].filter((url) => counts.has(url)).length,
   };

@@ -13,6 +13,24 @@ import { RunningService, SERVICES, startService, stopService } from './service-p
  */
 /** How soon a test crawl tries a failing robots.txt again. */
 export const ROBOTS_ERROR_TTL_MS = '300';
+/** How long a test crawl keeps trying a failing robots.txt before it sets the host aside (production: 30 minutes). */
+export const ROBOTS_UNREACHABLE_MAX_MS = '1500';
+
+/**
+ * The test web serves all its hosts from 127.0.0.1 (the shared-address hosts from 127.0.0.2), so the per-IP
+ * interval (FRONTIER_PER_IP_INTERVAL_MS, 100 ms by default) would hold a whole test crawl, or the benchmark's,
+ * to 10 requests a second. Test crawls turn it off; the per-IP limit still holds, and
+ * test/e2e/politeness.test.ts sets the interval to test it.
+ */
+export const ONE_ADDRESS_ENV = { FRONTIER_PER_IP_INTERVAL_MS: '0' } as const;
+
+/**
+ * The test web's `/error` pages answer 500 to every request. A crawl tries such a page again, 30 s and then
+ * 60 s later (FRONTIER_TRANSIENT_ATTEMPTS, FRONTIER_RETRY_BACKOFF_MS), which would hold every test crawl open
+ * for 1.5 minutes and break the expected crawl's "each URL once". Test crawls of the test web ask once;
+ * test/e2e/retry-failed-pages.test.ts tests the retries.
+ */
+export const ASK_ONCE_ENV = { FRONTIER_TRANSIENT_ATTEMPTS: '1' } as const;
 
 export class TestWebCluster {
   readonly prefix = `cluster-${randomBytes(4).toString('hex')}`;
@@ -57,8 +75,11 @@ export class TestWebCluster {
       DNS_ALLOW_PRIVATE: 'true',
       URL_FILTER_SCOPE: 'any',
       URL_FILTER_MAX_DEPTH: '1000',
-      // The test web's failing robots.txt hosts are retried on this period (production: 10 minutes).
+      // The test web's failing robots.txt hosts are retried this often at most, and set aside soon (production: 10 and 30 minutes).
       DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+      DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+      ...ONE_ADDRESS_ENV,
+      ...ASK_ONCE_ENV,
       ...options.env,
     };
     const started = await Promise.allSettled([...SERVICES, ...(options.extra ?? [])].map((name) => startService(name, this.env)));
@@ -96,7 +117,7 @@ export class TestWebCluster {
 
   async close(): Promise<void> {
     await this.stopServices(5000);
-    await clearPrefix(this.prefix);
+    await clearPrefix(this.prefix, this.env?.REDIS_URL);
     await this.s3?.close();
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }

@@ -18,6 +18,14 @@
  *     relatively to `a/` and `b/` (so paths grow /a/b/a/…), and to the two ordinary pages `/p/1`, `/p/2`.
  *   `trapLinks()` says what a trap page links to, so a test can compute what a crawler with given rules
  *   reaches.
+ * - `hubs-0.test` (option `growingHubs`), for recrawl policies: `/` links to the hubs `/hub/1`… and the
+ *   clocks `/clock/1`…; a hub lists its items `/item/<hub>-1`… newest first, one more every `linkEveryMs`
+ *   since the web started (a hub that keeps gaining links); a clock changes on every request and links
+ *   only home (a page that changes without adding links); an item links home and to its hub.
+ *   `hubServes` logs, per request to the host, how many of the links served had never been served before.
+ *
+ * - `app-0.test` (option `scripted`): a site whose links only a script writes (SCRIPTED_APP_JS): the home page
+ *   holds an empty app root and `/app.js`, which fetches `/links.json` and writes its links into the page.
  *
  * None of them is linked from the graph or in `expected.reachable`: tests seed them with `extraSeeds()`.
  * Only the request counters live here; validators and delays are applied by the server (test-web.ts).
@@ -40,6 +48,23 @@ export interface SlowHostOptions {
   delayMs: number;
 }
 
+export interface GrowingHubsOptions {
+  /** Hub pages `/hub/1`…, each gaining one item link every `linkEveryMs`. */
+  hubs: number;
+  /** Clock pages `/clock/1`…, changing on every request, linking only home. */
+  clocks: number;
+  linkEveryMs: number;
+  /** Items each hub lists from the start. */
+  initialItems: number;
+}
+
+/** One request to the growing-hubs host: its path, and how many links it served for the first time. */
+export interface HubServe {
+  path: string;
+  at: number;
+  newLinks: number;
+}
+
 export interface DedicatedHostsOptions {
   rateLimitedHosts: RateLimitedHostOptions[];
   slowHosts: SlowHostOptions[];
@@ -47,6 +72,10 @@ export interface DedicatedHostsOptions {
   freshness: boolean;
   /** Adds the spider-trap hosts `calendar-0.test` and `loop-0.test`. */
   traps: boolean;
+  /** Adds the script-built host `app-0.test`. */
+  scripted?: boolean;
+  /** Adds the host `hubs-0.test`, whose hub pages gain links over time. */
+  growingHubs?: GrowingHubsOptions;
   seed: number;
 }
 
@@ -64,6 +93,10 @@ export interface DedicatedRoles {
   calendar: string[];
   /** `['loop-0.test']` when `traps` is on: the `/a/b/a/b/…` generator. */
   loop: string[];
+  /** `['app-0.test']` when `scripted` is on: links written by a script. */
+  scripted: string[];
+  /** `['hubs-0.test']` when `growingHubs` is set. */
+  hubs: string[];
 }
 
 export const DEFAULT_ADDRESS = '127.0.0.1';
@@ -73,11 +106,24 @@ export const ALLOW_ALL_ROBOTS = 'User-agent: *\nDisallow:\n';
 export const EXPIRES_AFTER_MS = 60 * 60 * 1000;
 
 const HTML = 'text/html; charset=utf-8';
+/** The script-built home page: an empty app root, no link. */
+export const SCRIPTED_HOME = '<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script></body></html>';
+/**
+ * Its bundle: the links come from JSON; the metadata request is one a crawler must refuse (what an SSRF
+ * through a rendered page would try first).
+ */
+export const SCRIPTED_APP_JS = `fetch('http://169.254.169.254/latest/meta-data/').catch(() => {});
+fetch('/links.json').then((r) => r.json()).then((links) => {
+  document.getElementById('root').innerHTML = links.map((l) => '<p><a href="' + l + '">' + l + '</a></p>').join('');
+});`;
 const SMALL_SITE_PATHS = ['/', '/p/1', '/p/2', '/p/3'];
 const FRESH_SITE_PATHS = ['/', '/static', '/news', '/expires'];
 /** Trap sites: the home page is the only fixed path; the rest is generated (trapPage). */
 const TRAP_SITE_PATHS = ['/'];
 const LOOP_PAGES = ['/p/1', '/p/2'];
+const HUB_PATH = /^\/hub\/(\d+)$/;
+const CLOCK_PATH = /^\/clock\/(\d+)$/;
+const ITEM_PATH = /^\/item\/(\d+)-(\d+)$/;
 const LOOP_PATH = /^\/(?:[ab]\/)*$/;
 const MONTH_PATH = /^\/calendar\/(\d{4})\/(\d{2})$/;
 const DAY_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -121,7 +167,14 @@ export interface DedicatedReply {
 
 export class DedicatedHosts {
   readonly hostNames: string[] = [];
-  readonly roles: DedicatedRoles = { rateLimited: [], slow: [], sharedIp: [], fresh: [], calendar: [], loop: [] };
+  readonly roles: DedicatedRoles = { rateLimited: [], slow: [], sharedIp: [], fresh: [], calendar: [], loop: [], scripted: [], hubs: [] };
+  /** Every request to the growing-hubs host, in order. */
+  readonly hubServes: HubServe[] = [];
+  /** Links the growing-hubs host has served so far. */
+  private readonly servedLinks = new Set<string>();
+  private readonly startedAt = Date.now();
+  /** Requests to each clock so far (its edition). */
+  private readonly clockEditions = new Map<string, number>();
   private readonly sites = new Map<string, DedicatedSite>();
   /** Non-robots requests per rate-limited host since start or the last `resetCounters()`. */
   private readonly asked = new Map<string, number>();
@@ -141,7 +194,10 @@ export class DedicatedHosts {
       this.add({ name: 'calendar-0.test', kind: 'calendar', paths: TRAP_SITE_PATHS });
       this.add({ name: 'loop-0.test', kind: 'loop', paths: TRAP_SITE_PATHS });
     }
+    if (options.scripted) this.add({ name: 'app-0.test', kind: 'scripted' });
     for (const site of this.sites.values()) if (!isTrap(site.kind)) this.buildPages(site);
+    if (options.growingHubs) this.add({ name: 'hubs-0.test', kind: 'hubs', paths: TRAP_SITE_PATHS });
+    for (const site of this.sites.values()) if (!isTrap(site.kind) && site.kind !== 'hubs') this.buildPages(site);
   }
 
   has(host: string): boolean {
@@ -161,8 +217,8 @@ export class DedicatedHosts {
 
   /** Home pages a crawl of the dedicated hosts starts from (one shared host reaches the others). */
   seeds(): string[] {
-    const { rateLimited, slow, sharedIp, fresh, calendar, loop } = this.roles;
-    return [...rateLimited, ...slow, ...sharedIp.slice(0, 1), ...fresh, ...calendar, ...loop].map((h) => this.url(h, '/'));
+    const { rateLimited, slow, sharedIp, fresh, calendar, loop, scripted, hubs } = this.roles;
+    return [...rateLimited, ...slow, ...sharedIp.slice(0, 1), ...fresh, ...calendar, ...loop, ...scripted, ...hubs].map((h) => this.url(h, '/'));
   }
 
   /**
@@ -210,6 +266,15 @@ export class DedicatedHosts {
       });
       return { ...plain, status: 200, contentType: HTML, body: Buffer.from(html) };
     }
+    if (site.kind === 'scripted') {
+      if (path === '/') return { ...plain, status: 200, contentType: HTML, body: Buffer.from(SCRIPTED_HOME) };
+      if (path === '/app.js') return { ...plain, status: 200, contentType: 'application/javascript', body: Buffer.from(SCRIPTED_APP_JS) };
+      if (path === '/links.json') {
+        const links = site.paths.filter((p) => p !== '/');
+        return { ...plain, status: 200, contentType: 'application/json', body: Buffer.from(JSON.stringify(links)) };
+      }
+    }
+    if (site.kind === 'hubs') return this.hubReply(host, path);
     if (site.kind === 'fresh' && path === '/news') {
       const edition = ++this.newsEdition;
       return { ...plain, status: 200, contentType: HTML, body: this.newsBody(host, edition), lastModified: NEWS_EPOCH + edition * 1000 };
@@ -268,6 +333,52 @@ export class DedicatedHosts {
     return null;
   }
 
+  /** Items hub pages list now. */
+  hubItems(): number {
+    const { linkEveryMs, initialItems } = this.options.growingHubs!;
+    return initialItems + Math.floor((Date.now() - this.startedAt) / linkEveryMs);
+  }
+
+  private hubReply(host: string, path: string): DedicatedReply {
+    const plain = { headers: {}, delayMs: 0, noCache: true };
+    const { hubs, clocks } = this.options.growingHubs!;
+    const items = this.hubItems();
+    const hub = HUB_PATH.exec(path);
+    const clock = CLOCK_PATH.exec(path);
+    const item = ITEM_PATH.exec(path);
+    const inRange = (n: number, max: number) => n >= 1 && n <= max;
+    let title: string;
+    let text: string;
+    let links: { href: string; text: string }[];
+    if (path === '/') {
+      title = 'Hubs and clocks';
+      text = 'Home of the growing hubs.';
+      links = [...range(hubs).map((i) => ({ href: `/hub/${i}`, text: `hub ${i}` })), ...range(clocks).map((i) => ({ href: `/clock/${i}`, text: `clock ${i}` }))];
+    } else if (hub && inRange(+hub[1], hubs)) {
+      title = `Hub ${hub[1]}`;
+      text = `Hub ${hub[1]} lists ${items} items.`;
+      links = [{ href: '/', text: 'home' }, ...range(items).reverse().map((n) => ({ href: `/item/${hub[1]}-${n}`, text: `item ${n}` }))];
+    } else if (clock && inRange(+clock[1], clocks)) {
+      const edition = (this.clockEditions.get(path) ?? 0) + 1;
+      this.clockEditions.set(path, edition);
+      title = `Clock ${clock[1]}`;
+      text = `Edition ${edition}: this page changes on every request and adds no link.`;
+      links = [{ href: '/', text: 'home' }];
+    } else if (item && inRange(+item[1], hubs) && inRange(+item[2], items)) {
+      title = `Item ${item[1]}-${item[2]}`;
+      text = `An item of hub ${item[1]}.`;
+      links = [{ href: '/', text: 'home' }, { href: `/hub/${item[1]}`, text: 'hub' }];
+    } else {
+      this.hubServes.push({ path, at: Date.now(), newLinks: 0 });
+      return { ...plain, status: 404, contentType: HTML, body: Buffer.from(renderError(404, 'Not Found', this.url(host, path))) };
+    }
+    let newLinks = 0;
+    for (const link of links) if (!this.servedLinks.has(link.href) && this.servedLinks.add(link.href)) newLinks++;
+    this.hubServes.push({ path, at: Date.now(), newLinks });
+    const html = renderPage({ title: `${title} | ${host}`, paragraphs: [`Growing-hubs host. Page ${this.url(host, path)}. ${text}`], links });
+    return { ...plain, status: 200, contentType: HTML, body: Buffer.from(html) };
+  }
+
   // ---- construction -------------------------------------------------------------------------------
 
   private url(host: string, path: string): string {
@@ -320,6 +431,8 @@ export function fixedLastModified(host: string, path: string): number {
   return LAST_MODIFIED_EPOCH + (h % 365) * 86_400_000 + (h % 86_400) * 1000;
 }
 
+const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
 function isTrap(kind: Kind): boolean {
   return kind === 'calendar' || kind === 'loop';
 }
@@ -355,6 +468,10 @@ function describe(site: DedicatedSite): string {
       return 'Spider trap: a calendar without end.';
     case 'loop':
       return 'Spider trap: relative links that make paths grow without end.';
+    case 'scripted':
+      return 'Script-built site: only its script writes the links to these pages.';
+    case 'hubs':
+      return 'Growing-hubs host.';
   }
 }
 
@@ -377,4 +494,9 @@ function validate(o: DedicatedHostsOptions): void {
   });
   if (!isCount(o.sharedIpHosts)) fail(`sharedIpHosts=${o.sharedIpHosts}`, 'must be an integer >= 0');
   if (typeof o.traps !== 'boolean') fail(`traps=${String(o.traps)}`, 'must be true or false');
+  const g = o.growingHubs;
+  if (g) {
+    for (const key of ['hubs', 'clocks', 'initialItems'] as const) if (!isCount(g[key])) fail(`growingHubs.${key}=${g[key]}`, 'must be an integer >= 0');
+    if (!(g.linkEveryMs > 0)) fail(`growingHubs.linkEveryMs=${g.linkEveryMs}`, 'must be a number > 0');
+  }
 }

@@ -11,7 +11,8 @@ import { SiteGraph } from './site-graph';
 export interface ExpectedCrawl {
   /**
    * Every URL a correct crawler (scope "any") starting from the seeds fetches exactly once: pages, 404
-   * and 500 answers, both ends of every redirect. robots.txt is not included.
+   * and 500 answers (a 500 is asked once with FRONTIER_TRANSIENT_ATTEMPTS=1, as test crawls run), both ends
+   * of every redirect. robots.txt is not included.
    */
   reachable: Set<string>;
   /** URLs linked from reachable pages (or redirected to, or in a sitemap) that robots.txt forbids: never requested. */

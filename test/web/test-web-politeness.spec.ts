@@ -552,3 +552,36 @@ describe('TestWeb defaults stay as they were', () => {
     expect(web.requests[0].endAt! - web.requests[0].at).toBeLessThan(5000);
   });
 });
+
+describe('TestWeb growing hubs', () => {
+  let web: TestWeb;
+
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 12, growingHubs: { hubs: 2, clocks: 1, linkEveryMs: 200, initialItems: 2 } });
+  });
+  afterAll(() => web.close());
+
+  it('serves hubs that gain an item link with time, clocks that change without new links, and logs the links served first', async () => {
+    const home = await get(web, 'hubs-0.test', '/');
+    expect(linksOf(home.body.toString(), `${web.origin('hubs-0.test')}/`).map((u) => new URL(u).pathname)).toEqual(['/hub/1', '/hub/2', '/clock/1']);
+    const hubLinks = async () => linksOf((await get(web, 'hubs-0.test', '/hub/1')).body.toString(), `${web.origin('hubs-0.test')}/hub/1`).map((u) => new URL(u).pathname);
+    const before = await hubLinks();
+    expect(before.slice(0, 3)).toEqual(['/', `/item/1-${before.length - 1}`, `/item/1-${before.length - 2}`]);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    const after = await hubLinks();
+    expect(after.length).toBeGreaterThanOrEqual(before.length + 2);
+    const clocks = [await get(web, 'hubs-0.test', '/clock/1'), await get(web, 'hubs-0.test', '/clock/1')];
+    expect(clocks[0].body).not.toEqual(clocks[1].body);
+    expect((await get(web, 'hubs-0.test', `/item/2-${after.length - 1}`)).status).toBe(200);
+    expect((await get(web, 'hubs-0.test', `/item/2-${after.length + 5}`)).status).toBe(404);
+    expect(web.hubServes.map((s) => [s.path, s.newLinks])).toEqual([
+      ['/', 3],
+      ['/hub/1', before.length], // home and its items
+      ['/hub/1', after.length - before.length],
+      ['/clock/1', 0],
+      ['/clock/1', 0],
+      ['/item/2-' + (after.length - 1), 0], // home and its hub, both served before
+      ['/item/2-' + (after.length + 5), 0],
+    ]);
+  });
+});

@@ -24,6 +24,8 @@ import {
   DedicatedHosts,
   DedicatedReply,
   DedicatedRoles,
+  GrowingHubsOptions,
+  HubServe,
   RateLimitedHostOptions,
   SHARED_ADDRESS,
   SlowHostOptions,
@@ -33,7 +35,7 @@ import {
 import { ExpectedCrawl, expectedCrawl, normaliseUrl } from './expected-crawl';
 import { HostRoles, ImageResource, PageResource, SiteGraph } from './site-graph';
 
-export type { RateLimitedHostOptions, SlowHostOptions } from './dedicated-hosts';
+export type { GrowingHubsOptions, HubServe, RateLimitedHostOptions, SlowHostOptions } from './dedicated-hosts';
 export { DEFAULT_ADDRESS, EXPIRES_AFTER_MS, SHARED_ADDRESS } from './dedicated-hosts';
 
 export interface TestWebOptions {
@@ -73,6 +75,19 @@ export interface TestWebOptions {
    * @defaultValue false
    */
   traps?: boolean;
+  /**
+   * Adds `app-0.test`, a site built by its scripts: its home page is an empty `<div id="root">` and a
+   * script bundle `/app.js`, which fetches `/links.json` and writes the links to `/p/1` … `/p/3` into the
+   * page (a crawler that does not run scripts finds none of them); the script also asks the cloud metadata
+   * address 169.254.169.254, which a crawler must refuse. `expected.scripted` lists the pages.
+   * @defaultValue false
+   */
+  scripted?: boolean;
+  /**
+   * Adds `hubs-0.test`, for recrawl policies: hub pages that gain one item link every `linkEveryMs`, and
+   * clock pages that change on every request without adding links (dedicated-hosts.ts). Off by default.
+   */
+  growingHubs?: GrowingHubsOptions;
 }
 
 /** The roles of the graph hosts and of the dedicated hosts (empty arrays when their option is off). */
@@ -88,6 +103,8 @@ export interface TestWebExpected extends ExpectedCrawl {
   sharedIp: string[];
   /** Fresh host → its page URLs: `/`, `/static`, `/news`, `/expires`. */
   fresh: Map<string, string[]>;
+  /** Page URLs of the script-built host (home page first); only the home page is linked without scripts. */
+  scripted: string[];
 }
 
 export interface LoggedRequest {
@@ -141,7 +158,13 @@ export class TestWeb {
       slow: pagesOf(dedicated.roles.slow),
       sharedIp: dedicated.roles.sharedIp.flatMap((h) => dedicated.pageUrls(h)),
       fresh: pagesOf(dedicated.roles.fresh),
+      scripted: dedicated.roles.scripted.flatMap((h) => dedicated.pageUrls(h)),
     };
+  }
+
+  /** Every request to the growing-hubs host, with how many links it served for the first time. */
+  get hubServes(): ReadonlyArray<HubServe> {
+    return this.dedicated.hubServes;
   }
 
   /** The body the graph answers for an absolute URL (what a faithful archive of the page holds). */
@@ -197,6 +220,8 @@ export class TestWeb {
       sharedIpHosts: options.sharedIpHosts ?? 0,
       freshness: options.freshness ?? false,
       traps: options.traps ?? false,
+      scripted: options.scripted ?? false,
+      growingHubs: options.growingHubs,
       seed: graphOptions.seed,
     };
     // Build once up front so bad options fail before a port is taken.

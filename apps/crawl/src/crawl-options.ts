@@ -40,7 +40,7 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .option('--scope <scope>', "which links to follow: 'host' (the seed's host), 'domain' (its registrable domain, default), 'allowlist' (URL_FILTER_ALLOWED_DOMAINS) or 'any'")
     .option('--delay <seconds>', 'minimum delay between two requests to one host (default 2)', nonNegative('--delay'))
     .option('--out <dir>', 'where pages, the fetch log and the summary go', './crawl-data')
-    .option('--allow-private', 'allow hosts that resolve to loopback or private addresses')
+    .option('--allow-private', 'allow hosts that resolve to loopback or private addresses (cloud metadata addresses stay refused)')
     .option('--resolve <name=ip>', 'answer NAME with IP instead of asking DNS (repeatable)', (v, all: string[]) => [...all, v], [])
     .option('--hosts-file <file>', 'static answers in hosts(5) format')
     .option('--json', 'print the summary as one JSON object on stdout')

@@ -1,3 +1,23 @@
+import type { FailedUrl, HostSetAside, UnreachedHosts } from '@crawler/runtime';
+
+/** One reason pages were not fetched: how many hosts or URLs it cost, and in words what happened and what to do. */
+export interface NotFetched {
+  reason: 'address-refused' | 'dns-failed' | 'robots-unreachable' | 'crawl-delay' | 'timeouts' | 'retries-exhausted';
+  hosts?: number;
+  urls?: number;
+  /** A sentence for the terminal: what happened, to which hosts (the first few), and the setting that changes it. */
+  detail: string;
+}
+
+/** What the run learnt of the hosts it could not fetch, read from the crawl's shared registries at its end. */
+export interface NotFetchedInputs {
+  refused: UnreachedHosts;
+  dnsFailed: UnreachedHosts;
+  setAside: HostSetAside[];
+  /** The newest URLs given up on (the record of GET /failed-urls). */
+  failedUrls?: FailedUrl[];
+}
+
 export interface CrawlSummary {
   complete: boolean;
   pagesFetched: number;
@@ -12,8 +32,80 @@ export interface CrawlSummary {
   durationSeconds: number;
   pagesPerSecond: number;
   totals: Record<string, number>;
+  /** Hosts whose URLs were not fetched: robots.txt given up, a Crawl-delay above FRONTIER_MAX_CRAWL_DELAY_MS, or backed off for timeouts. */
+  hostsSetAside?: HostSetAside[];
   /** How full URL-seen is, e.g. "bloom: ≈ 1,234 URLs, 0.01 % of … bits set …, false-positive rate now 1.0e-30". */
   urlSeen?: string;
+  /** The URLs given up on, newest first (at most FRONTIER_FAILED_URLS_KEPT; `totals['failed-urls']` counts them all). */
+  failedUrls?: FailedUrl[];
+  /** Why pages were not fetched, reason by reason; empty when nothing was left behind. */
+  notFetched?: NotFetched[];
+  /** Work left in the failed set, by queue: the run ended with nothing else to do, but is not complete. */
+  failed?: Record<string, number>;
+  /** What kept the crawl from being complete, in words (the failed work and how to retry it). */
+  waitingOn?: string;
+  /** The signal that stopped the run before its end (the summary is of what was done until then). */
+  interrupted?: string;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const firstHosts = (hosts: string[], all: number) => `${hosts.join(', ')}${all > hosts.length ? `, … (${all - hosts.length} more)` : ''}`;
+
+/** Every reason pages were not fetched, from the registries and the totals; the most common causes first. */
+export function notFetched(inputs: NotFetchedInputs, totals: Record<string, number>): NotFetched[] {
+  const out: NotFetched[] = [];
+  const { refused, dnsFailed, setAside } = inputs;
+  if (refused.hosts > 0) {
+    out.push({
+      reason: 'address-refused',
+      hosts: refused.hosts,
+      urls: totals['error.address-refused'],
+      detail: `${plural(refused.hosts, 'host')} resolved to addresses the crawl may not reach (loopback, private, link-local or cloud metadata): ${firstHosts(refused.first.map((f) => f.host), refused.hosts)}. To crawl hosts on your own network, pass --allow-private (DNS_ALLOW_PRIVATE=true) or list their networks in DNS_ALLOW_CIDRS. First refusal: ${refused.first[0].error}`,
+    });
+  }
+  if (dnsFailed.hosts > 0) {
+    out.push({
+      reason: 'dns-failed',
+      hosts: dnsFailed.hosts,
+      detail: `${plural(dnsFailed.hosts, 'host')} did not resolve: ${dnsFailed.first.map((f) => `${f.host} (${f.error})`).join('; ')}${dnsFailed.hosts > dnsFailed.first.length ? `; … (${dnsFailed.hosts - dnsFailed.first.length} more)` : ''}. Check the names, this machine's DNS (DNS_SERVERS) or give answers with --resolve / --hosts-file.`,
+    });
+  }
+  const whys = {
+    'robots-unreachable': 'robots.txt stayed unreachable (DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS)',
+    'crawl-delay': 'their Crawl-delay is above FRONTIER_MAX_CRAWL_DELAY_MS',
+    timeouts:
+      'their requests kept timing out (FRONTIER_HOST_TIMEOUT_STRIKES in a row; DOWNLOADER_MIN_BYTES_PER_SECOND and DOWNLOADER_TOTAL_TIMEOUT_MS decide what is too slow), and the crawl did not wait out their back-off',
+  } as const;
+  for (const reason of ['robots-unreachable', 'crawl-delay', 'timeouts'] as const) {
+    const hosts = setAside.filter((h) => h.reason === reason);
+    if (hosts.length === 0) continue;
+    const why = whys[reason];
+    out.push({
+      reason,
+      hosts: hosts.length,
+      urls: hosts.reduce((n, h) => n + h.urls, 0),
+      detail: `${plural(hosts.length, 'host')} set aside, ${why}: ${firstHosts(hosts.slice(0, 3).map((h) => h.host), hosts.length)}.`,
+    });
+  }
+  const failed = totals['failed-urls'] ?? 0;
+  if (failed > 0) {
+    const reasons = Object.entries(totals)
+      .filter(([k]) => k.startsWith('failed-urls.'))
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, v]) => `${k.slice('failed-urls.'.length)} ${v}`);
+    const first = (inputs.failedUrls ?? []).slice(0, 3).map((f) => `${f.url} (${f.reason}, ${plural(f.attempts, 'attempt')})`);
+    out.push({
+      reason: 'retries-exhausted',
+      urls: failed,
+      detail: `${plural(failed, 'URL')} failed (${reasons.join(', ')}), after FRONTIER_TRANSIENT_ATTEMPTS tries for a 5xx, timeout or dropped connection, FRONTIER_MAX_RETRIES for a 429/503, one for a failure no retry mends${first.length ? `: ${firstHosts(first, failed)}` : ''}. All of them: summary.json's failedUrls, or GET /failed-urls.`,
+    });
+  }
+  return out;
+}
+
+/** Pages answered, not counting the crawler's own look for a sitemap that is not there. */
+export function pagesAnswered(totals: Record<string, number>): number {
+  return (totals.fetched ?? 0) - (totals['sitemap.missing'] ?? 0);
 }
 
 const sum = (totals: Record<string, number>, prefix: string) =>
@@ -46,7 +138,7 @@ export function formatSummary(s: CrawlSummary): string {
     .sort(([, a], [, b]) => b - a)
     .map(([k, v]) => `${k.slice('filtered.'.length)} ${v}`);
   return [
-    `${s.complete ? 'Crawl complete' : 'Crawl stopped'} in ${s.durationSeconds} s (${s.pagesPerSecond} pages/s)`,
+    `${s.complete ? 'Crawl complete' : s.interrupted ? `Crawl interrupted (${s.interrupted})` : s.failed ? 'Crawl incomplete' : 'Crawl stopped'} in ${s.durationSeconds} s (${s.pagesPerSecond} pages/s)`,
     `  pages fetched      ${s.pagesFetched}`,
     `  pages stored       ${s.pagesStored}`,
     `  duplicates         ${s.duplicates} exact, ${s.nearDuplicates} near`,
@@ -56,5 +148,10 @@ export function formatSummary(s: CrawlSummary): string {
     `  filtered           ${s.filtered}${byReason.length ? ` (${byReason.join(', ')})` : ''}`,
     `  errors             ${s.errors}`,
     ...(s.urlSeen ? [`  URL-seen           ${s.urlSeen}`] : []),
+    ...(s.hostsSetAside?.length
+      ? [`  hosts set aside    ${s.hostsSetAside.length}`, ...s.hostsSetAside.map((h) => `    ${h.host}: ${h.reason}, ${h.detail} (${h.urls} URLs not fetched)`)]
+      : []),
+    ...(s.waitingOn ? [`  not complete: ${s.waitingOn}`] : []),
+    ...(s.notFetched?.length ? ['  not fetched, because:', ...s.notFetched.map((n) => `    - ${n.detail}`)] : []),
   ].join('\n');
 }

@@ -10,14 +10,15 @@ import { ControlPlaneModule, CrawlControlService, parseSeedList, SeedError } fro
 import { DnsResolverModule } from '@crawler/dns-resolver';
 import { DownloaderModule } from '@crawler/downloader';
 import { FrontierModule } from '@crawler/frontier';
+import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createLogger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
-import { CompletionProbe, CrawlStats, RuntimeModule } from '@crawler/runtime';
+import { checkRecords, checkRedis, CompletionProbe, surviveUnawaitedRedisErrors, CrawlStats, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, RuntimeModule, UnreachedHostsRegistry } from '@crawler/runtime';
 import { UrlExtractorModule } from '@crawler/url-extractor';
 import { UrlFilterModule } from '@crawler/url-filter';
 import { describeSeenStats, UrlSeenModule, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
-import { formatSummary, summarize } from './crawl-summary';
+import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
 
 /** Every stage of the pipeline, as the distributed services run them, in this one process. */
 const SERVICE_MODULES = [
@@ -47,6 +48,28 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
     }
     throw error;
   }
+  if (config.redisUrl) {
+    let refused: Error | undefined;
+    let checked = false;
+    const refuse = (error: Error) => {
+      refused = error;
+      if (!checked) return;
+      // Redis answered only once the crawl had started: stop it as the services stop.
+      process.stderr.write(`crawl: refusing to go on: ${error.message}\n`);
+      process.exit(2);
+    };
+    await checkRedis(config.redisUrl, config.redisStartupWaitMs, refuse);
+    checked = true;
+    if (refused) {
+      process.stderr.write(`crawl: refusing to start: ${(refused as Error).message}\n`);
+      return 2;
+    }
+  }
+  const recordsRefused = await checkRecords(config);
+  if (recordsRefused) {
+    process.stderr.write(`crawl: refusing to start: ${recordsRefused.message}\n`);
+    return 2;
+  }
   const seeds = [...options.seeds];
   if (options.seedsFile) {
     for (const seed of parseSeedList(readFileSync(options.seedsFile, 'utf8'))) seeds.push(seed.ok ? seed.url : seed.input);
@@ -58,8 +81,17 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   class EmbeddedCrawlModule {}
 
   const logger = createLogger({ level: config.logLevel, service: 'crawl', file: logFile });
+  surviveUnawaitedRedisErrors(logger);
   const app = await NestFactory.createApplicationContext(EmbeddedCrawlModule, { logger: new NestPinoLogger(logger) });
-  app.enableShutdownHooks();
+  // Ctrl-C or SIGTERM ends the wait below: the summary of what was done is written, then everything closes.
+  const interruption = new AbortController();
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted ??= signal;
+    interruption.abort();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const control = app.get(CrawlControlService);
   try {
     await control.submitSeeds(seeds);
@@ -77,10 +109,19 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   bar?.start(seeds.length, 0, { pending: 0, stored: 0, errors: 0 });
   // In-process queues count exactly at any instant: the end can be seen sooner than across processes.
   const inProcess = !config.redisUrl;
+  let waitingLine = '';
+  let last: PipelineSnapshot | undefined;
   const complete = await app.get(CompletionProbe).waitForCompletion({
     pollMs: inProcess ? 50 : 200,
     settleMs: inProcess ? 50 : 250,
+    signal: interruption.signal,
     onTick: (snapshot) => {
+      last = snapshot;
+      // Nothing happens until a broken robots.txt is tried again, or an outage ends: say so, or the run looks stuck.
+      const outage = Object.keys(snapshot.outageRetries).length || snapshot.redisMemory?.full ? snapshot.waitingOn : null;
+      const line = snapshot.waitingOnRobots ? `crawl: ${describeWaiting(snapshot.waitingOnRobots)}` : outage ? `crawl: waiting: ${outage.replace(/ since \S+/g, '')}` : '';
+      if (line && line !== waitingLine) process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
+      waitingLine = line;
       if (!bar) return;
       void stats.totals().then((t) => {
         const fetched = t.fetched ?? 0;
@@ -90,12 +131,38 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
     },
   });
   bar?.stop();
-  const summary = summarize(await stats.totals(), (performance.now() - started) / 1000, complete);
+  const totals = await stats.totals();
+  const summary = summarize(totals, (performance.now() - started) / 1000, complete);
   summary.urlSeen = describeSeenStats(await app.get(UrlSeenService).stats());
+  summary.hostsSetAside = await app.get(HostsAside).listSetAside();
+  // A backed-off host's URLs were counted when it was backed off; more may have arrived since.
+  const frontierStore = app.get<FrontierStore>(FRONTIER_STORE);
+  for (const host of summary.hostsSetAside) if (host.reason === 'timeouts') host.urls = (await frontierStore.hostInfo(host.host)).queued;
+  const unreached = app.get(UnreachedHostsRegistry);
+  const failed = await app.get(FailedUrls).list(config.frontier.failedUrlsKept);
+  if (failed.urls.length) summary.failedUrls = failed.urls;
+  summary.notFetched = notFetched(
+    { refused: await unreached.read('address-refused'), dnsFailed: await unreached.read('dns-failed'), setAside: summary.hostsSetAside, failedUrls: failed.urls },
+    totals,
+  );
+  if (interrupted) summary.interrupted = interrupted;
+  if (!interrupted && last && Object.keys(last.failed).length) {
+    summary.failed = last.failed;
+    summary.waitingOn = last.waitingOn ?? undefined;
+  }
   await app.close();
   writeFileSync(join(options.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n  results in ${options.out}\n`);
-  return 0;
+  return exitCode(summary, pagesAnswered(totals), interrupted);
+}
+
+/** The crawl's exit code, as the README documents it. */
+function exitCode(summary: { notFetched?: { detail: string }[] }, answered: number, interrupted?: NodeJS.Signals): number {
+  if (interrupted) return interrupted === 'SIGINT' ? 130 : 143;
+  if (answered > 0) return 0;
+  const why = summary.notFetched?.length ? summary.notFetched.map((n) => n.detail).join(' ') : 'no page could be reached from the seeds (see the totals above).';
+  process.stderr.write(`crawl: nothing was fetched. ${why}\n`);
+  return 3;
 }
 
 function progressBar(): SingleBar {

@@ -25,6 +25,30 @@ describe('BloomHasher', () => {
     }
   });
 
+  it('places an item in one shard, spread evenly, with the offsets it has unsharded', () => {
+    const hasher = new BloomHasher(params);
+    const items = randomItems(23_000, 2463534242, 'https://shard.example/');
+    const perShard = new Array<number>(23).fill(0);
+    for (const item of items) {
+      const { shard, offsets } = hasher.place(item, 23);
+      expect(offsets).toEqual(hasher.offsets(item));
+      perShard[shard]++;
+    }
+    for (const count of perShard) expect(Math.abs(count - 1000)).toBeLessThan(130); // ±4σ of a binomial
+    expect(hasher.place('https://example.com/', 1).shard).toBe(0);
+  });
+
+  it('picks the shard independently of the offsets: within a shard, the bits stay uniform', () => {
+    const hasher = new BloomHasher({ bits: 1000, hashes: 1 });
+    const firstOffsets = new Array<number>(10).fill(0);
+    for (const item of randomItems(50_000, 88172645, 'https://shard.example/')) {
+      const { shard, offsets } = hasher.place(item, 16);
+      if (shard === 3) firstOffsets[Math.floor(offsets[0] / 100)]++;
+    }
+    const total = firstOffsets.reduce((a, b) => a + b, 0);
+    for (const count of firstOffsets) expect(Math.abs(count - total / 10)).toBeLessThan(4 * Math.sqrt(total / 10));
+  });
+
   it('is deterministic: same seed, same offsets; other seed, other offsets', () => {
     const a = new BloomHasher(params, 7).offsets('https://example.com/a');
     expect(new BloomHasher(params, 7).offsets('https://example.com/a')).toEqual(a);

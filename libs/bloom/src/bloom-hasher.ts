@@ -42,7 +42,21 @@ export class BloomHasher {
 
   /** k offsets in [0, bits), in probe order; two may coincide (each costs one bit either way). */
   offsets(item: string): number[] {
-    const [h0, h1, h2, h3] = murmur3x4(item, this.seeds);
+    return this.offsetsOf(murmur3x4(item, this.seeds));
+  }
+
+  /**
+   * The item's shard of `shards` and its k offsets in that shard (each shard `bits` bits), from one hash.
+   * The shard is the 22 bits the offsets leave unused (the low 11 of h1 and of h3) modulo `shards`, so it is
+   * independent of the offsets; with one shard, the offsets are those of `offsets`.
+   */
+  place(item: string, shards: number): { shard: number; offsets: number[] } {
+    const lanes = murmur3x4(item, this.seeds);
+    const shard = (((lanes[1] & 0x7ff) << 11) | (lanes[3] & 0x7ff)) % shards;
+    return { shard, offsets: this.offsetsOf(lanes) };
+  }
+
+  private offsetsOf([h0, h1, h2, h3]: [number, number, number, number]): number[] {
     const m = this.bits;
     // Below 2^53, so exact in doubles; from here on every value is < 2^32, so sums stay exact.
     let x = (h0 * 2097152 + (h1 >>> 11)) % m;

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError, ENV_NAMES, loadConfig, parseHostsFile } from './crawler-config';
 
 describe('loadConfig', () => {
@@ -41,8 +41,53 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FRONTIER_LEASE_MS: '30000', DOWNLOADER_TOTAL_TIMEOUT_MS: '60000' })).toThrow(/FRONTIER_LEASE_MS: must be longer than DOWNLOADER_TOTAL_TIMEOUT_MS/);
   });
 
+  it('refuses a batch memory shorter than an outage its batches are retried through', () => {
+    expect(loadConfig({}).frontier).toMatchObject({ batchMemoryMs: 900_000, auditLength: 10 });
+    expect(() => loadConfig({ FRONTIER_BATCH_MEMORY_MS: '600000' })).toThrow(/FRONTIER_BATCH_MEMORY_MS: must be longer than QUEUE_INFRA_OUTAGE_MAX_MS/);
+    expect(loadConfig({ FRONTIER_BATCH_MEMORY_MS: '300000', QUEUE_INFRA_OUTAGE_MAX_MS: '120000' }).frontier.batchMemoryMs).toBe(300_000);
+  });
+
+  it('takes a PostgreSQL URL for the records, refusing any other by name', () => {
+    expect(loadConfig({}).recordsUrl).toBeUndefined();
+    expect(loadConfig({ RECORDS_URL: 'postgres://crawler:pw@db:5432/crawl', RECORDS_POOL_SIZE: '4' })).toMatchObject({ recordsUrl: 'postgres://crawler:pw@db:5432/crawl', recordsPoolSize: 4 });
+    expect(() => loadConfig({ RECORDS_URL: 'redis://127.0.0.1:6379' })).toThrow(/RECORDS_URL: must be a PostgreSQL URL/);
+    expect(() => loadConfig({ RECORDS_POOL_SIZE: '0' })).toThrow(/RECORDS_POOL_SIZE/);
+    expect(loadConfig({}).recordsStartupWaitMs).toBe(30_000);
+    expect(loadConfig({ RECORDS_STARTUP_WAIT_MS: '0' }).recordsStartupWaitMs).toBe(0);
+    expect(() => loadConfig({ RECORDS_STARTUP_WAIT_MS: 'soon' })).toThrow(/RECORDS_STARTUP_WAIT_MS/);
+  });
+
+  it('leaves the frontier shards to the Redis kind unless set, and keeps them in 1 … 256', () => {
+    expect(loadConfig({}).frontier.shards).toBeUndefined();
+    expect(loadConfig({ FRONTIER_SHARDS: '16' }).frontier.shards).toBe(16);
+    expect(() => loadConfig({ FRONTIER_SHARDS: '0' })).toThrow(/FRONTIER_SHARDS/);
+    expect(() => loadConfig({ FRONTIER_SHARDS: '257' })).toThrow(/FRONTIER_SHARDS/);
+  });
+
+  it.each([['bot/1\r\nX-Injected: yes'], ['bot/1\n'], ['bot\u0000/1'], ['bot/1\u007f'], [' bot/1']])(
+    'refuses a User-Agent that is not a valid header value: %j',
+    (agent) => {
+      expect(() => loadConfig({ DOWNLOADER_USER_AGENT: agent })).toThrow(/DOWNLOADER_USER_AGENT: must/);
+    },
+  );
+
+  it('accepts an ordinary User-Agent, tabs and non-ASCII bytes included', () => {
+    expect(loadConfig({ DOWNLOADER_USER_AGENT: 'acme-bot/2.0 (+https://acme.example/bot;\tcontact@acme.example) é' }).downloader.userAgent).toMatch(/^acme-bot/);
+  });
+
   it('refuses a static answer that is not an address', () => {
     expect(() => loadConfig({ DNS_HOSTS: 'a.test=nowhere' })).toThrow(/DNS_HOSTS/);
+  });
+
+  it('reads the port lists, and names a bad entry', () => {
+    expect(loadConfig({}).filter.allowedPorts).toEqual(['80', '443', '1024-65535']);
+    expect(loadConfig({}).filter.blockedPorts).toBeUndefined();
+    const config = loadConfig({ URL_FILTER_ALLOWED_PORTS: '443, 8000-8999', URL_FILTER_BLOCKED_PORTS: 'none' });
+    expect(config.filter.allowedPorts).toEqual(['443', '8000-8999']);
+    expect(config.filter.blockedPorts).toEqual(['none']);
+    expect(() => loadConfig({ URL_FILTER_ALLOWED_PORTS: '80,http' })).toThrow(/URL_FILTER_ALLOWED_PORTS.*"http" is not a port or range/);
+    expect(() => loadConfig({ URL_FILTER_ALLOWED_PORTS: '9000-8000' })).toThrow(/URL_FILTER_ALLOWED_PORTS/);
+    expect(() => loadConfig({ URL_FILTER_BLOCKED_PORTS: '0' })).toThrow(/URL_FILTER_BLOCKED_PORTS.*"0" is not a port, a range/);
   });
 
   it('merges a hosts(5) file under the explicit pairs', () => {
@@ -64,5 +109,39 @@ describe('docs/configuration.md', () => {
   it('documents every variable', () => {
     const doc = readFileSync(join(__dirname, '../../../docs/configuration.md'), 'utf8');
     expect(Object.keys(ENV_NAMES).filter((name) => !doc.includes(`| \`${name}\` |`))).toEqual([]);
+  });
+
+  it('checks the control plane token without ever printing it, and reads it from a file', () => {
+    const short = (() => {
+      try {
+        loadConfig({ CONTROL_PLANE_TOKEN: 'secret-ish' });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(short).toMatch(/CONTROL_PLANE_TOKEN: is too short.*\(got "\(hidden\)"\)/);
+    expect(short).not.toContain('secret-ish');
+    expect(() => loadConfig({ CONTROL_PLANE_TOKEN: 'has spaces in the middle of it' })).toThrow(/printable ASCII/);
+    expect(() => loadConfig({ CONTROL_PLANE_PROTECT_READS: 'true' })).toThrow(/CONTROL_PLANE_PROTECT_READS: needs CONTROL_PLANE_TOKEN/);
+    expect(() => loadConfig({ BIND_ADDRESS: 'localhost' })).toThrow(/BIND_ADDRESS: is not an IP address/);
+    const file = join(mkdtempSync(join(tmpdir(), 'token-')), 'token');
+    writeFileSync(file, '  0123456789abcdef0123\n');
+    expect(loadConfig({ CONTROL_PLANE_TOKEN_FILE: file }).controlPlane.token).toBe('0123456789abcdef0123');
+    expect(() => loadConfig({ CONTROL_PLANE_TOKEN_FILE: file, CONTROL_PLANE_TOKEN: 'x'.repeat(20) })).toThrow(/not both/);
+    writeFileSync(file, 'short');
+    expect(() => loadConfig({ CONTROL_PLANE_TOKEN_FILE: file })).toThrow(/CONTROL_PLANE_TOKEN_FILE: the token in .* is too short/);
+    rmSync(dirname(file), { recursive: true });
+  });
+});
+
+describe("docs/operations.md's scaling table", () => {
+  it('names settings that exist, with their defaults', () => {
+    const doc = readFileSync(join(__dirname, '../../../docs/operations.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('| Service | Scales how |'), doc.indexOf('\n\n', doc.indexOf('| Service | Scales how |')));
+    const knobs = [...table.matchAll(/`([A-Z][A-Z0-9_]+)` \((\d+)\)/g)].map(([, name, value]) => ({ name, value: Number(value) }));
+    expect(knobs.length).toBeGreaterThanOrEqual(9);
+    const defaults = loadConfig({});
+    const read = (name: string) => ENV_NAMES[name as keyof typeof ENV_NAMES].split('.').reduce<any>((node, key) => node?.[key], defaults);
+    for (const { name, value } of knobs) expect({ name, value }).toEqual({ name, value: read(name) });
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseRedisUrl } from '@crawler/redis';
 
 const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
@@ -24,6 +25,12 @@ function isCidr(text: string): boolean {
   return family !== 0 && rest.length === 0 && /^\d{1,3}$/.test(prefix ?? '') && +prefix <= (family === 4 ? 32 : 128);
 }
 
+/** A port (`8080`) or an inclusive range (`8000-8999`) within 1–65535. */
+function isPortRange(text: string): boolean {
+  const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(text);
+  return match !== null && +match[1] >= 1 && +match[1] <= +(match[2] ?? match[1]) && +(match[2] ?? match[1]) <= 65535;
+}
+
 /** A comma-separated list (or an array, from flags) whose every entry passes `valid`; the error names the bad entries. */
 const dnsList = (valid: (entry: string) => boolean, problem: string) =>
   z.preprocess(
@@ -38,8 +45,56 @@ const dnsList = (valid: (entry: string) => boolean, problem: string) =>
  * named in ENV_NAMES (shared infrastructure: plain names; service knobs: the service's prefix).
  */
 export const CrawlerConfigSchema = z.object({
-  /** Redis for queues and state; absent = in-memory drivers (embedded mode only). */
-  redisUrl: z.url({ protocol: /^rediss?$/ }).optional(),
+  /**
+   * Redis for queues and state: `redis://host:6379` for one node, `redis+cluster://host1:7000,host2:7001` for a
+   * Redis Cluster (any of its nodes as seeds); absent = in-memory drivers (embedded mode only).
+   */
+  redisUrl: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseRedisUrl(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^REDIS_URL /, '') });
+      }
+    })
+    .optional(),
+  /**
+   * Share of Redis's `maxmemory` in use at which the frontier stops dispatching URLs (intake pauses) until
+   * memory is freed or raised: a full Redis refuses writes, so the crawl slows down before it gets there.
+   * @defaultValue 0.9
+   */
+  redisMemoryHighWater: z.coerce.number().gt(0).max(1).default(0.9),
+  /** How often a process reads Redis's memory use (`INFO memory`) for that pause, readiness and status. @defaultValue 1000 */
+  redisMemoryCheckMs: int(100).default(1000),
+  /**
+   * How long a starting process waits for REDIS_URL to answer before it exits naming the setting (an outage
+   * after start is ridden through instead). @defaultValue 30000
+   */
+  redisStartupWaitMs: int(0).default(30_000),
+  /**
+   * Where the per-page records live (stored pages, content-hash owners, duplicates, WARC captures):
+   * `postgres://user:password@host:5432/database` for PostgreSQL (tables created or migrated at start);
+   * absent = Redis when REDIS_URL is set, else memory. See docs/content.md.
+   */
+  recordsUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/[^/]+/, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database')
+    .optional(),
+  /** Connections each process opens to RECORDS_URL at most. @defaultValue 10 */
+  recordsPoolSize: int(1).max(1000).default(10),
+  /**
+   * How long a starting process waits for RECORDS_URL to answer before it exits naming the setting (an
+   * outage after start is ridden through instead). @defaultValue 30000
+   */
+  recordsStartupWaitMs: int(0).default(30_000),
+  /**
+   * How long a write or read of the PostgreSQL records waits for the calls of other jobs to join it in one
+   * statement (content-seen handles each page as its own job). @defaultValue 5
+   */
+  recordsBatchLingerMs: int(0).max(1000).default(5),
+  /** The most pages (or claims, lookups…) one PostgreSQL records statement carries; a full batch goes at once. @defaultValue 500 */
+  recordsBatchMax: int(1).max(100_000).default(500),
   /** S3 endpoint with credentials, e.g. http://KEY:SECRET@minio:9000; absent = filesystem store. */
   s3Url: z.url({ protocol: /^https?$/ }).optional(),
   /** Bucket for page bodies, created at boot when missing. @defaultValue 'crawler' */
@@ -50,10 +105,60 @@ export const CrawlerConfigSchema = z.object({
   prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('crawler'),
   /** HTTP port for /health and /metrics (control plane: also its API). 0 = any free port. @defaultValue 3000 */
   port: int(0).max(65535).default(3000),
+  /**
+   * The address the HTTP server listens on (an IP address). Pipeline services serve only /health and
+   * /metrics, which probes and Prometheus must reach: all interfaces. The control plane: all interfaces
+   * when it has a token, else loopback only (see CONTROL_PLANE_ALLOW_UNAUTHENTICATED).
+   * @defaultValue '0.0.0.0', or '127.0.0.1' for a control plane without CONTROL_PLANE_TOKEN
+   */
+  bindAddress: z.string().refine((v) => isIP(v) !== 0, 'is not an IP address (e.g. 127.0.0.1, 0.0.0.0, ::)').optional(),
+  controlPlane: z.object({
+    /**
+     * The secret every request that changes the crawl must carry (`Authorization: Bearer <token>`): at
+     * least 16 printable characters, e.g. `openssl rand -hex 32`. Absent: the control plane listens on
+     * loopback only.
+     */
+    token: z
+      .string()
+      .min(16, 'is too short: use at least 16 characters, e.g. `openssl rand -hex 32`')
+      .regex(/^[\x21-\x7e]+$/, 'may hold only printable ASCII characters, no spaces')
+      .optional(),
+    /** A file holding the token (a mounted Kubernetes or Compose secret); surrounding whitespace is ignored. */
+    tokenFile: z.string().min(1).optional(),
+    /** Also require the token to read the crawl (status, URLs and their content, hosts, failures); the dashboard's page itself stays open. @defaultValue false */
+    protectReads: bool.default(false),
+    /** Let a control plane without a token listen on an address other than loopback, where anyone who reaches it controls the crawl. @defaultValue false */
+    allowUnauthenticated: bool.default(false),
+    /** Largest request body accepted (JSON only), bytes; the CLI splits larger seed lists. @defaultValue 1048576 */
+    maxBodyBytes: int(1024).max(256 * 1024 * 1024).default(1024 * 1024),
+  }),
   /** Least severe level logged. @defaultValue 'info' */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** A queue job held by a process that died is handed to another after this long (BullMQ lock and stall check). @defaultValue 30000 */
   queueStalledMs: int(1000).default(30_000),
+  /**
+   * Times a queue job may be orphaned by a dying worker and handed on before it is moved to the failed set
+   * (BullMQ's maxStalledCount). High enough to ride out a crash loop or repeated node evictions, low enough
+   * that a message which kills every worker that takes it stops doing so. @defaultValue 10
+   */
+  queueMaxStalled: int(1).default(10),
+  /** Tries of a message whose handler fails (a bug, bad data) before it is kept in the failed set. @defaultValue 5 */
+  queueAttempts: int(1).default(5),
+  /** Delay before a failed message's first retry, doubled on each further retry. @defaultValue 1000 */
+  queueBackoffMs: int(1).default(1000),
+  /**
+   * A message that failed because Redis, S3 or PostgreSQL could not be reached (or refused: OOM, LOADING,
+   * 5xx, SlowDown) is retried, without using its attempts, for this long after its first such failure: an
+   * outage is waited out, not turned into lost pages. @defaultValue 600000
+   */
+  queueInfraOutageMaxMs: int(1000).default(600_000),
+  /** The longest wait between two retries of a message failing on an outage (backoff from QUEUE_BACKOFF_MS, doubled). @defaultValue 30000 */
+  queueInfraBackoffMaxMs: int(1).default(30_000),
+  /**
+   * Jobs of each state a scrape reads to count a queue's messages (`crawler_queue_messages`); past it the
+   * count is scaled up from those read. Bounds what one scrape costs Redis however deep the queue. @defaultValue 1000
+   */
+  queueCountMaxJobs: int(1).default(1000),
   /**
    * Check every message against its schema in the in-process queues too (BullMQ's are always checked: they
    * cross processes). The embedded `crawl` turns it off unless set: its messages never leave the process and
@@ -81,6 +186,12 @@ export const CrawlerConfigSchema = z.object({
   frontier: z.object({
     /** Floor of the delay between two requests to one host. @defaultValue 2000 */
     minDelayMs: ms.default(2000),
+    /**
+     * Let an operator's override (PATCH /hosts/:host) set a host's delay below minDelayMs; each such override
+     * is written to the host's politeness audit and listed on the dashboard. Set it for the control plane and
+     * the frontier alike. @defaultValue false
+     */
+    allowDelayBelowMin: bool.default(false),
     /** Delay = at least this multiple of the host's last response time. @defaultValue 2 */
     delayMultiplier: z.coerce.number().min(0).max(100).default(2),
     /** Stop dispatching after this many page fetches; 0 = no limit. @defaultValue 0 */
@@ -91,18 +202,53 @@ export const CrawlerConfigSchema = z.object({
     maxBackoffMs: ms.default(3_600_000),
     /** A URL answered 429/503 this many times is given up. @defaultValue 5 */
     maxRetries: int(0).default(5),
+    /**
+     * Requests in all for a URL whose failures may pass (a 5xx other than 503, 408, a timeout, a reset or
+     * refused connection, a protocol error); 1 = no retry. Then it is recorded as failed. @defaultValue 3
+     */
+    transientAttempts: int(1).max(100).default(3),
+    /**
+     * Wait before a transiently failed URL's first retry, doubled for each further one (±25 % jitter, at most
+     * FRONTIER_MAX_BACKOFF_MS); its host's other URLs go on meanwhile at their usual pace. @defaultValue 30000
+     */
+    retryBackoffMs: ms.default(30_000),
+    /** URLs given up on, kept with their reason for `GET /failed-urls` (the newest; older ones are counted only). @defaultValue 1000 */
+    failedUrlsKept: int(1).max(1_000_000).default(1000),
+    /**
+     * A host whose robots.txt asks for a longer Crawl-delay is set aside (its URLs are not fetched, it is
+     * reported) rather than waited for; 0 = obey any Crawl-delay. @defaultValue 30000
+     */
+    maxCrawlDelayMs: ms.default(30_000),
+    /**
+     * A host whose requests time out this many times in a row (no response in between) is backed off: its
+     * URLs are kept but wait FRONTIER_HOST_TIMEOUT_BACKOFF_MS (doubling with each further timeout), and a
+     * crawl left with only such hosts ends and names them; 0 = never. @defaultValue 3
+     */
+    hostTimeoutStrikes: int(0).default(3),
+    /** The first back-off of a host that keeps timing out; doubles per further timeout, up to FRONTIER_MAX_BACKOFF_MS. @defaultValue 60000 */
+    hostTimeoutBackoffMs: ms.default(60_000),
     /** Front queues (priority levels). @defaultValue 8 */
     frontQueues: int(1).max(64).default(8),
-    /** Back queues: hosts served at once (Mercator: ~3× the fetches in flight). @defaultValue 1024 */
+    /** Back queues: hosts served at once (Mercator: ~3× the fetches in flight), divided among the shards. @defaultValue 1024 */
     backQueues: int(1).default(1024),
+    /**
+     * Shards of the frontier in Redis, each in one cluster slot, spread evenly over the masters; a host's
+     * shard follows its site. Set before a crawl starts: a crawl's queued URLs stay in the shards they were
+     * put in. @defaultValue 1 on one Redis node, 64 on a Redis Cluster
+     */
+    shards: int(1).max(256).optional(),
     /** Each front queue is this many times likelier to be served than the next lower one. @defaultValue 2 */
     priorityBias: z.coerce.number().min(1).default(2),
     /** Requests in flight per host at most. @defaultValue 1 */
     perHostLimit: int(1).default(1),
     /** Requests in flight per IP address at most, over all hosts on it. @defaultValue 8 */
     perIpLimit: int(1).default(8),
-    /** Minimum gap between two requests to one IP address, over all hosts on it. @defaultValue 0 */
-    perIpIntervalMs: ms.default(0),
+    /**
+     * Minimum gap between two requests to one IP address, over all hosts on it: at most 10 requests a second
+     * to one server, which only bites when more than 20 of its sites are due at once (the per-host floor keeps
+     * one site under 0.5/s). 0 turns it off. @defaultValue 100
+     */
+    perIpIntervalMs: ms.default(100),
     /** New-URL batches (frontier-add) handled at once per frontier process. @defaultValue 32 */
     addConcurrency: int(1).default(32),
     /** Fetch outcomes (frontier-done) handled at once per frontier process. @defaultValue 64 */
@@ -111,8 +257,22 @@ export const CrawlerConfigSchema = z.object({
     maxInFlight: int(1).default(1000),
     /** A dispatched URL whose outcome has not come back in this long is given to its host again. @defaultValue 120000 */
     leaseMs: int(1000).default(120_000),
-    /** Politeness audit entries kept per host. @defaultValue 200 */
-    auditLength: int(1).default(200),
+    /**
+     * URLs waiting in the front queues at most (not yet routed to a host); past it the lowest-priority ones
+     * are dropped, the newest first, counted as `frontier.pruned` and logged. 0 = unbounded. @defaultValue 0
+     */
+    maxQueued: int(0).default(0),
+    /**
+     * Politeness audit entries kept per host (two a fetch: its dispatch and its outcome), in Redis: the last
+     * few fetches of a host for GET /hosts/:host; the fetch log keeps the whole history on disk. @defaultValue 10
+     */
+    auditLength: int(1).default(10),
+    /**
+     * How long a frontier-add batch id is remembered, so that a redelivered batch is not enqueued twice. Must
+     * exceed QUEUE_INFRA_OUTAGE_MAX_MS (a batch that failed on an outage is retried up to that long after).
+     * @defaultValue 900000
+     */
+    batchMemoryMs: int(1000).default(900_000),
     /** Recrawl fetched pages on a schedule that adapts to how often they change (the crawl then never ends by itself). @defaultValue false */
     recrawl: bool.default(false),
     /** First recrawl interval of a page. @defaultValue 86400000 */
@@ -121,14 +281,31 @@ export const CrawlerConfigSchema = z.object({
     recrawlMinMs: ms.default(3_600_000),
     /** A page that never changes is still recrawled this often. @defaultValue 2592000000 */
     recrawlMaxMs: ms.default(30 * 86_400_000),
+    /**
+     * How a recrawl interval adapts. `adaptive`: it halves when the page changed, doubles when it did not.
+     * `hubs`: it halves when the page's last fetch yielded URLs never seen before (a hub gaining links) and
+     * doubles otherwise, changed or not (a page that changes without adding links is a leaf).
+     * @defaultValue adaptive
+     */
+    recrawlPolicy: z.enum(['adaptive', 'hubs']).default('adaptive'),
+    /**
+     * Policy `hubs`: how many pages have their new URLs counted (a counter of an estimated 100 bytes each in the state
+     * store). Past it a page not counted yet is treated as a leaf. @defaultValue 1000000
+     */
+    recrawlHubPages: int(1).default(1_000_000),
   }),
   dns: z.object({
-    /** Allow hosts that resolve to loopback, private, link-local… addresses. @defaultValue false */
+    /** Allow hosts that resolve to loopback, private, link-local… addresses; cloud metadata addresses (169.254.169.254, fd00:ec2::254…) stay refused. @defaultValue false */
     allowPrivate: bool.default(false),
     /** Static answers, NAME=IP pairs separated by commas or whitespace. */
     hosts: z.record(z.string(), z.ipv4().or(z.ipv6())).default({}),
     /** A hosts(5)-format file of static answers. */
     hostsFile: z.string().optional(),
+    /**
+     * The machine's own hosts file, answered before DNS as the operating system's resolver does (after
+     * DNS_HOSTS and DNS_HOSTS_FILE); looked at again every DNS_MIN_TTL_MS; `off` = not read. @defaultValue '/etc/hosts'
+     */
+    systemHostsFile: z.string().min(1).default('/etc/hosts'),
     /** Cached answers live at least this long whatever their TTL. @defaultValue 60000 */
     minTtlMs: ms.default(60_000),
     /** …and at most this long. @defaultValue 3600000 */
@@ -145,7 +322,7 @@ export const CrawlerConfigSchema = z.object({
     tries: int(1).max(10).default(2),
     /** A cached answer read in this last fraction of its TTL is refreshed in the background; 0 = never. @defaultValue 0.2 */
     refreshAheadRatio: z.coerce.number().min(0).lt(1).default(0.2),
-    /** Non-public addresses allowed anyway, comma-separated CIDRs (e.g. 127.0.0.0/8,::1/128). @defaultValue [] */
+    /** Non-public addresses allowed anyway, comma-separated CIDRs (e.g. 127.0.0.0/8,::1/128); a cloud metadata address only when an entry names it alone (169.254.169.254/32). @defaultValue [] */
     allowCidrs: dnsList(isCidr, 'is not a CIDR (ADDRESS/PREFIX)').default([]),
   }),
   downloader: z.object({
@@ -162,6 +339,10 @@ export const CrawlerConfigSchema = z.object({
     userAgent: z
       .string()
       .min(3)
+      // An HTTP field value: visible characters, spaces and tabs. A CR or LF would end the header early (every
+      // request, robots.txt's included, would then fail), and other control characters are refused by servers.
+      .regex(/^[\t\x20-\x7e\x80-\xff]+$/, 'must be a valid HTTP header value: no line breaks or other control characters')
+      .refine((value) => value.trim() === value, 'must not start or end with white space')
       .default('crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)'),
     /** Time allowed to open a connection. @defaultValue 10000 */
     connectTimeoutMs: int(1).default(10_000),
@@ -171,14 +352,28 @@ export const CrawlerConfigSchema = z.object({
     bodyTimeoutMs: int(1).default(15_000),
     /** A fetch is abandoned after this long in all, however the bytes trickle in. @defaultValue 60000 */
     totalTimeoutMs: int(1).default(60_000),
+    /**
+     * A body arriving slower than this (bytes per second, averaged over DOWNLOADER_MIN_RATE_WINDOW_MS) is cut
+     * off as `timeout-rate`, long before the total timeout; 0 = no minimum. @defaultValue 1024
+     */
+    minBytesPerSecond: int(0).default(1024),
+    /** The window the minimum transfer rate is measured over; no body is cut before its first window ends. @defaultValue 10000 */
+    minRateWindowMs: int(100).default(10_000),
     /** Response headers larger than this are refused (a protocol error). @defaultValue 16384 */
     maxHeaderBytes: int(1024).default(16_384),
     /** Bodies are cut (and marked truncated) at this size. @defaultValue 262144 */
     maxBodyBytes: int(1024).default(256 * 1024),
     /** robots.txt answers are cached this long. @defaultValue 86400000 */
     robotsCacheTtlMs: ms.default(86_400_000),
-    /** A robots.txt that could not be fetched (5xx, network) disallows its host this long before a retry. @defaultValue 600000 */
+    /**
+     * Longest wait between two tries of a robots.txt that could not be fetched (5xx, 429, network): the
+     * ceiling of the backoff and of the server's Retry-After. @defaultValue 600000
+     */
     robotsErrorTtlMs: ms.default(600_000),
+    /** First wait after a robots.txt could not be fetched; doubled (with jitter) at each failure after. @defaultValue 60000 */
+    robotsRetryMs: int(1).default(60_000),
+    /** A robots.txt still unreachable this long after its first failure is given up: its host is set aside. @defaultValue 1800000 */
+    robotsUnreachableMaxMs: ms.default(1_800_000),
     /** robots.txt bytes parsed at most (RFC 9309 asks for at least 500 KiB). @defaultValue 512000 */
     robotsMaxBytes: int(1024).default(512_000),
     /** Redirect hops followed for a page (each hop goes back through the filter) and for robots.txt. @defaultValue 5 */
@@ -220,6 +415,16 @@ export const CrawlerConfigSchema = z.object({
     maxQueryParams: int(0).default(12),
     /** A path segment (or run of segments) repeated more than this many times in a row marks a trap: /a/b/a/b/a/b. @defaultValue 2 */
     maxPathRepeats: int(1).default(2),
+    /**
+     * Ports that may be fetched, comma-separated ports and ranges; the Fetch standard's bad ports (25, 6000…)
+     * are refused whatever this says. @defaultValue ['80', '443', '1024-65535']
+     */
+    allowedPorts: dnsList(isPortRange, 'is not a port or range (8080, 8000-8999)').default(['80', '443', '1024-65535']),
+    /**
+     * Ports refused although allowed (infrastructure: Redis, MinIO, PostgreSQL…), comma-separated; a port
+     * named alone in URL_FILTER_ALLOWED_PORTS is let through; `none` = no such list; empty = the built-in list.
+     */
+    blockedPorts: dnsList((entry) => entry === 'none' || isPortRange(entry), 'is not a port, a range (8000-8999) or none').optional(),
     /** Calendar-like URLs (a year, year/month or date in the path or query) further than this many days from today are dropped. @defaultValue 366 */
     calendarWindowDays: int(1).default(366),
     /** Link batches filtered at once per process. @defaultValue 64 */
@@ -239,7 +444,7 @@ export const CrawlerConfigSchema = z.object({
     concurrency: int(1).default(64),
     /** URL-seen structure: a Bloom filter (fixed memory, rare false positives) or exact 64-bit fingerprints. @defaultValue 'bloom' */
     mode: z.enum(['bloom', 'exact']).default('bloom'),
-    /** URL-seen is sized for this many URLs (Bloom: its bits; exact: its number of fingerprint sets). @defaultValue 10000000 */
+    /** URL-seen is sized for this many URLs (Bloom: its bits, in shards of at most 2^32 bits, at least 16 on a Redis Cluster; exact: its number of fingerprint sets). @defaultValue 10000000 */
     expectedUrls: int(1).default(10_000_000),
     /** …at this false-positive rate. @defaultValue 0.001 */
     falsePositiveRate: z.coerce.number().gt(0).lt(0.5).default(0.001),
@@ -306,27 +511,55 @@ export type CrawlerConfig = z.infer<typeof CrawlerConfigSchema>;
 /** Environment variable → config path. */
 export const ENV_NAMES: Record<string, string> = {
   REDIS_URL: 'redisUrl',
+  REDIS_MEMORY_HIGH_WATER: 'redisMemoryHighWater',
+  REDIS_MEMORY_CHECK_MS: 'redisMemoryCheckMs',
+  REDIS_STARTUP_WAIT_MS: 'redisStartupWaitMs',
+  RECORDS_URL: 'recordsUrl',
+  RECORDS_POOL_SIZE: 'recordsPoolSize',
+  RECORDS_STARTUP_WAIT_MS: 'recordsStartupWaitMs',
+  RECORDS_BATCH_LINGER_MS: 'recordsBatchLingerMs',
+  RECORDS_BATCH_MAX: 'recordsBatchMax',
   S3_URL: 's3Url',
   S3_BUCKET: 's3Bucket',
   CRAWLER_DATA_DIR: 'dataDir',
   CRAWLER_PREFIX: 'prefix',
   PORT: 'port',
+  BIND_ADDRESS: 'bindAddress',
+  CONTROL_PLANE_TOKEN: 'controlPlane.token',
+  CONTROL_PLANE_TOKEN_FILE: 'controlPlane.tokenFile',
+  CONTROL_PLANE_PROTECT_READS: 'controlPlane.protectReads',
+  CONTROL_PLANE_ALLOW_UNAUTHENTICATED: 'controlPlane.allowUnauthenticated',
+  CONTROL_PLANE_MAX_BODY_BYTES: 'controlPlane.maxBodyBytes',
   LOG_LEVEL: 'logLevel',
   FETCH_LOG_FILE: 'fetchLogFile',
   QUEUE_STALLED_MS: 'queueStalledMs',
+  QUEUE_MAX_STALLED: 'queueMaxStalled',
+  QUEUE_COUNT_MAX_JOBS: 'queueCountMaxJobs',
+  QUEUE_ATTEMPTS: 'queueAttempts',
+  QUEUE_BACKOFF_MS: 'queueBackoffMs',
+  QUEUE_INFRA_OUTAGE_MAX_MS: 'queueInfraOutageMaxMs',
+  QUEUE_INFRA_BACKOFF_MAX_MS: 'queueInfraBackoffMaxMs',
   QUEUE_VALIDATE_IN_PROCESS: 'queueValidateInProcess',
   QUEUE_MAX_WAITING_IN_PROCESS: 'queueMaxWaitingInProcess',
   BREAKER_THRESHOLD: 'breaker.threshold',
   BREAKER_WINDOW_MS: 'breaker.windowMs',
   BREAKER_COOLDOWN_MS: 'breaker.cooldownMs',
   FRONTIER_MIN_DELAY_MS: 'frontier.minDelayMs',
+  FRONTIER_ALLOW_DELAY_BELOW_MIN: 'frontier.allowDelayBelowMin',
   FRONTIER_DELAY_MULTIPLIER: 'frontier.delayMultiplier',
   FRONTIER_MAX_PAGES: 'frontier.maxPages',
   FRONTIER_RECENT_RESPONSES: 'frontier.recentResponses',
   FRONTIER_MAX_BACKOFF_MS: 'frontier.maxBackoffMs',
   FRONTIER_MAX_RETRIES: 'frontier.maxRetries',
+  FRONTIER_TRANSIENT_ATTEMPTS: 'frontier.transientAttempts',
+  FRONTIER_RETRY_BACKOFF_MS: 'frontier.retryBackoffMs',
+  FRONTIER_FAILED_URLS_KEPT: 'frontier.failedUrlsKept',
+  FRONTIER_MAX_CRAWL_DELAY_MS: 'frontier.maxCrawlDelayMs',
+  FRONTIER_HOST_TIMEOUT_STRIKES: 'frontier.hostTimeoutStrikes',
+  FRONTIER_HOST_TIMEOUT_BACKOFF_MS: 'frontier.hostTimeoutBackoffMs',
   FRONTIER_FRONT_QUEUES: 'frontier.frontQueues',
   FRONTIER_BACK_QUEUES: 'frontier.backQueues',
+  FRONTIER_SHARDS: 'frontier.shards',
   FRONTIER_PRIORITY_BIAS: 'frontier.priorityBias',
   FRONTIER_PER_HOST_LIMIT: 'frontier.perHostLimit',
   FRONTIER_PER_IP_LIMIT: 'frontier.perIpLimit',
@@ -336,13 +569,18 @@ export const ENV_NAMES: Record<string, string> = {
   FRONTIER_MAX_IN_FLIGHT: 'frontier.maxInFlight',
   FRONTIER_LEASE_MS: 'frontier.leaseMs',
   FRONTIER_AUDIT_LENGTH: 'frontier.auditLength',
+  FRONTIER_BATCH_MEMORY_MS: 'frontier.batchMemoryMs',
+  FRONTIER_MAX_QUEUED: 'frontier.maxQueued',
   FRONTIER_RECRAWL: 'frontier.recrawl',
   FRONTIER_RECRAWL_INITIAL_MS: 'frontier.recrawlInitialMs',
   FRONTIER_RECRAWL_MIN_MS: 'frontier.recrawlMinMs',
   FRONTIER_RECRAWL_MAX_MS: 'frontier.recrawlMaxMs',
+  FRONTIER_RECRAWL_POLICY: 'frontier.recrawlPolicy',
+  FRONTIER_RECRAWL_HUB_PAGES: 'frontier.recrawlHubPages',
   DNS_ALLOW_PRIVATE: 'dns.allowPrivate',
   DNS_HOSTS: 'dns.hosts',
   DNS_HOSTS_FILE: 'dns.hostsFile',
+  DNS_SYSTEM_HOSTS_FILE: 'dns.systemHostsFile',
   DNS_MIN_TTL_MS: 'dns.minTtlMs',
   DNS_MAX_TTL_MS: 'dns.maxTtlMs',
   DNS_FAILURE_TTL_MS: 'dns.failureTtlMs',
@@ -360,10 +598,14 @@ export const ENV_NAMES: Record<string, string> = {
   DOWNLOADER_HEADERS_TIMEOUT_MS: 'downloader.headersTimeoutMs',
   DOWNLOADER_BODY_TIMEOUT_MS: 'downloader.bodyTimeoutMs',
   DOWNLOADER_TOTAL_TIMEOUT_MS: 'downloader.totalTimeoutMs',
+  DOWNLOADER_MIN_BYTES_PER_SECOND: 'downloader.minBytesPerSecond',
+  DOWNLOADER_MIN_RATE_WINDOW_MS: 'downloader.minRateWindowMs',
   DOWNLOADER_MAX_HEADER_BYTES: 'downloader.maxHeaderBytes',
   DOWNLOADER_MAX_BODY_BYTES: 'downloader.maxBodyBytes',
   DOWNLOADER_ROBOTS_CACHE_TTL_MS: 'downloader.robotsCacheTtlMs',
   DOWNLOADER_ROBOTS_ERROR_TTL_MS: 'downloader.robotsErrorTtlMs',
+  DOWNLOADER_ROBOTS_RETRY_MS: 'downloader.robotsRetryMs',
+  DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: 'downloader.robotsUnreachableMaxMs',
   DOWNLOADER_ROBOTS_MAX_BYTES: 'downloader.robotsMaxBytes',
   DOWNLOADER_MAX_REDIRECTS: 'downloader.maxRedirects',
   PARSER_MAX_LINKS: 'parser.maxLinks',
@@ -384,6 +626,8 @@ export const ENV_NAMES: Record<string, string> = {
   URL_FILTER_CALENDAR_WINDOW_DAYS: 'filter.calendarWindowDays',
   URL_FILTER_MAX_PAGES_PER_HOST: 'filter.maxPagesPerHost',
   URL_FILTER_RECENT_URLS: 'filter.recentUrls',
+  URL_FILTER_ALLOWED_PORTS: 'filter.allowedPorts',
+  URL_FILTER_BLOCKED_PORTS: 'filter.blockedPorts',
   URL_SEEN_CONCURRENCY: 'seen.concurrency',
   URL_SEEN_MODE: 'seen.mode',
   URL_SEEN_EXPECTED_URLS: 'seen.expectedUrls',
@@ -407,6 +651,9 @@ export const ENV_NAMES: Record<string, string> = {
   PLUGINS: 'plugins.enabled',
   PLUGINS_WAIT_MS: 'plugins.waitMs',
 };
+
+/** Settings whose values never appear in an error message. */
+const SECRET_SETTINGS = new Set(['controlPlane.token']);
 
 const LIST_SETTINGS = new Set(['filter.blockedExtensions', 'filter.allowedDomains', 'filter.stripParams', 'plugins.enabled']);
 
@@ -472,6 +719,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     sitemaps: {},
     plugins: {},
     breaker: {},
+    controlPlane: {},
   };
   const problems: string[] = [];
   for (const [name, path] of Object.entries(ENV_NAMES)) {
@@ -492,7 +740,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       let depth = keys.length;
       while (depth > 1 && !PATH_TO_ENV[keys.slice(0, depth).join('.')]) depth--;
       const name = PATH_TO_ENV[keys.slice(0, depth).join('.')] ?? keys.join('.');
-      const got = keys.reduce<any>((node, key) => node?.[key], input);
+      const secret = SECRET_SETTINGS.has(keys.slice(0, depth).join('.'));
+      const got = secret ? '(hidden)' : keys.reduce<any>((node, key) => node?.[key], input);
       const where = depth < keys.length ? ` at ${keys.slice(depth).join('.')}` : '';
       problems.push(`${name}${where}: ${issue.message} (got ${JSON.stringify(got)})`);
     }
@@ -505,6 +754,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       `FRONTIER_LEASE_MS: must be longer than DOWNLOADER_TOTAL_TIMEOUT_MS (got ${config.frontier.leaseMs} ≤ ${config.downloader.totalTimeoutMs})`,
     ]);
   }
+  if (config.frontier.batchMemoryMs <= config.queueInfraOutageMaxMs) {
+    // A batch retried after an outage would find its id forgotten, and be enqueued a second time.
+    throw new ConfigError([
+      `FRONTIER_BATCH_MEMORY_MS: must be longer than QUEUE_INFRA_OUTAGE_MAX_MS (got ${config.frontier.batchMemoryMs} ≤ ${config.queueInfraOutageMaxMs})`,
+    ]);
+  }
+  resolveControlPlaneToken(config);
   if (config.dns.hostsFile) {
     try {
       config.dns.hosts = { ...parseHostsFile(readFileSync(config.dns.hostsFile, 'utf8')), ...config.dns.hosts };
@@ -513,6 +769,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     }
   }
   return config;
+}
+
+/** CONTROL_PLANE_TOKEN_FILE read into the token, and the settings that only make sense with a token. */
+function resolveControlPlaneToken(config: CrawlerConfig): void {
+  const cp = config.controlPlane;
+  if (cp.tokenFile) {
+    if (cp.token) throw new ConfigError(['CONTROL_PLANE_TOKEN_FILE: set it or CONTROL_PLANE_TOKEN, not both']);
+    let text: string;
+    try {
+      text = readFileSync(cp.tokenFile, 'utf8').trim();
+    } catch (error) {
+      throw new ConfigError([`CONTROL_PLANE_TOKEN_FILE: cannot read ${cp.tokenFile}: ${(error as Error).message}`]);
+    }
+    const checked = CrawlerConfigSchema.shape.controlPlane.shape.token.safeParse(text);
+    if (!checked.success) throw new ConfigError([`CONTROL_PLANE_TOKEN_FILE: the token in ${cp.tokenFile} ${checked.error.issues[0].message}`]);
+    cp.token = text;
+  }
+  if (cp.protectReads && !cp.token) {
+    throw new ConfigError(['CONTROL_PLANE_PROTECT_READS: needs CONTROL_PLANE_TOKEN (or CONTROL_PLANE_TOKEN_FILE): there is no token to protect the reads with']);
+  }
 }
 
 export const CRAWLER_CONFIG = Symbol('CRAWLER_CONFIG');

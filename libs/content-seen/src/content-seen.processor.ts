@@ -4,10 +4,12 @@ import { ParsedPage, PluginPage, pluginQueue, QueueName, SCHEMA_VERSION } from '
 import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
 import { ContentSeenService } from './content-seen.service';
+import { linksOfCopy } from './copy-links';
 import { WarcArchive } from './warc-archive.service';
 
 /**
- * New pages are stored and mined for links; duplicates stop here. The staged body is released either way.
+ * New pages are stored and mined for links; duplicates are not stored, and only an exact copy's links that
+ * lead elsewhere than its original's go on (see linksOfCopy). The staged body is released either way.
  * Each enabled plugin with a page hook gets every new page, as a compact PluginPage on `plugin.<name>`.
  */
 @Injectable()
@@ -39,11 +41,18 @@ export class ContentSeenProcessor implements OnApplicationBootstrap {
       // Its links go out while the page waits for its segment to be written: a redelivery after a crash
       // stores it and sends them again, which the stages after tolerate (docs/reliability.md).
       await Promise.all([this.seen.storePage(page, staged).then((contentKey) => this.pageHooks(page, contentKey)), this.sendLinks(page)]);
+    } else if (decision.kind === 'exact') {
+      // Not stored again, but a copy served at another place links to other places: those links go on.
+      const links = linksOfCopy(page, decision.originalUrl);
+      if (links.length > 0) {
+        await this.stats.count('duplicate.links-followed');
+        await this.sendLinks({ ...page, links });
+      }
     }
     await this.staging.release(page.bodyKey);
   }
 
-  private async sendLinks(page: ParsedPage) {
+  private async sendLinks(page: Pick<ParsedPage, 'url' | 'depth' | 'baseHref' | 'nofollow' | 'links'>) {
     if (page.nofollow || page.links.length === 0) return;
     await this.pipeline.send(QueueName.ExtractLinks, {
       v: SCHEMA_VERSION,
@@ -73,6 +82,7 @@ export class ContentSeenProcessor implements OnApplicationBootstrap {
       contentHash: page.contentHash,
       simhash: page.simhash,
       contentKey,
+      ...(page.referrer === undefined ? {} : { referrer: page.referrer }),
     };
     // One job per fetch and content: a redelivered content-seen job does not run the hooks twice.
     const jobId = `page-${page.fetchId}-${page.contentHash.slice(0, 16)}`;

@@ -9,8 +9,13 @@ import { FsContentStore, SegmentedPageStore, StagedBody } from '@crawler/content
 import { contentHash } from '@crawler/html';
 import { CrawlStats } from '@crawler/runtime';
 import { hammingDistance, simhash64 } from '@crawler/simhash';
-import { MemoryStateStore } from '@crawler/state';
+import { Client } from 'pg';
+import { BatchingRecordsStore, dropSchema, POSTGRES_URL, PostgresRecordsStore, RecordsStore, RedisRecordsStore, uniqueSchema } from '@crawler/records';
+import { hashBucketsFor, MemoryStateStore, PartitionedHash, RedisStateStore, StateStore } from '@crawler/state';
 import { ContentSeenService } from './content-seen.service';
+
+/** The records in the state store's hashes (the Redis driver, here also on a memory state store), as a crawl on Redis keeps them. */
+const recordsIn = (state: StateStore, redisUrl?: string) => new RedisRecordsStore({ state, buckets: hashBucketsFor(redisUrl) });
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -24,8 +29,8 @@ function setup(nearDuplicateDistance = 3) {
   const pages = new SegmentedPageStore(content, { maxPages: 1 });
   const stats = new CrawlStats(state, new Registry());
   const config = loadConfig({}, { 'contentSeen.nearDuplicateDistance': nearDuplicateDistance });
-  const replica = () => new ContentSeenService(state, pages, new CrawlStats(state, new Registry()), config);
-  return { service: new ContentSeenService(state, pages, stats, config), replica, state, ns: state.namespace('content-seen'), content, pages, stats };
+  const replica = () => new ContentSeenService(recordsIn(state), pages, new CrawlStats(state, new Registry()), config);
+  return { service: new ContentSeenService(recordsIn(state), pages, stats, config), replica, state, ns: state.namespace('content-seen'), content, pages, stats };
 }
 
 /** A body as the processor hands it over from staging. */
@@ -124,6 +129,9 @@ describe('ContentSeenService', () => {
       simhash: simhashOf(HASH),
       etag: '"abc"',
       lastModified: 'Mon, 01 Jan 2024 00:00:00 GMT',
+      contentHash: HASH,
+      changes: 0,
+      changedAt: '2024-01-02T03:04:05.000Z',
     });
     expect(await ns.hashGet('original', HASH)).toBe('http://a.test/1');
   });
@@ -166,7 +174,15 @@ describe('ContentSeenService', () => {
     const p = page('http://a.test/1', HASH, { title: undefined, headers: { 'content-type': 'text/html' }, truncated: true });
     const { contentKey } = (await service.check(p, staged(Buffer.from('x')))) as { contentKey: string };
     expect((await pages.read(contentKey, { meta: true }))!.meta).toMatchObject({ title: '', truncated: true });
-    expect(JSON.parse((await ns.hashGet('urls', 'http://a.test/1'))!)).toEqual({ fetchedAt: p.fetchedAt, status: 200, contentKey, simhash: p.simhash });
+    expect(JSON.parse((await ns.hashGet('urls', 'http://a.test/1'))!)).toEqual({
+      fetchedAt: p.fetchedAt,
+      status: 200,
+      contentKey,
+      contentHash: HASH,
+      simhash: p.simhash,
+      changes: 0,
+      changedAt: p.fetchedAt,
+    });
   });
 
   it('shares what it has seen between instances through one state store', async () => {
@@ -299,5 +315,121 @@ describe('ContentSeenService', () => {
       await ns.hashSetIfAbsent('original', HASH, 'http://a.test/1'); // what the interrupted first attempt left behind
       expect(await service.check(page('http://a.test/1'), staged(Buffer.from('x')))).toMatchObject({ duplicate: false });
     });
+  });
+});
+
+describe('ContentSeenService on a Redis Cluster', () => {
+  const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
+  let state: RedisStateStore;
+
+  beforeEach(() => {
+    state = new RedisStateStore({ url: REDIS_CLUSTER_URL, prefix: `t17h-content-seen-${process.pid}-${Math.random().toString(36).slice(2)}` });
+  });
+
+  afterEach(async () => {
+    await state.clear();
+    await state.close();
+  });
+
+  /** As setup(), on the cluster, with the config that names it (so the records are partitioned). */
+  function clusterSetup() {
+    const dir = mkdtempSync(join(tmpdir(), 'content-seen-spec-'));
+    dirs.push(dir);
+    const pages = new SegmentedPageStore(new FsContentStore(dir), { maxPages: 1 });
+    const config = loadConfig({ REDIS_URL: REDIS_CLUSTER_URL }, { 'contentSeen.nearDuplicateDistance': 3 });
+    const replica = () => new ContentSeenService(recordsIn(state, REDIS_CLUSTER_URL), pages, new CrawlStats(state, new Registry(), config), config);
+    const ns = state.namespace('content-seen');
+    const hash = (name: string) => new PartitionedHash(ns, name, hashBucketsFor(REDIS_CLUSTER_URL));
+    return { replica, ns, urls: hash('urls'), original: hash('original'), duplicates: hash('duplicates') };
+  }
+
+  it('records stored pages in the urls buckets, spread over many keys, none in the one-key layout', async () => {
+    const { replica, ns, urls, original } = clusterSetup();
+    const service = replica();
+    const texts = Array.from({ length: 12 }, (_, i) => `page number ${i}`);
+    for (const [i, text] of texts.entries()) await service.check(pageOf(`http://a.test/${i}`, text), staged(Buffer.from(text)));
+    expect(Object.keys(await urls.getAll()).sort()).toEqual(texts.map((_, i) => `http://a.test/${i}`).sort());
+    expect(new Set(texts.map((_, i) => urls.keyOf(`http://a.test/${i}`))).size).toBeGreaterThan(8);
+    expect(await original.get(contentHash(texts[3]))).toBe('http://a.test/3');
+    expect(await ns.hashGetAll('urls')).toEqual({});
+  });
+
+  it('finds exact and near duplicates between replicas, and records them in the duplicates buckets', async () => {
+    const { replica, duplicates } = clusterSetup();
+    await replica().check(page('http://a.test/1'), staged(Buffer.from('x')));
+    expect(await replica().check(page('http://b.test/1'), staged(Buffer.from('x')))).toMatchObject({ kind: 'exact', originalUrl: 'http://a.test/1' });
+    expect(await replica().check(page('http://c.test/1', OTHER, { simhash: flip(simhashOf(HASH), 9) }), staged(Buffer.from('y')))).toMatchObject({
+      kind: 'near',
+      originalUrl: 'http://a.test/1',
+    });
+    expect(await duplicates.getAll()).toEqual({
+      'http://b.test/1': JSON.stringify({ kind: 'exact', original: 'http://a.test/1' }),
+      'http://c.test/1': JSON.stringify({ kind: 'near', original: 'http://a.test/1', distance: 1 }),
+    });
+    expect(await replica().check(page('http://a.test/1'), staged(Buffer.from('x')))).toMatchObject({ kind: 'new' });
+  });
+});
+
+describe('ContentSeenService with its records in PostgreSQL', () => {
+  let schema: string;
+  let records: PostgresRecordsStore;
+  let state: MemoryStateStore;
+
+  beforeEach(async () => {
+    state = new MemoryStateStore();
+    records = await PostgresRecordsStore.open({ url: POSTGRES_URL, schema: (schema = uniqueSchema('content_seen')), poolSize: 4 });
+  });
+
+  afterEach(async () => {
+    await records.close();
+    await dropSchema(schema);
+  });
+
+  function replica(store: RecordsStore = records) {
+    const dir = mkdtempSync(join(tmpdir(), 'content-seen-spec-'));
+    dirs.push(dir);
+    const pages = new SegmentedPageStore(new FsContentStore(dir), { maxPages: 1 });
+    const config = loadConfig({}, { 'contentSeen.nearDuplicateDistance': 3 });
+    return new ContentSeenService(store, pages, new CrawlStats(state, new Registry()), config);
+  }
+
+  it("coalesces the records of concurrent jobs into a statement per batch, each job answered its own verdict", async () => {
+    const service = replica(new BatchingRecordsStore(records, { lingerMs: 50, maxItems: 1000 }));
+    // 40 contents, each fetched under two URLs: 80 jobs at once, as a content-seen replica runs them.
+    const jobs = Array.from({ length: 80 }, (_, i) => page(`http://site-${i % 40}.test/${i < 40 ? 'a' : 'b'}`, contentHash(`text ${i % 40}`)));
+    // Counted at the pooled clients: the store wraps its pool's own query() when it opens.
+    const statements = jest.spyOn(Client.prototype, 'query');
+    try {
+      const verdicts = await Promise.all(jobs.map((job) => service.check(job, staged(Buffer.from(job.url)))));
+      expect(verdicts.map((v) => v.kind)).toEqual(jobs.map((_, i) => (i < 40 ? 'new' : 'exact')));
+      expect(verdicts.slice(40).map((v) => (v as { originalUrl: string }).originalUrl)).toEqual(jobs.slice(0, 40).map((j) => j.url));
+      // One job at a time: 80 claims, 40 lookups (2 statements each), 40 duplicates, 40 pages (240 statements);
+      // in batches: a claim, a lookup, a duplicates and a few page batches (stores finish at their own pace).
+      expect(statements.mock.calls.length).toBeLessThanOrEqual(10);
+    } finally {
+      statements.mockRestore();
+    }
+    const found = await records.lookup(jobs.map((j) => j.url));
+    expect(found.map((r) => (r.page ? 'page' : r.duplicateOf?.kind))).toEqual(jobs.map((_, i) => (i < 40 ? 'page' : 'exact')));
+  });
+
+  it('stores the first page of a content, finds exact and near duplicates between replicas, and records them all', async () => {
+    const first = await replica().check(page('http://a.test/1'), staged(Buffer.from('x')));
+    expect(first).toMatchObject({ kind: 'new' });
+    expect(await replica().check(page('http://b.test/1'), staged(Buffer.from('x')))).toMatchObject({ kind: 'exact', originalUrl: 'http://a.test/1' });
+    expect(await replica().check(page('http://c.test/1', OTHER, { simhash: flip(simhashOf(HASH), 9) }), staged(Buffer.from('y')))).toMatchObject({
+      kind: 'near',
+      originalUrl: 'http://a.test/1',
+    });
+    // A copy of a near duplicate is as near to the same original.
+    expect(await replica().check(page('http://d.test/1', OTHER), staged(Buffer.from('y')))).toMatchObject({ kind: 'near', originalUrl: 'http://a.test/1', distance: 1 });
+    const found = await records.lookup(['http://a.test/1', 'http://b.test/1', 'http://c.test/1', 'http://d.test/1']);
+    expect(found[0].page).toMatchObject({ contentKey: (first as { contentKey: string }).contentKey, contentHash: HASH, etag: '"abc"', changes: 0 });
+    expect(found.slice(1).map((r) => r.duplicateOf)).toEqual([
+      { kind: 'exact', original: 'http://a.test/1' },
+      { kind: 'near', original: 'http://a.test/1', distance: 1 },
+      { kind: 'near', original: 'http://a.test/1', distance: 1 },
+    ]);
+    expect(await replica().check(page('http://a.test/1'), staged(Buffer.from('x')))).toMatchObject({ kind: 'new' });
   });
 });

@@ -3,8 +3,7 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { ParsedPage } from '@crawler/contracts';
 import { PAGE_STORE, PageStore, StagedBody, StoredPageMeta } from '@crawler/content-store';
 import { CrawlStats } from '@crawler/runtime';
-import { SimhashIndex } from '@crawler/simhash';
-import { STATE_STORE, StateStore } from '@crawler/state';
+import { DuplicateRecord, RECORDS_STORE, RecordsStore } from '@crawler/records';
 
 /**
  * What became of a page: stored under `contentKey` (a page store reference) when new; recorded against its
@@ -17,38 +16,34 @@ type DuplicateVerdict = { kind: 'exact'; duplicate: true; originalUrl: string } 
 /** What `decide` says: a new page (for `storePage`), or a duplicate, already recorded. */
 export type SeenDecision = { kind: 'new'; duplicate: false } | DuplicateVerdict;
 
-/** A `duplicates` record (URL → JSON): the original the page was recorded against, and how. */
-export type DuplicateRecord = { kind: 'exact'; original: string } | { kind: 'near'; original: string; distance: number };
-
 /**
  * Content seen? Exact duplicates by the SHA-256 of the normalised text; near duplicates by the 64-bit
- * simhash of its shingles within `contentSeen.nearDuplicateDistance` bits, looked up in a banded index
- * (libs/simhash). The first page with some content is stored (gzip, with its metadata, in the page store's
- * segments) and recorded in the URL store; a later duplicate is recorded (URL → original, in
- * `duplicates`), counted (`duplicate` for exact, `duplicate.near`), not stored and not mined for links.
+ * simhash of its shingles within `contentSeen.nearDuplicateDistance` bits, looked up in the records' banded
+ * near-duplicate index (RecordsStore.nearSimhashes). The first page with some content is stored (gzip, with its metadata, in the page store's
+ * segments) and its record kept (the RecordsStore: memory, Redis or PostgreSQL); a later duplicate is
+ * recorded against its original, counted (`duplicate` for exact, `duplicate.near`), not stored and not
+ * mined for links.
  *
- * The content hash is the page's identity: `original` maps it to the URL that owns it (claimed atomically,
+ * The content hash is the page's identity: the records map it to the URL that owns it (claimed atomically,
  * before the simhash is indexed), and the near-duplicate index maps a simhash to the content hash of the
  * page that owns it.
  *
  * Races between replicas: the exact check is one atomic claim. Two near duplicates checked at once can both
- * miss each other and both be stored (see SimhashIndex); a race costs a page kept, never a page lost.
+ * miss each other and both be stored (both looked up before either was indexed); a race costs a page kept,
+ * never a page lost.
  */
 @Injectable()
 export class ContentSeenService {
-  private readonly store: StateStore;
-  /** Absent when nearDuplicateDistance is 0 (exact duplicates only). */
-  private readonly near?: SimhashIndex;
+  /** Bits within which a simhash is near; 0: exact duplicates only. */
+  private readonly maxDistance: number;
 
   constructor(
-    @Inject(STATE_STORE) state: StateStore,
+    @Inject(RECORDS_STORE) private readonly records: RecordsStore,
     @Inject(PAGE_STORE) private readonly pages: PageStore,
     private readonly stats: CrawlStats,
     @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
   ) {
-    this.store = state.namespace('content-seen');
-    const maxDistance = config.contentSeen.nearDuplicateDistance;
-    if (maxDistance > 0) this.near = new SimhashIndex(this.store.namespace('simhash'), { maxDistance });
+    this.maxDistance = config.contentSeen.nearDuplicateDistance;
   }
 
   /** Decides, then stores a new page: `decide` and `storePage` in one. */
@@ -61,9 +56,9 @@ export class ContentSeenService {
   async decide(page: ParsedPage): Promise<SeenDecision> {
     // One atomic claim: the first URL with this hash owns it. A redelivered job finds itself the owner,
     // and storing again is harmless.
-    const owner = await this.store.hashSetIfAbsent('original', page.contentHash, page.url);
-    if (owner !== null && owner !== page.url) return this.exactDuplicate(page, owner);
-    if (this.near) {
+    const [owner] = await this.records.claimContent([{ contentHash: page.contentHash, url: page.url }]);
+    if (owner !== page.url) return this.exactDuplicate(page, owner);
+    if (this.maxDistance > 0) {
       const near = await this.nearOriginal(page);
       if (near) return this.recordDuplicate(page, near);
     }
@@ -75,36 +70,35 @@ export class ContentSeenService {
    * duplicate: then this page is a near duplicate of the same original, as far from it.
    */
   private async exactDuplicate(page: ParsedPage, owner: string): Promise<DuplicateVerdict> {
-    const ownerRecord = nearRecord(await this.store.hashGet('duplicates', owner));
-    return this.recordDuplicate(page, ownerRecord ?? { kind: 'exact', original: owner });
+    const [{ duplicateOf }] = await this.records.lookup([owner]);
+    return this.recordDuplicate(page, duplicateOf?.kind === 'near' ? duplicateOf : { kind: 'exact', original: owner });
   }
 
   /** The near original of a page whose exact content is new; null after indexing the page's simhash. */
   private async nearOriginal(page: ParsedPage): Promise<DuplicateRecord | null> {
-    const index = this.near as SimhashIndex;
-    const match = await index.findNear(page.simhash);
-    if (match && match.id !== page.contentHash) {
-      const original = await this.originalOf(match.id);
+    const [match] = await this.records.nearSimhashes([page.simhash], this.maxDistance);
+    if (match && match.owner !== page.contentHash) {
+      const original = await this.originalOf(match.owner);
       // Another content under this very URL is an earlier version of the page, not an original to defer to.
       if (original !== page.url) return { kind: 'near', original, distance: match.distance };
     }
     // Nothing near (or the page itself, redelivered, or its earlier version): index the simhash. Another page
     // may have claimed this very simhash since the lookup; it is then the original, at distance 0.
-    const owner = await index.add(page.simhash, page.contentHash);
-    if (owner === null) return null;
+    const [owner] = await this.records.claimSimhashes([{ simhash: page.simhash, owner: page.contentHash }], this.maxDistance);
+    if (owner === page.contentHash) return null;
     const original = await this.originalOf(owner);
     return original === page.url ? null : { kind: 'near', original, distance: 0 };
   }
 
   /** The URL that owns a content hash (claimed before that content's simhash was indexed). */
   private async originalOf(contentHash: string): Promise<string> {
-    const url = await this.store.hashGet('original', contentHash);
+    const [url] = await this.records.ownersOf([contentHash]);
     if (url === null) throw new Error(`content-seen: the simhash index names content ${contentHash}, which has no original URL`);
     return url;
   }
 
   private async recordDuplicate(page: ParsedPage, record: DuplicateRecord): Promise<DuplicateVerdict> {
-    await this.store.hashSet('duplicates', page.url, JSON.stringify(record));
+    await this.records.recordDuplicates([{ url: page.url, duplicateOf: record }]);
     await this.stats.count(record.kind === 'exact' ? 'duplicate' : 'duplicate.near');
     return record.kind === 'exact'
       ? { kind: 'exact', duplicate: true, originalUrl: record.original }
@@ -115,18 +109,18 @@ export class ContentSeenService {
   async storePage(page: ParsedPage, staged: StagedBody): Promise<string> {
     // Staged bodies come gzip-compressed already (a bundle's members) or are compressed now, off the event loop.
     const contentKey = await this.pages.store(await staged.gzipped(), pageMetadata(page));
-    await this.store.hashSet(
-      'urls',
-      page.url,
-      JSON.stringify({
+    await this.records.recordPages([
+      {
+        url: page.url,
         fetchedAt: page.fetchedAt,
         status: page.status,
         contentKey,
+        contentHash: page.contentHash,
         simhash: page.simhash,
         etag: page.headers.etag,
         lastModified: page.headers['last-modified'],
-      }),
-    );
+      },
+    ]);
     await this.stats.count('stored');
     return contentKey;
   }
@@ -144,12 +138,6 @@ function pageMetadata(page: ParsedPage): StoredPageMeta {
     headers: page.headers,
     contentHash: page.contentHash,
     simhash: page.simhash,
+    ...(page.via ? { via: page.via } : {}),
   };
-}
-
-/** A `duplicates` record if it is a near one (records written before they were JSON are bare URLs, exact). */
-function nearRecord(raw: string | null): Extract<DuplicateRecord, { kind: 'near' }> | null {
-  if (raw === null || !raw.startsWith('{')) return null;
-  const record = JSON.parse(raw) as DuplicateRecord;
-  return record.kind === 'near' ? record : null;
 }

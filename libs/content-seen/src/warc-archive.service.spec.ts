@@ -7,7 +7,7 @@ import { loadConfig } from '@crawler/config';
 import { ParsedPage, SCHEMA_VERSION } from '@crawler/contracts';
 import { collectKeys, FsContentStore } from '@crawler/content-store';
 import { contentHash } from '@crawler/html';
-import { MemoryStateStore } from '@crawler/state';
+import { MemoryRecordsStore } from '@crawler/records';
 import { WarcArchive } from './warc-archive.service';
 
 const dirs: string[] = [];
@@ -17,7 +17,7 @@ function setup(warc = true) {
   const dir = mkdtempSync(join(tmpdir(), 'warc-archive-spec-'));
   dirs.push(dir);
   const content = new FsContentStore(dir);
-  const archive = new WarcArchive(loadConfig({}, { 'storage.warc': warc }), content, new MemoryStateStore(), pino({ enabled: false }));
+  const archive = new WarcArchive(loadConfig({}, { 'storage.warc': warc }), content, new MemoryRecordsStore(), pino({ enabled: false }));
   /** Closes the archive and reads back every record as [type, target URI, payload]. */
   const records = async () => {
     await archive.onApplicationShutdown();

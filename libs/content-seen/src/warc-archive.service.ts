@@ -4,17 +4,9 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { ParsedPage } from '@crawler/contracts';
 import { CONTENT_STORE, ContentStore, StagedBody } from '@crawler/content-store';
 import { LOGGER, Logger } from '@crawler/logging';
-import { STATE_STORE, StateStore } from '@crawler/state';
+import { RECORDS_STORE, RecordsStore } from '@crawler/records';
 import { sha1Digest, WarcWriter } from '@crawler/warc';
 import type { SeenDecision } from './content-seen.service';
-
-/** What a revisit record needs of the capture that holds the payload. */
-interface Capture {
-  url: string;
-  date: string;
-  digest: string;
-  recordId: string;
-}
 
 /**
  * The optional WARC 1.1 archive (`WARC_ENABLED`): each new page becomes a response record and its request
@@ -29,15 +21,14 @@ interface Capture {
 @Injectable()
 export class WarcArchive implements OnApplicationShutdown {
   private readonly writer?: WarcWriter;
-  private readonly captures: StateStore;
 
   constructor(
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     @Inject(CONTENT_STORE) content: ContentStore,
-    @Inject(STATE_STORE) state: StateStore,
+    /** Content hash → its capture (what a revisit record needs): one per stored page. */
+    @Inject(RECORDS_STORE) private readonly records: RecordsStore,
     @Inject(LOGGER) logger: Logger,
   ) {
-    this.captures = state.namespace('warc');
     const { warc, warcRotateBytes, warcRotateMs } = config.storage;
     if (!warc) return;
     this.writer = new WarcWriter(content, {
@@ -55,8 +46,7 @@ export class WarcArchive implements OnApplicationShutdown {
     const body = staged.body;
     const requestHeaders = { 'user-agent': this.config.downloader.userAgent };
     if (verdict.kind === 'exact') {
-      const raw = await this.captures.hashGet('captures', page.contentHash);
-      const original = raw ? (JSON.parse(raw) as Capture) : null;
+      const [original] = await this.records.capturesOf([page.contentHash]);
       const digest = sha1Digest(body);
       if (original?.digest === digest) {
         await this.writer.writeRevisit({
@@ -84,8 +74,9 @@ export class WarcArchive implements OnApplicationShutdown {
       ...(page.truncated ? { truncated: 'length' as const } : {}),
     });
     if (verdict.kind === 'new') {
-      const capture: Capture = { url: page.url, date: written.warcDate, digest: written.payloadDigest, recordId: written.response.recordId };
-      await this.captures.hashSet('captures', page.contentHash, JSON.stringify(capture));
+      await this.records.recordCaptures([
+        { contentHash: page.contentHash, url: page.url, date: written.warcDate, digest: written.payloadDigest, recordId: written.response.recordId },
+      ]);
     }
   }
 

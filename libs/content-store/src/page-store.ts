@@ -14,6 +14,8 @@ export interface StoredPageMeta {
   headers: Record<string, string>;
   contentHash: string;
   simhash: string;
+  /** The plugin whose body replaced the fetched one (a rendered page: `render`); absent when stored as fetched. */
+  via?: string;
 }
 
 export interface StoredPage {

@@ -1,2 +1,3 @@
 export * from './queues';
 export * from './payloads';
+export * from './prioritizer';

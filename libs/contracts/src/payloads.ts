@@ -28,6 +28,8 @@ export const CrawlUrl = z.object({
   priority: z.number().min(0).max(1).optional(),
   /** Times this URL was answered 429/503 and put back. */
   attempts: z.number().int().min(0).optional(),
+  /** Transient failures so far (a 5xx, 408, timeout, reset, refused connection): the retries it was given. */
+  failures: z.number().int().min(0).optional(),
   /**
    * The page this URL was found on, kept only where a plugin wants it (a URL a plugin claims, e.g. an image
    * and the page showing it); absent for ordinary links.
@@ -40,6 +42,8 @@ export const CrawlUrl = z.object({
       lastModified: z.string().max(256).optional(),
       bodyHash: z.string().max(128).optional(),
       intervalMs: z.number().int().min(0).optional(),
+      /** The page's count of new URLs found on it when this recrawl was scheduled (FRONTIER_RECRAWL_POLICY=hubs). */
+      links: z.number().int().min(0).optional(),
     })
     .optional(),
 });
@@ -67,8 +71,52 @@ export const FetchRequest = CrawlUrl.extend({
   host: z.string().min(1),
   /** The address the resolver vetted; the downloader connects to exactly this one. */
   ip: z.string().optional(),
+  /**
+   * A robots.txt redirected to another host (RFC 9309 §2.3.1.2): the request goes back through the resolver
+   * so that the new host's address is vetted like any other, then on to the same downloader. `ip` is then the
+   * address of the hop's host; the rules found at the end of the chain apply to the URL's own host.
+   */
+  robotsHop: z
+    .object({
+      /** The robots.txt URL to fetch next. */
+      url,
+      /** The robots.txt URLs that answered with a redirect so far, in order. */
+      chain: z.array(url).max(21),
+      /** Set by the resolver when the hop's host did not resolve or its address is refused. */
+      refusal: z.string().optional(),
+      /** The vetted address of the URL's own host (the outcome reports it, for per-IP pacing). */
+      originIp: z.string().optional(),
+    })
+    .optional(),
+  /**
+   * The frontier does not know the host's address yet: the resolver answers it back to the frontier (a
+   * `resolved` outcome) instead of passing the URL on, so that the per-IP limits hold from the host's first request.
+   */
+  resolveOnly: z.boolean().optional(),
 });
 export type FetchRequest = z.infer<typeof FetchRequest>;
+
+/**
+ * Why a request got no answer, read by the fetcher from the error's code (never its wording): the frontier
+ * retries the kinds that may pass (timeouts, resets, refused connections, protocol errors) and not the others.
+ */
+export const FetchErrorKind = z.enum([
+  'timeout-connect',
+  'timeout-headers',
+  'timeout-body',
+  'timeout-total',
+  'timeout-rate',
+  'refused',
+  'reset',
+  'dns',
+  'tls',
+  'protocol',
+  'too-large-headers',
+  'decode',
+  'unvetted',
+  'other',
+]);
+export type FetchErrorKind = z.infer<typeof FetchErrorKind>;
 
 export const FetchOutcome = z.object({
   v: version,
@@ -79,16 +127,22 @@ export const FetchOutcome = z.object({
   /** What happened, for the frontier's bookkeeping. */
   /**
    * `skipped`: not attempted (the lease was about to run out), put the URL back.
+   * `resolved`: only the host's address was looked up (a `resolveOnly` request): `ip` is it, put the URL back.
    * `deferred`: not attempted because robots.txt could not be fetched ("disallow all for now", RFC 9309), or
    * because the name did not resolve for a reason that may pass (a DNS timeout or server failure; `error`
    * says so): the host waits `retryAfterMs`, and gives up after the retry limit.
    */
-  kind: z.enum(['fetched', 'robots-fetched', 'disallowed', 'error', 'skipped', 'deferred']),
+  kind: z.enum(['fetched', 'robots-fetched', 'disallowed', 'error', 'skipped', 'deferred', 'resolved']),
   /** Whether a request reached the host this turn (if not, no politeness delay is owed). */
   requested: z.boolean(),
   status: z.number().int().optional(),
   error: z.string().optional(),
-  /** Time the request took (for the adaptive delay). */
+  /**
+   * For an `error` outcome whose request was sent: what kind of failure — whether it is worth another try, and
+   * whether it is a timeout, which counts towards the host's strikes.
+   */
+  errorKind: FetchErrorKind.optional(),
+  /** Time the request took; only a response's time feeds the adaptive delay. */
   durationMs: z.number().min(0),
   /** Crawl-delay announced by the host's robots.txt, if any. */
   crawlDelayMs: z.number().min(0).optional(),
@@ -107,8 +161,22 @@ export const FetchOutcome = z.object({
       expiresAt: z.number().optional(),
     })
     .optional(),
-  /** The request to put back at the head of the host's queue (when only robots.txt was fetched this turn). */
+  /** The URL as queued, to put back (robots.txt was this turn, a 429/503, a transient failure to retry). */
   retry: CrawlUrl.optional(),
+  /**
+   * A turn deferred because the host's robots.txt is unreachable: since when (ms since epoch), how many
+   * tries failed, when it is next tried and when it is given up; `giveUp` once that time has come (the host
+   * is then set aside).
+   */
+  robotsUnreachable: z
+    .object({
+      since: z.number().int().min(0),
+      tries: z.number().int().min(0),
+      nextTryAt: z.number().int().min(0),
+      giveUpAt: z.number().int().min(0),
+      giveUp: z.boolean(),
+    })
+    .optional(),
 });
 export type FetchOutcome = z.infer<typeof FetchOutcome>;
 
@@ -129,6 +197,13 @@ export const FetchedPage = z.object({
   length: z.number().int().min(0),
   truncated: z.boolean(),
   fetchedAt: z.string(),
+  /** The page its URL was found on, when a plugin asks links to carry it (PluginManifest.referrers). */
+  referrer: url.optional(),
+  /**
+   * The plugin that replaced the fetched body before the parser (a page it claimed: PluginManifest
+   * `claims.pages`); the stored page records it. Absent: the body is the one fetched.
+   */
+  via: z.string().regex(PLUGIN_NAME).optional(),
 });
 export type FetchedPage = z.infer<typeof FetchedPage>;
 
@@ -195,11 +270,22 @@ export const PluginManifest = z
       extensions: z.array(z.string().regex(/^[a-z0-9]{1,16}$/)).max(64).default([]),
       /** Path globs (`/avatars/*`, `/feeds/**`; `*` = within a segment, `**` = across segments) claimed like extensions. */
       urlPatterns: z.array(z.string().regex(/^\/[^\s]{0,255}$/)).max(64).default([]),
+      /**
+       * Path globs (as `urlPatterns`) of HTML pages the plugin takes before the parser: such a page goes to the
+       * plugin (hook `fetched`) instead, and the plugin hands it on to the parser (PluginContext.toParser), as
+       * fetched or with a body of its own. A page no plugin claims goes straight to the parser.
+       */
+      pages: z.array(z.string().regex(/^\/[^\s]{0,255}$/)).max(64).optional(),
       /** Body bytes read for a claimed response (default: DOWNLOADER_MAX_BODY_BYTES); longer is cut and marked truncated. */
       maxBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
     }),
     /** Send the plugin every new (not duplicate) parsed page, as a PluginPage. */
     pageHook: z.boolean().default(false),
+    /**
+     * Links carry the page they were found on (CrawlUrl.referrer) to the frontier and on to the page hook
+     * (PluginPage.referrer): what a prioritizer learning where links lead needs. Absent means no.
+     */
+    referrers: z.boolean().optional(),
     /** The queue it consumes: always `plugin.<name>`. */
     queue: z.string(),
   })
@@ -234,6 +320,8 @@ export const PluginPage = z.object({
   simhash: z.string().regex(/^[0-9a-f]{16}$/),
   /** The stored page's reference in the page store (PluginContext.pages). */
   contentKey: z.string(),
+  /** The page its URL was found on, when a plugin asks for it (PluginManifest.referrers). */
+  referrer: url.optional(),
 });
 export type PluginPage = z.infer<typeof PluginPage>;
 

@@ -68,6 +68,15 @@ export function baseQueue<Q extends QueueName>(name: Q): Q {
   return (dot < 0 ? name : name.slice(0, dot)) as Q;
 }
 
+/**
+ * The name a queue is counted and labelled under: a downloader's shard `fetch.<id>` as `fetch` (its id changes
+ * with every process, and would make a new series each time); every other queue, plugin queues included, as
+ * itself.
+ */
+export function metricQueue(name: QueueName): QueueName {
+  return baseQueue(name) === QueueName.Fetch ? QueueName.Fetch : name;
+}
+
 /** The queues that carry crawl work: when all are empty and idle, the crawl is complete. */
 export const PIPELINE_QUEUES: readonly QueueName[] = Object.values(QueueName).filter(
   (q) => q !== QueueName.DeadLetter && q !== QueueName.PluginEvents,

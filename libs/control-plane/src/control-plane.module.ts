@@ -1,16 +1,19 @@
 import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ControlPlaneAuthGuard } from './control-plane-auth.guard';
 import { CrawlControlService } from './crawl-control.service';
 import { CrawlMonitor } from './crawl-monitor.service';
 import { CrawlController } from './crawl.controller';
 import { DashboardController } from './dashboard.controller';
 import { DeadLetters } from './dead-letters.service';
 import { FrontierController } from './frontier.controller';
+import { HostOverrides } from './host-overrides.service';
 import { UrlLookupService } from './url-lookup.service';
 
 /** The control plane: seeds, pause/resume, status and history, URL lookup, per-host controls, dead letters and failed work, the dashboard. */
 @Module({
   controllers: [CrawlController, FrontierController, DashboardController],
-  providers: [CrawlControlService, CrawlMonitor, UrlLookupService, DeadLetters],
+  providers: [CrawlControlService, CrawlMonitor, UrlLookupService, DeadLetters, HostOverrides, { provide: APP_GUARD, useClass: ControlPlaneAuthGuard }],
   exports: [CrawlControlService, CrawlMonitor, DeadLetters],
 })
 export class ControlPlaneModule {}

@@ -1,9 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
-import type { QueueCounts } from '@crawler/queue';
-import { CompletionProbe, CrawlActivity, CrawlStats, PauseSwitch, PauseState, Pipeline, RecentError } from '@crawler/runtime';
+import type { OutageRetries, QueueCounts } from '@crawler/queue';
+import { PortPolicy } from '@crawler/url';
+import { CompletionProbe, CrawlActivity, RedisMemory, CrawlStats, describeWaiting, HostSetAside, HostsAside, HostWaiting, PauseSwitch, PauseState, Pipeline, RecentError } from '@crawler/runtime';
 import { CrawlMonitor } from './crawl-monitor.service';
+import { BelowFloorHost, HostOverrides } from './host-overrides.service';
 import { derivedTotals, PIPELINE_STAGES } from './pipeline-stages';
 import { parseSeed } from './seed-list';
 
@@ -44,8 +47,16 @@ export interface TopHost {
 }
 
 export interface CrawlStatus {
-  /** Nothing queued, running or delayed anywhere, and seeds were given. */
+  /** Nothing queued, running or delayed anywhere, nothing in the failed set, and seeds were given. */
   complete: boolean;
+  /** Failed work (kept in the failed set: GET /failed), by queue; a crawl with any is never complete. */
+  failed: Record<string, number>;
+  /** Messages retrying after an outage of Redis, S3 or PostgreSQL, by queue. */
+  outageRetries: Record<string, OutageRetries>;
+  /** What stands between the crawl and "complete" besides work in progress (Redis memory full, outage retries, failed work), in words. */
+  waitingOn: string | null;
+  /** Redis's memory use against its maxmemory; `full`: intake paused (REDIS_MEMORY_HIGH_WATER). Null without Redis. */
+  redisMemory: RedisMemory | null;
   pending: number;
   /** URLs queued in the frontier or leased to a downloader. */
   frontier: number;
@@ -63,13 +74,27 @@ export interface CrawlStatus {
   /** Per second, over the last CrawlMonitor rateWindowMs: fetched, stored, errors, links.extracted, … */
   rates: Record<string, number>;
   topHosts: TopHost[];
+  /** Hosts an operator set below the crawl-wide minimum delay (FRONTIER_ALLOW_DELAY_BELOW_MIN). */
+  belowFloor: BelowFloorHost[];
   recentErrors: RecentError[];
+  /** Hosts whose robots.txt is unreachable (5xx, 429, network): their URLs wait for its next try (at most 50 listed). */
+  robotsWaiting: { count: number; hosts: HostWaiting[] };
+  /**
+   * Set while the crawl's only remaining work is those hosts (it is not complete, and nothing else will
+   * happen before their next tries): says so in words, naming them.
+   */
+  waitingOnly: string | null;
+  /** Hosts set aside, never fetched again in this crawl: robots.txt given up, or a Crawl-delay above the maximum. */
+  hostsSetAside: HostSetAside[];
   at: string;
 }
 
 /** Seeds in, pause and resume, status out: the control plane shared by its HTTP API and the embedded CLI. */
 @Injectable()
 export class CrawlControlService {
+  /** The URL filter's port rule, so that a seed it would drop is refused at submission instead. */
+  private readonly ports: PortPolicy;
+
   constructor(
     private readonly pipeline: Pipeline,
     private readonly probe: CompletionProbe,
@@ -77,15 +102,21 @@ export class CrawlControlService {
     private readonly pauseSwitch: PauseSwitch,
     private readonly activity: CrawlActivity,
     private readonly monitor: CrawlMonitor,
+    private readonly overrides: HostOverrides,
     @Inject(FRONTIER_STORE) private readonly frontierStore: FrontierStore,
-  ) {}
+    private readonly aside: HostsAside,
+    @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
+  ) {
+    this.ports = new PortPolicy({ allowed: config.filter.allowedPorts, blocked: config.filter.blockedPorts });
+  }
 
   /** Validates every seed first: one bad seed refuses the whole submission, so nothing half-starts. */
   async submitSeeds(inputs: string[]): Promise<string[]> {
-    const parsed = inputs.map(parseSeed);
+    const parsed = inputs.map((input) => parseSeed(input, this.ports));
     const problems = parsed.flatMap((p) => (p.ok ? [] : [{ input: p.input, reason: p.reason }]));
     if (problems.length || parsed.length === 0) throw new SeedError(problems.length ? problems : [{ input: '', reason: 'no seeds given' }]);
-    const urls = parsed.map((p) => (p as { url: string }).url);
+    // A seed given twice (a URL and its bare domain, a list with repeats) is one seed.
+    const urls = [...new Set(parsed.map((p) => (p as { url: string }).url))];
     for (let i = 0; i < urls.length; i += 1000) {
       const chunk = urls.slice(i, i + 1000).map((url) => ({ url, depth: 0, source: 'seed' as const, hops: 0 }));
       await this.pipeline.send(QueueName.FilterUrls, { v: SCHEMA_VERSION, urls: chunk });
@@ -104,15 +135,19 @@ export class CrawlControlService {
   }
 
   async status(): Promise<CrawlStatus> {
-    const [snapshot, reading, pause, recentErrors, busiest] = await Promise.all([
+    const [snapshot, reading, pause, recentErrors, busiest, robotsWaiting, hostsSetAside, belowFloor] = await Promise.all([
       this.probe.snapshot(),
       this.monitor.read(),
       this.pauseSwitch.state(),
       this.activity.recentErrors(),
       this.activity.topHosts(10),
+      this.aside.listWaiting(50),
+      this.aside.listSetAside(),
+      this.overrides.belowFloor(),
     ]);
     const totals = reading.totals;
-    const complete = snapshot.pending === 0 && (totals.seeds ?? 0) > 0 && (await this.probe.isComplete());
+    const failed = Object.keys(snapshot.failed).length > 0;
+    const complete = snapshot.pending === 0 && !failed && (totals.seeds ?? 0) > 0 && (await this.probe.isComplete());
     const rates = this.monitor.rates();
     const derived = derivedTotals(totals);
     const stages = PIPELINE_STAGES.map((stage): StageStatus => {
@@ -132,6 +167,10 @@ export class CrawlControlService {
     const inFlight = reading.frontier.leased;
     return {
       complete,
+      failed: snapshot.failed,
+      outageRetries: snapshot.outageRetries,
+      waitingOn: snapshot.waitingOn,
+      redisMemory: snapshot.redisMemory,
       pending: snapshot.pending,
       frontier: snapshot.frontier,
       queues: reading.queues,
@@ -144,7 +183,11 @@ export class CrawlControlService {
       stages,
       rates,
       topHosts: await this.topHosts(busiest),
+      belowFloor,
       recentErrors,
+      robotsWaiting,
+      waitingOnly: snapshot.waitingOnRobots ? describeWaiting(snapshot.waitingOnRobots) : null,
+      hostsSetAside,
       at: new Date(reading.at).toISOString(),
     };
   }

@@ -12,7 +12,8 @@ import { MemoryFrontierStore } from '@crawler/frontier-store';
 import type { Logger } from '@crawler/logging';
 import { MemoryQueueTransport, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { Registry } from 'prom-client';
-import { CrawlActivity, CrawlStats, RuntimeModule } from '@crawler/runtime';
+import { RECORDS_STORE, RecordsStore, RecordsUnavailableError } from '@crawler/records';
+import { CrawlActivity, CrawlStats, FailedUrls, RuntimeModule } from '@crawler/runtime';
 import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
 import { ControlPlaneModule } from './control-plane.module';
 import { CrawlMonitor } from './crawl-monitor.service';
@@ -66,6 +67,23 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     return { status: response.status, body: parsed, headers: response.headers };
   };
 
+  it('lists the URLs given up on, newest first, by reason, and refuses a bad query with a 400 naming it', async () => {
+    const failed = app.get(FailedUrls);
+    expect((await call('GET', '/failed-urls')).body).toEqual({ total: 0, kept: 1000, urls: [] });
+    await failed.record({ at: '2026-01-01T00:00:00.000Z', url: 'http://a.test/1', host: 'a.test', reason: 'status-500', attempts: 3, status: 500 });
+    await failed.record({ at: '2026-01-01T00:00:01.000Z', url: 'http://a.test/2', host: 'a.test', reason: 'reset', attempts: 3, error: 'ECONNRESET: read ECONNRESET' });
+    const all = await call('GET', '/failed-urls');
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({ total: 2, urls: [{ seq: 2, url: 'http://a.test/2', reason: 'reset', attempts: 3 }, { seq: 1, url: 'http://a.test/1', status: 500 }] });
+    expect((await call('GET', '/failed-urls?reason=status-500')).body.urls.map((u: { url: string }) => u.url)).toEqual(['http://a.test/1']);
+    expect((await call('GET', '/failed-urls?limit=1')).body.urls).toHaveLength(1);
+    const bad = await call('GET', '/failed-urls?limit=0');
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/^limit: /);
+    expect((await call('GET', '/failed-urls?reason=DROP%20TABLE')).status).toBe(400);
+    expect((await call('GET', '/failed-urls?limits=3')).status).toBe(400);
+  });
+
   it('accepts seeds (bare domains become https home pages) and refuses bad ones, naming them', async () => {
     const ok = await call('POST', '/seeds', { urls: ['http://a.test/', 'b.test'] });
     expect(ok.status).toBe(201);
@@ -75,6 +93,17 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect(bad.status).toBe(400);
     expect(bad.body.problems).toEqual([{ input: 'ftp://a.test/', reason: expect.stringMatching(/ftp/) }]);
     expect((await call('POST', '/seeds', { seeds: [] })).status).toBe(400);
+  });
+
+  it('refuses a seed on a refused port with a 400 naming the port, and sends none of the batch', async () => {
+    const before = await stats.totals();
+    const bad = await call('POST', '/seeds', { urls: ['http://ok.test/', 'http://redis.test:6379/', 'smtp.test:25'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.problems).toEqual([
+      { input: 'http://redis.test:6379/', reason: expect.stringMatching(/^port 6379 is in URL_FILTER_BLOCKED_PORTS/) },
+      { input: 'smtp.test:25', reason: 'port 25 is one the Fetch standard never lets HTTP reach' },
+    ]);
+    expect((await stats.totals()).seeds).toBe(before.seeds);
   });
 
   it('keeps the dead letters it consumes, newest first, counted by queue', async () => {
@@ -125,7 +154,7 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     const status = (await call('GET', '/status')).body;
     expect(status).toMatchObject({ paused: true, drained: true, inFlight: 0, pause: { reason: 'site owner asked' } });
     expect((await call('POST', '/pause', { speed: 0 })).status).toBe(400);
-    const resumed = await call('POST', '/resume');
+    const resumed = await call('POST', '/resume', {});
     expect(resumed.body).toEqual({ paused: false, since: null, reason: null });
     expect((await call('GET', '/status')).body).toMatchObject({ paused: false, drained: false });
   });
@@ -193,7 +222,6 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
   });
 
   it("looks up a URL's record and serves its stored content as text, a duplicate's from its original", async () => {
-    const seen = state.namespace('content-seen');
     const key = await pages.store(gzipSync(iconv.encode('<p>Привет</p>', 'windows-1251')), {
       url: 'http://a.test/page',
       fetchedAt: '2024-01-01T00:00:00.000Z',
@@ -206,8 +234,9 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
       contentHash: 'a'.repeat(64),
       simhash: '00000000000000ff',
     });
-    await seen.hashSet('urls', 'http://a.test/page', JSON.stringify({ fetchedAt: '2024-01-01T00:00:00.000Z', status: 200, contentKey: key, simhash: '00ff' }));
-    await seen.hashSet('duplicates', 'http://a.test/copy', JSON.stringify({ kind: 'exact', original: 'http://a.test/page' }));
+    const records = app.get<RecordsStore>(RECORDS_STORE);
+    await records.recordPages([{ url: 'http://a.test/page', fetchedAt: '2024-01-01T00:00:00.000Z', status: 200, contentKey: key, contentHash: 'a'.repeat(64), simhash: '00ff' }]);
+    await records.recordDuplicates([{ url: 'http://a.test/copy', duplicateOf: { kind: 'exact', original: 'http://a.test/page' } }]);
 
     const stored = await call('GET', `/urls?url=${encodeURIComponent('HTTP://A.test/page?utm_source=x')}`);
     expect(stored.status).toBe(200);
@@ -229,6 +258,15 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect((await call('GET', `/urls/content?url=${encodeURIComponent('http://a.test/never')}`)).status).toBe(404);
     expect((await call('GET', '/urls?url=not-a-url')).status).toBe(400);
     expect((await call('GET', '/urls')).status).toBe(400);
+  });
+
+  it('answers a URL lookup with 503 naming the records store while its database is away', async () => {
+    const records = app.get<RecordsStore>(RECORDS_STORE);
+    const away = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    jest.spyOn(records, 'lookup').mockRejectedValueOnce(new RecordsUnavailableError(away));
+    const answer = await call('GET', `/urls?url=${encodeURIComponent('http://a.test/page')}`);
+    expect(answer.status).toBe(503);
+    expect(answer.body.message).toBe('records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432');
   });
 
   it('serves the dashboard: the diagram, the chart, the forms, self-contained', async () => {

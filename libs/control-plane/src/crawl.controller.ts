@@ -1,13 +1,25 @@
-import { BadRequestException, Body, Controller, Get, HttpCode, NotFoundException, Post, Query, Res } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, HttpCode, Inject, NotFoundException, Post, Query, Res, ServiceUnavailableException } from '@nestjs/common';
 import { z } from 'zod';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { infrastructureCause } from '@crawler/queue';
+import { FailedUrls } from '@crawler/runtime';
 import { CrawlControlService, SeedError } from './crawl-control.service';
 import { CrawlMonitor } from './crawl-monitor.service';
 import { DeadLetters, UnknownQueueError } from './dead-letters.service';
 import { UrlLookupError, UrlLookupService } from './url-lookup.service';
+import { ControlPlaneRoute } from './control-plane-route';
 
 const SeedsBody = z.object({ urls: z.array(z.string()).min(1).max(100_000) });
 const PauseBody = z.object({ reason: z.string().max(500).optional() }).strict();
 const ReplayBody = z.object({ queue: z.string().max(200).optional() }).strict();
+/** GET /failed-urls: at most as many as the record keeps (FRONTIER_FAILED_URLS_KEPT). */
+const failedUrlsQuery = (kept: number) =>
+  z
+    .object({
+      limit: z.coerce.number().int().min(1).max(kept).default(Math.min(100, kept)),
+      reason: z.string().regex(/^[a-z0-9-]{1,40}$/, 'a reason such as status-500, reset, timeout-total').optional(),
+    })
+    .strict();
 
 /** The part of an HTTP response the content route sets headers on (Express's, structurally). */
 interface HeaderSink {
@@ -15,13 +27,31 @@ interface HeaderSink {
 }
 
 @Controller()
+@ControlPlaneRoute('data')
 export class CrawlController {
   constructor(
     private readonly control: CrawlControlService,
     private readonly monitor: CrawlMonitor,
     private readonly urls: UrlLookupService,
     private readonly dead: DeadLetters,
+    private readonly failedUrls: FailedUrls,
+    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {}
+
+  /**
+   * GET /failed-urls?limit=<n>&reason=<reason>: the URLs the crawl gave up on, newest first, each with its
+   * reason, requests made, last status or error (not to be confused with GET /failed: queue messages).
+   */
+  @Get('failed-urls')
+  async failedUrlList(@Query() query: Record<string, unknown>) {
+    const kept = this.config.frontier.failedUrlsKept;
+    const parsed = failedUrlsQuery(kept).safeParse(query ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new BadRequestException(`${issue.path.join('.') || 'query'}: ${issue.message} (expected ?limit=1…${kept}&reason=<reason>)`);
+    }
+    return this.failedUrls.list(parsed.data.limit, parsed.data.reason);
+  }
 
   /** GET /dead-letters: the most recent malformed messages, newest first, each with its queue and the reason. */
   @Get('dead-letters')
@@ -131,6 +161,8 @@ export class CrawlController {
       return await run();
     } catch (error) {
       if (error instanceof UrlLookupError) throw new BadRequestException(`url: ${error.message}`);
+      // The records' database (or the content store) away: a 503 saying so, not a bare 500.
+      if (infrastructureCause(error)) throw new ServiceUnavailableException((error as Error).message);
       throw error;
     }
   }

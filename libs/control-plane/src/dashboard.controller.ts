@@ -1,11 +1,13 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { DASHBOARD_HTML } from './dashboard.html';
+import { ControlPlaneRoute } from './control-plane-route';
 
 /**
  * GET / (and /dashboard): the live dashboard. Its policy allows nothing but this origin and the page's own
  * inline style and script, so it never reaches the internet (no CDN) and crawled text cannot load anything.
  */
 @Controller()
+@ControlPlaneRoute('shell')
 export class DashboardController {
   @Get(['', 'dashboard'])
   @Header('content-type', 'text/html; charset=utf-8')

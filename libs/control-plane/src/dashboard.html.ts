@@ -190,6 +190,18 @@ const SCRIPT = `
     });
     setText($('#top-hosts-empty'), s.topHosts.length ? '' : 'no requests yet');
 
+    var below = s.belowFloor || [];
+    $('#below-floor').hidden = below.length === 0;
+    var belowRows = $('#below-floor tbody');
+    belowRows.replaceChildren();
+    below.forEach(function (b) {
+      var row = document.createElement('tr');
+      cell(row, b.host);
+      cell(row, fmt(b.delayMs) + ' ms', 'num');
+      cell(row, fmt(b.minDelayMs) + ' ms', 'num');
+      belowRows.appendChild(row);
+    });
+
     var errors = $('#recent-errors tbody');
     errors.replaceChildren();
     s.recentErrors.forEach(function (e) {
@@ -244,15 +256,63 @@ const SCRIPT = `
     return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
   }
 
+  // The token, when the control plane wants one: asked once, kept for this tab only (sessionStorage), and
+  // sent as a header, never as a cookie, so no other site's page can make the browser send it.
+  var TOKEN_KEY = 'crawler-control-plane-token';
+  var afterToken = null;
+  function withToken(headers) {
+    var token = sessionStorage.getItem(TOKEN_KEY);
+    if (token) headers.authorization = 'Bearer ' + token;
+    return headers;
+  }
+  function askToken(retry, wrong) {
+    afterToken = retry || afterToken;
+    // Several calls fail at once: the first one to see a stored token says it was refused, and stays said.
+    if (wrong) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      setText($('#token-note'), 'that token was refused: ');
+    } else if ($('#token-form').hidden) {
+      setText($('#token-note'), 'this control plane needs its token: ');
+    }
+    if ($('#token-form').hidden) {
+      $('#token-form').hidden = false;
+      $('#token-input').focus();
+    }
+  }
+  $('#token-form').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var token = $('#token-input').value.trim();
+    if (!token) return;
+    sessionStorage.setItem(TOKEN_KEY, token);
+    $('#token-input').value = '';
+    $('#token-form').hidden = true;
+    var retry = afterToken;
+    afterToken = null;
+    poll();
+    if (retry) retry();
+  });
+
+  function call(method, path, body, retry) {
+    var init = { method: method, headers: withToken({ accept: 'application/json' }) };
+    if (method !== 'GET') { init.headers['content-type'] = 'application/json'; init.body = JSON.stringify(body || {}); }
+    return fetch(path, init).then(function (r) {
+      if (r.status === 401) {
+        askToken(retry, !!sessionStorage.getItem(TOKEN_KEY));
+        throw new Error('the control plane needs its token');
+      }
+      return r;
+    });
+  }
+
   function get(path) {
-    return fetch(path, { headers: { accept: 'application/json' } }).then(function (r) {
+    return call('GET', path).then(function (r) {
       if (!r.ok) throw new Error(path + ': HTTP ' + r.status);
       return r.json();
     });
   }
 
-  function post(path, body) {
-    return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body || {}) }).then(function (r) {
+  function post(path, body, retry) {
+    return call('POST', path, body, retry).then(function (r) {
       return r.json().then(function (json) { return { ok: r.ok, status: r.status, body: json }; });
     });
   }
@@ -273,13 +333,13 @@ const SCRIPT = `
       .then(function () { polling = false; });
   }
 
-  $('#seed-form').addEventListener('submit', function (ev) {
-    ev.preventDefault();
+  function submitSeeds(ev) {
+    if (ev) ev.preventDefault();
     var urls = $('#seed-urls').value.split(/\\s+/).filter(Boolean);
     var out = $('#seed-result');
     if (!urls.length) { out.textContent = 'give at least one URL or domain'; return; }
     out.textContent = 'submitting…';
-    post('seeds', { urls: urls }).then(function (r) {
+    post('seeds', { urls: urls }, submitSeeds).then(function (r) {
       if (r.ok) {
         out.textContent = 'accepted ' + r.body.accepted.length + ' seed' + (r.body.accepted.length === 1 ? '' : 's') + ': ' + r.body.accepted.join(' ');
         out.className = 'ok';
@@ -290,23 +350,37 @@ const SCRIPT = `
         out.className = 'bad';
       }
     }).catch(function (e) { out.textContent = 'failed: ' + e.message; out.className = 'bad'; });
-  });
+  }
+  $('#seed-form').addEventListener('submit', submitSeeds);
 
-  $('#pause-button').addEventListener('click', function () {
-    var action = this.dataset.action || 'pause';
-    post(action, action === 'pause' ? {} : undefined).then(poll);
-  });
+  function pauseOrResume() {
+    var action = $('#pause-button').dataset.action || 'pause';
+    post(action, {}, pauseOrResume).then(poll, function () {});
+  }
+  $('#pause-button').addEventListener('click', pauseOrResume);
 
-  $('#lookup-form').addEventListener('submit', function (ev) {
-    ev.preventDefault();
+  function lookUp(ev) {
+    if (ev) ev.preventDefault();
     var url = $('#lookup-url').value.trim();
     var out = $('#lookup-result');
     var link = $('#lookup-content');
     link.hidden = true;
     if (!url) return;
-    fetch('urls?url=' + encodeURIComponent(url)).then(function (r) { return r.json().then(function (b) { return { ok: r.ok, body: b }; }); }).then(function (r) {
+    call('GET', 'urls?url=' + encodeURIComponent(url), undefined, lookUp).then(function (r) { return r.json().then(function (b) { return { ok: r.ok, body: b }; }); }).then(function (r) {
       out.textContent = JSON.stringify(r.body, null, 2);
       if (r.ok) { link.href = 'urls/content?url=' + encodeURIComponent(r.body.url); link.hidden = false; }
+    }, function (e) { out.textContent = e.message; });
+  }
+  $('#lookup-form').addEventListener('submit', lookUp);
+
+  // A link cannot carry the token: with one, the content is fetched with it and opened as plain text.
+  $('#lookup-content').addEventListener('click', function (ev) {
+    if (!sessionStorage.getItem(TOKEN_KEY)) return;
+    ev.preventDefault();
+    var tab = window.open('', '_blank');
+    call('GET', this.getAttribute('href')).then(function (r) { return r.text(); }).then(function (text) {
+      var url = URL.createObjectURL(new Blob([text], { type: 'text/plain; charset=utf-8' }));
+      if (tab) tab.location.href = url; else window.location.href = url;
     });
   });
 
@@ -327,6 +401,8 @@ const STYLE = `
   button { font: inherit; padding: 6px 14px; border: 1px solid var(--accent); background: var(--accent); color: #fff; border-radius: 6px; cursor: pointer; }
   #pause-button { background: #fff; color: var(--accent); }
   .muted { color: var(--muted); font-size: 12px; }
+  section.warn { border-color: var(--bad); background: #fff5f5; }
+  #token-form input { font: inherit; padding: 5px 8px; width: 18em; } #token-note { color: var(--bad); }
   main { padding: 16px 24px; display: grid; grid-template-columns: 1fr 1fr; gap: 16px; max-width: 1400px; }
   section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
   section.wide { grid-column: 1 / -1; }
@@ -374,6 +450,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <button id="pause-button" type="button" data-action="pause">Pause</button>
   <span id="pause-note" class="muted"></span>
   <span style="flex:1"></span>
+  <form id="token-form" hidden><span id="token-note" class="bad"></span><input id="token-input" type="password" autocomplete="off" placeholder="control plane token" aria-label="control plane token"> <button type="submit">Use token</button></form>
   <span id="connection"></span>
   <span id="updated" class="muted"></span>
 </header>
@@ -413,6 +490,10 @@ export const DASHBOARD_HTML = `<!doctype html>
     <h2>Top hosts <span class="muted">by share of the last 1000 requests</span></h2>
     <div class="scroll"><table id="top-hosts"><thead><tr><th>host</th><th>recent</th><th>fetched</th><th>queued</th><th>delay</th></tr></thead><tbody></tbody></table></div>
     <p id="top-hosts-empty" class="muted"></p>
+  </section>
+  <section id="below-floor" class="wide warn" hidden>
+    <h2>Hosts below the politeness floor <span class="muted">operator overrides under FRONTIER_MIN_DELAY_MS (FRONTIER_ALLOW_DELAY_BELOW_MIN)</span></h2>
+    <div class="scroll"><table><thead><tr><th>host</th><th>delay</th><th>floor</th></tr></thead><tbody></tbody></table></div>
   </section>
   <section>
     <h2>Recent errors <span class="muted">last 50</span></h2>

@@ -1,11 +1,13 @@
 import { BadRequestException, Body, Controller, Delete, Get, Inject, Param, Patch } from '@nestjs/common';
 import { z } from 'zod';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
+import { BelowFloorError, HostOverrides } from './host-overrides.service';
+import { ControlPlaneRoute } from './control-plane-route';
 
 const nullableMs = z.number().int().min(0).nullable().optional();
 const HostControlsBody = z
   .object({
-    /** Delay between two requests to the host, ms (null: back to the computed delay). */
+    /** Delay between two requests to the host, ms, at least FRONTIER_MIN_DELAY_MS unless FRONTIER_ALLOW_DELAY_BELOW_MIN (null: back to the computed delay). */
     delayMs: nullableMs,
     /** No request before this time: ISO date or ms since epoch (null: unblock). */
     blockedUntil: z.union([z.iso.datetime({ offset: true }), z.number().int().min(0)]).nullable().optional(),
@@ -20,8 +22,12 @@ const HostControlsBody = z
  * it a page budget, purge it.
  */
 @Controller()
+@ControlPlaneRoute('data')
 export class FrontierController {
-  constructor(@Inject(FRONTIER_STORE) private readonly frontier: FrontierStore) {}
+  constructor(
+    @Inject(FRONTIER_STORE) private readonly frontier: FrontierStore,
+    private readonly overrides: HostOverrides,
+  ) {}
 
   @Get('frontier')
   stats() {
@@ -50,12 +56,17 @@ export class FrontierController {
       ...rest,
       ...(blockedUntil === undefined ? {} : { blockedUntil: typeof blockedUntil === 'string' ? Date.parse(blockedUntil) : blockedUntil }),
     };
-    await this.frontier.setHostControls(host, controls, Date.now());
+    try {
+      await this.overrides.set(host, controls, Date.now());
+    } catch (error) {
+      if (error instanceof BelowFloorError) throw new BadRequestException(error.message);
+      throw error;
+    }
     return this.host(host);
   }
 
   @Delete('hosts/:host/queue')
   async purge(@Param('host') host: string) {
-    return { host, dropped: await this.frontier.purgeHost(host, Date.now()) };
+    return { host, dropped: await this.overrides.purge(host, Date.now()) };
   }
 }

@@ -5,3 +5,4 @@ export * from './pipeline-stages';
 export * from './seed-list';
 export * from './url-lookup.service';
 export * from './dead-letters.service';
+export * from './host-overrides.service';

@@ -2,25 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import * as iconv from 'iconv-lite';
 import { PAGE_STORE, PageStore } from '@crawler/content-store';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
-import { STATE_STORE, StateStore } from '@crawler/state';
+import { DuplicateRecord, PageRecord, RECORDS_STORE, RecordsStore } from '@crawler/records';
 import { canonicalize } from '@crawler/url';
 
-/** What content-seen's URL store says of a stored page (hash `urls` of its namespace). */
-export interface UrlRecord {
-  fetchedAt: string;
-  status: number;
-  contentKey: string;
-  simhash?: string;
-  etag?: string;
-  lastModified?: string;
-}
+/** What content-seen recorded of a stored page. */
+export type UrlRecord = PageRecord;
 
-/** What content-seen recorded for a duplicate (hash `duplicates`): the original (whose record says where it is stored). */
-export interface DuplicateOf {
-  kind: 'exact' | 'near';
-  original: string;
-  distance?: number;
-}
+/** What content-seen recorded for a duplicate: the original (whose record says where it is stored). */
+export type DuplicateOf = DuplicateRecord;
 
 export type UrlLookup =
   | { url: string; state: 'stored'; record: UrlRecord; host: HostSummary }
@@ -48,33 +37,27 @@ export interface StoredContent {
 export class UrlLookupError extends Error {}
 
 /**
- * A URL's record, read-only: content-seen's URL store (state namespace `content-seen`: hashes `urls`, url →
- * JSON record, and `duplicates`, url → original; see ContentSeenService) and the frontier's view of its host;
- * and the stored body from the content store. The URL is tried as given and in canonical form, the
+ * A URL's record, read-only: what content-seen recorded of it (the RecordsStore: its stored page, or the
+ * original it duplicates) and the frontier's view of its host; and the stored body from the content store. The URL is tried as given and in canonical form, the
  * spelling the pipeline records.
  */
 @Injectable()
 export class UrlLookupService {
-  private readonly urlStore: StateStore;
-
   constructor(
-    @Inject(STATE_STORE) state: StateStore,
+    @Inject(RECORDS_STORE) private readonly records: RecordsStore,
     @Inject(PAGE_STORE) private readonly pages: PageStore,
     @Inject(FRONTIER_STORE) private readonly frontier: FrontierStore,
-  ) {
-    this.urlStore = state.namespace('content-seen');
-  }
+  ) {}
 
   async lookup(input: string): Promise<UrlLookup> {
     const candidates = spellings(input);
-    for (const url of candidates) {
-      const raw = await this.urlStore.hashGet('urls', url);
-      if (raw !== null) return { url, state: 'stored', record: JSON.parse(raw) as UrlRecord, host: await this.host(url) };
-    }
-    for (const url of candidates) {
-      const raw = await this.urlStore.hashGet('duplicates', url);
-      // Records written before they were JSON are a bare original URL (an exact duplicate).
-      if (raw !== null) return { url, state: 'duplicate', duplicateOf: parseDuplicate(raw), host: await this.host(url) };
+    const found = await this.records.lookup(candidates);
+    const stored = found.findIndex(({ page }) => page !== null);
+    if (stored >= 0) return { url: candidates[stored], state: 'stored', record: found[stored].page!, host: await this.host(candidates[stored]) };
+    const duplicate = found.findIndex(({ duplicateOf }) => duplicateOf !== null);
+    if (duplicate >= 0) {
+      const url = candidates[duplicate];
+      return { url, state: 'duplicate', duplicateOf: found[duplicate].duplicateOf!, host: await this.host(url) };
     }
     const url = candidates[candidates.length - 1];
     return { url, state: 'unknown', host: await this.host(url) };
@@ -126,9 +109,4 @@ function spellings(input: string): string[] {
   }
   const canonical = canonicalize(parsed);
   return canonical.ok && canonical.url !== parsed ? [parsed, canonical.url] : [parsed];
-}
-
-function parseDuplicate(raw: string): DuplicateOf {
-  if (!raw.startsWith('{')) return { kind: 'exact', original: raw };
-  return JSON.parse(raw) as DuplicateOf;
 }

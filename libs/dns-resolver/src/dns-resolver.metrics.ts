@@ -2,15 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
 
 /**
- * How a resolution that went through the shared cache ended, exactly one per resolution: answered by the
- * cache (`hit`, a cached failure included), or by a DNS query (`miss`) that failed (`failure`). IP literals
- * and the static hosts map are not lookups and are not counted.
+ * How a resolution of a name ended, exactly one per resolution: answered by a hosts file (`hosts`: DNS_HOSTS,
+ * DNS_HOSTS_FILE or the system's), by the cache (`hit`, a cached failure included), or by a DNS query
+ * (`miss`) that failed (`failure`). IP literals are not lookups and are not counted.
  */
-export type DnsLookupResult = 'hit' | 'miss' | 'failure';
+export type DnsLookupResult = 'hosts' | 'hit' | 'miss' | 'failure';
 
 /**
  * The resolver's Prometheus metrics. The cache hit rate over any window is
- * `rate(crawler_dns_lookups_total{result="hit"}[5m]) / rate(crawler_dns_lookups_total[5m])`.
+ * `rate(crawler_dns_lookups_total{result="hit"}[5m]) / rate(crawler_dns_lookups_total{result!="hosts"}[5m])`
+ * (the lookups that reached the cache); the share answered without a DNS query counts `hosts` in too.
  */
 @Injectable()
 export class DnsResolverMetrics {
@@ -20,7 +21,7 @@ export class DnsResolverMetrics {
   constructor(registry: Registry) {
     this.lookups = new Counter({
       name: 'crawler_dns_lookups_total',
-      help: 'Name resolutions through the shared DNS cache: hit (answered by the cache), miss (a DNS query answered), failure (a DNS query failed)',
+      help: 'Name resolutions: hosts (answered by a hosts file), hit (answered by the shared cache), miss (a DNS query answered), failure (a DNS query failed)',
       labelNames: ['result'],
       registers: [registry],
     });
@@ -31,7 +32,7 @@ export class DnsResolverMetrics {
       registers: [registry],
     });
     // Every series from the start, so that the hit rate is 0/n rather than missing.
-    for (const result of ['hit', 'miss', 'failure'] as const) this.lookups.inc({ result }, 0);
+    for (const result of ['hosts', 'hit', 'miss', 'failure'] as const) this.lookups.inc({ result }, 0);
     for (const result of ['ok', 'failure'] as const) this.refreshes.inc({ result }, 0);
   }
 

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { CrawlStats, Pipeline, UnreachedHostsRegistry } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { DnsResolverProcessor } from './dns-resolver.processor';
 import { DnsResolverService, Resolution } from './dns-resolver.service';
@@ -18,10 +18,11 @@ async function setup(resolution: Resolution) {
   const state = new MemoryStateStore();
   const stats = new CrawlStats(state, new Registry());
   const resolver = { resolve: async () => resolution } as unknown as DnsResolverService;
-  await new DnsResolverProcessor(pipeline, resolver, stats, config, pino({ enabled: false })).onApplicationBootstrap();
+  const unreached = new UnreachedHostsRegistry(state);
+  await new DnsResolverProcessor(pipeline, resolver, stats, unreached, config, pino({ enabled: false })).onApplicationBootstrap();
   const request: FetchRequest = { v: SCHEMA_VERSION, url: 'http://a.test/p', depth: 2, source: 'link', hops: 0, attempts: 1, leaseId: 'l1', fetchId: 'f1', host: 'a.test', shard: 'd1' };
   await handler(request);
-  return { sent, totals: await stats.totals() };
+  return { sent, totals: await stats.totals(), unreached };
 }
 
 describe('DnsResolverProcessor', () => {
@@ -46,5 +47,15 @@ describe('DnsResolverProcessor', () => {
     expect(sent).toEqual([{ queue: QueueName.FrontierDone, payload: expect.objectContaining({ kind: 'error', requested: false }) }]);
     expect(sent[0].payload.retry).toBeUndefined();
     expect(totals).toEqual({ 'error.dns': 1 });
+  });
+
+  it('tells a refused address from a failed lookup, and keeps each host with its first error for the summary', async () => {
+    const refusal = 'address 127.0.0.1 is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)';
+    const refused = await setup({ ok: false, error: refusal, transient: false, refused: true });
+    expect(refused.totals).toEqual({ 'error.address-refused': 1 });
+    expect(await refused.unreached.read('address-refused')).toEqual({ hosts: 1, first: [{ host: 'a.test', error: refusal }] });
+    expect(await refused.unreached.read('dns-failed')).toEqual({ hosts: 0, first: [] });
+    const failed = await setup({ ok: false, error: 'DNS lookup of a.test failed: ENOTFOUND', transient: false });
+    expect(await failed.unreached.read('dns-failed')).toEqual({ hosts: 1, first: [{ host: 'a.test', error: 'DNS lookup of a.test failed: ENOTFOUND' }] });
   });
 });

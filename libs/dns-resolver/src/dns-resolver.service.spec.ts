@@ -1,4 +1,7 @@
 import * as nodeDns from 'node:dns';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { CrawlerConfig, loadConfig } from '@crawler/config';
@@ -77,9 +80,13 @@ describe('DnsResolverService', () => {
       for (const [hostname, address] of [
         ['127.0.0.1', '127.0.0.1'],
         ['10.1.2.3', '10.1.2.3'],
-        ['169.254.169.254', '169.254.169.254'],
+        ['169.254.1.1', '169.254.1.1'],
         ['[::1]', '::1'],
         ['[::ffff:127.0.0.1]', '::ffff:7f00:1'],
+        // IPv6 forms that lead to a private IPv4 address: NAT64, 6to4, IPv4-compatible.
+        ['[64:ff9b::127.0.0.1]', '64:ff9b::7f00:1'],
+        ['[2002:a00:1::1]', '2002:a00:1::1'],
+        ['[::10.0.0.1]', '::a00:1'],
       ]) {
         const name = hostname.startsWith('[') ? new URL(`http://${hostname}/`).hostname : hostname;
         const result = await service.resolve(name);
@@ -96,6 +103,17 @@ describe('DnsResolverService', () => {
       const { service } = resolver({ 'dns.allowPrivate': true });
       expect(await service.resolve('127.0.0.1')).toEqual({ ok: true, address: '127.0.0.1', source: 'literal' });
       expect(await service.resolve('[::1]')).toEqual({ ok: true, address: '::1', source: 'literal' });
+    });
+
+    it('refuses cloud metadata addresses even with dns.allowPrivate, literal, pinned or resolved, unless named alone', async () => {
+      answers.set('metadata.test', { v4: [{ address: '169.254.169.254', ttl: 60 }] });
+      const { service } = resolver({ 'dns.allowPrivate': true, 'dns.hosts': { 'pinned.test': 'fd00:ec2::254' } });
+      for (const name of ['169.254.169.254', '100.100.100.200', new URL('http://[64:ff9b::169.254.169.254]/').hostname, 'pinned.test', 'metadata.test']) {
+        const result = await service.resolve(name);
+        expect(result).toMatchObject({ ok: false, transient: false, refused: true, error: expect.stringMatching(/cloud metadata endpoint/) });
+      }
+      const named = resolver({ 'dns.allowCidrs': ['169.254.169.254/32'] }).service;
+      expect(await named.resolve('169.254.169.254')).toEqual({ ok: true, address: '169.254.169.254', source: 'literal' });
     });
   });
 
@@ -117,7 +135,7 @@ describe('DnsResolverService', () => {
     it('still vets what the hosts map says', async () => {
       const { service } = resolver({ 'dns.hosts': { 'site.test': '127.0.0.1' } });
       const refused = await service.resolve('site.test');
-      expect(refused).toEqual({ ok: false, error: expect.stringContaining('127.0.0.1'), transient: false });
+      expect(refused).toEqual({ ok: false, error: expect.stringContaining('127.0.0.1'), transient: false, refused: true });
 
       const allowed = resolver({ 'dns.hosts': { 'site.test': '127.0.0.1' }, 'dns.allowPrivate': true });
       expect(await allowed.service.resolve('Site.Test')).toEqual({ ok: true, address: '127.0.0.1', source: 'hosts' });
@@ -127,6 +145,60 @@ describe('DnsResolverService', () => {
       const { service, cache } = resolver({ 'dns.hosts': { 'site.test': '93.184.216.34' } });
       await cache.set('site.test', JSON.stringify({ address: '8.8.8.8' }));
       expect(await service.resolve('site.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'hosts' });
+    });
+  });
+
+  describe("the machine's hosts file", () => {
+    function hostsFile(text: string): string {
+      const dir = mkdtempSync(join(tmpdir(), 'system-hosts-'));
+      const path = join(dir, 'hosts');
+      writeFileSync(path, text);
+      return path;
+    }
+
+    it('answers the names every other program on the machine resolves through it, before DNS', async () => {
+      const path = hostsFile('# comment\n203.0.113.7   intranet.example   Wiki.Example # trailing\n2001:db8::7 intranet.example\n');
+      answers.set('intranet.example', { v4: [{ address: '198.51.100.1', ttl: 300 }] });
+      const { service } = resolver({ 'dns.systemHostsFile': path });
+      expect(await service.resolve('intranet.example')).toEqual({ ok: true, address: '203.0.113.7', source: 'hosts' });
+      expect(await service.resolve('wiki.example')).toEqual({ ok: true, address: '203.0.113.7', source: 'hosts' });
+      expect(queries).toEqual([]);
+    });
+
+    it('reads /etc/hosts by default', () => {
+      expect(loadConfig({}).dns.systemHostsFile).toBe('/etc/hosts');
+    });
+
+    it('is not read when DNS_SYSTEM_HOSTS_FILE=off', async () => {
+      const path = hostsFile('203.0.113.7 intranet.example\n');
+      answers.set('intranet.example', { v4: [{ address: '198.51.100.1', ttl: 300 }] });
+      const { service } = resolver({ 'dns.systemHostsFile': 'off' });
+      expect(path).toBeTruthy();
+      expect(loadConfig({ DNS_SYSTEM_HOSTS_FILE: 'off' }).dns.systemHostsFile).toBe('off');
+      expect(await service.resolve('intranet.example')).toEqual({ ok: true, address: '198.51.100.1', source: 'dns' });
+    });
+
+    it("gives way to the operator's own hosts map, and is vetted like any answer", async () => {
+      const path = hostsFile('127.0.0.1 intranet.example pinned.example\n');
+      const { service } = resolver({ 'dns.systemHostsFile': path, 'dns.hosts': { 'pinned.example': '203.0.113.9' } });
+      expect(await service.resolve('pinned.example')).toEqual({ ok: true, address: '203.0.113.9', source: 'hosts' });
+      expect(await service.resolve('intranet.example')).toEqual({ ok: false, error: expect.stringContaining('127.0.0.1'), transient: false, refused: true });
+    });
+
+    it('sees a change of the file once the minimum TTL has passed, not before', async () => {
+      const time = clock();
+      const path = hostsFile('203.0.113.7 moving.example\n');
+      const { service } = resolver({ 'dns.systemHostsFile': path, 'dns.minTtlMs': 60_000 });
+      expect(await service.resolve('moving.example')).toMatchObject({ address: '203.0.113.7' });
+      writeFileSync(path, '203.0.113.8 moving.example   # a longer file than before\n');
+      time.now += 59_000;
+      expect(await service.resolve('moving.example')).toMatchObject({ address: '203.0.113.7' });
+      time.now += 2_000;
+      expect(await service.resolve('moving.example')).toMatchObject({ address: '203.0.113.8' });
+      rmSync(path);
+      answers.set('moving.example', { v4: [{ address: '198.51.100.1', ttl: 300 }] });
+      time.now += 61_000;
+      expect(await service.resolve('moving.example')).toEqual({ ok: true, address: '198.51.100.1', source: 'dns' });
     });
   });
 
@@ -148,7 +220,7 @@ describe('DnsResolverService', () => {
     it('vets a cached answer too', async () => {
       const { service, cache } = resolver();
       await cache.set('inside.test', JSON.stringify({ address: '192.168.1.1' }));
-      expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('192.168.1.1'), transient: false });
+      expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('192.168.1.1'), transient: false, refused: true });
     });
 
     it('sees answers another replica cached (same store, another service instance)', async () => {
@@ -252,7 +324,7 @@ describe('DnsResolverService', () => {
     it('refuses a looked-up private address', async () => {
       const { service } = resolver();
       answers.set('rebind.test', { v4: [{ address: '10.0.0.5', ttl: 300 }] });
-      expect(await service.resolve('rebind.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.5'), transient: false });
+      expect(await service.resolve('rebind.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.5'), transient: false, refused: true });
     });
   });
 
@@ -375,6 +447,26 @@ describe('DnsResolverService', () => {
       // The same hits and misses as the process's own counts (a failure is a miss there).
       expect(service.cacheCounts()).toMatchObject({ hits: 4, misses: 2 });
     });
+
+    it('counts the answers of the hosts files (DNS_HOSTS, DNS_HOSTS_FILE, the system’s) as lookups answered by hosts', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'dns-hosts-metrics-'));
+      const system = join(dir, 'hosts');
+      const own = join(dir, 'crawl-hosts');
+      writeFileSync(system, '203.0.113.7 intranet.example\n');
+      writeFileSync(own, '203.0.113.8 filed.example\n');
+      const state = new MemoryStateStore();
+      const registry = new Registry();
+      const stats = new CrawlStats(state, new Registry());
+      const config = loadConfig({ DNS_HOSTS_FILE: own }, { 'dns.systemHostsFile': system, 'dns.hosts': { 'pinned.example': '203.0.113.9' } });
+      const service = new DnsResolverService(state, config, stats, silent, new DnsResolverMetrics(registry));
+      answers.set('a.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });
+      for (const name of ['pinned.example', 'filed.example', 'intranet.example', 'a.test']) expect(await service.resolve(name)).toMatchObject({ ok: true });
+      const text = await registry.metrics();
+      expect(sample(text, 'crawler_dns_lookups_total{result="hosts"}')).toBe(3);
+      expect(sample(text, 'crawler_dns_lookups_total{result="miss"}')).toBe(1);
+      expect((await stats.totals())['dns.hosts']).toBe(3);
+      rmSync(dir, { recursive: true, force: true });
+    });
   });
 
   describe('cache entries it cannot read', () => {
@@ -429,8 +521,8 @@ describe('DnsResolverService', () => {
       expect(await service.resolve('web.test')).toEqual({ ok: true, address: '127.0.0.7', source: 'hosts' });
       expect(await service.resolve('looked-up.test')).toEqual({ ok: true, address: '127.0.0.1', source: 'dns' });
       expect(await service.resolve('[::1]')).toEqual({ ok: true, address: '::1', source: 'literal' });
-      expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringMatching(/10\.0\.0\.1 is not public.*DNS_ALLOW_CIDRS/), transient: false });
-      expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.1'), transient: false });
+      expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringMatching(/10\.0\.0\.1 is not public.*DNS_ALLOW_CIDRS/), transient: false, refused: true });
+      expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.1'), transient: false, refused: true });
     });
   });
 

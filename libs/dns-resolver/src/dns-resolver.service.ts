@@ -5,12 +5,14 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlStats } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
-import { AddressPolicy } from './address-policy';
+import { AddressPolicy } from '@crawler/net';
 import { DnsResolverMetrics } from './dns-resolver.metrics';
+import { SystemHostsFile } from './system-hosts';
 
 export type ResolutionSource = 'literal' | 'hosts' | 'cache' | 'dns';
 /** A failure is `transient` when the name may well resolve later (a timeout, SERVFAIL, a refusing server). */
-export type Resolution = { ok: true; address: string; source: ResolutionSource } | { ok: false; error: string; transient: boolean };
+/** `refused` when the name resolved, but to an address the crawl may not reach (the address policy said no). */
+export type Resolution = { ok: true; address: string; source: ResolutionSource } | { ok: false; error: string; transient: boolean; refused?: true };
 
 /** Lookup errors that say nothing about the name itself: the server or the network failed. */
 const TRANSIENT_DNS_ERRORS = new Set(['ETIMEOUT', 'ETIMEDOUT', 'ESERVFAIL', 'ECONNREFUSED', 'EREFUSED', 'ECANCELLED', 'EAI_AGAIN', 'ECONNRESET', 'EBADRESP']);
@@ -45,8 +47,8 @@ export interface DnsCacheCounts {
 type Lookup = Pick<dns.Resolver, 'resolve4' | 'resolve6'>;
 
 /**
- * Name → vetted address. Static hosts map first, then the shared cache (state store, so every replica
- * benefits), then DNS (the configured servers, else the system's); answers are cached for their TTL
+ * Name → vetted address. Static hosts map first, then the machine's hosts file (as every other program on
+ * the machine resolves), then the shared cache (state store, so every replica benefits), then DNS (the configured servers, else the system's); answers are cached for their TTL
  * clamped to [minTtl, maxTtl], failures for failureTtl. Concurrent lookups of one name in a process share
  * one query; an answer read in the last `refreshAheadRatio` of its TTL is refreshed in the background, so
  * hot names do not expire in the hot path. Every answer, wherever it comes from, is vetted: non-public
@@ -57,6 +59,7 @@ export class DnsResolverService implements BeforeApplicationShutdown {
   private readonly cache: StateStore;
   private readonly policy: AddressPolicy;
   private readonly resolver: Lookup;
+  private readonly systemHosts?: SystemHostsFile;
   private readonly inflight = new Map<string, Promise<CachedAnswer>>();
   private readonly refreshing = new Map<string, Promise<void>>();
   private readonly counts: DnsCacheCounts = { hits: 0, misses: 0, refreshes: 0, failures: 0 };
@@ -72,6 +75,7 @@ export class DnsResolverService implements BeforeApplicationShutdown {
     this.cache = state.namespace('dns');
     const { allowPrivate, allowCidrs, servers, timeoutMs, tries } = config.dns;
     this.policy = new AddressPolicy({ allowPrivate, allowCidrs });
+    if (config.dns.systemHostsFile !== 'off') this.systemHosts = new SystemHostsFile(config.dns.systemHostsFile, config.dns.minTtlMs);
     if (servers.length > 0) {
       const resolver = new dns.Resolver({ timeout: timeoutMs, tries });
       resolver.setServers(servers);
@@ -84,8 +88,13 @@ export class DnsResolverService implements BeforeApplicationShutdown {
   async resolve(hostname: string): Promise<Resolution> {
     const name = hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (isIP(name)) return this.vet(name, 'literal');
-    const pinned = Object.hasOwn(this.config.dns.hosts, name) ? this.config.dns.hosts[name] : undefined;
-    if (pinned) return this.vet(pinned, 'hosts');
+    const pinned = (Object.hasOwn(this.config.dns.hosts, name) ? this.config.dns.hosts[name] : undefined) ?? this.systemHosts?.lookup(name);
+    if (pinned) {
+      // A lookup like any other, answered by a hosts file: left out, the hit rate would hide how many there were.
+      this.metrics.lookup('hosts');
+      await this.stats.count('dns.hosts');
+      return this.vet(pinned, 'hosts');
+    }
     const cached = await this.read(name);
     if (cached) {
       this.counts.hits++;
@@ -123,7 +132,7 @@ export class DnsResolverService implements BeforeApplicationShutdown {
 
   private vet(address: string, source: ResolutionSource): Resolution {
     const refusal = this.policy.refusal(address);
-    return refusal ? { ok: false, error: refusal, transient: false } : { ok: true, address, source };
+    return refusal ? { ok: false, error: refusal, transient: false, refused: true } : { ok: true, address, source };
   }
 
   /** The cached entry, or undefined when there is none or it cannot be read (it is then looked up and overwritten). */

@@ -1,4 +1,5 @@
 export * from './dns-resolver.module';
 export * from './dns-resolver.service';
-export * from './address-policy';
+// The address rules moved to libs/net (plugins vet addresses too); re-exported for existing callers.
+export * from '@crawler/net';
 export * from './dns-resolver.metrics';

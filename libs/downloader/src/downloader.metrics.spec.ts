@@ -45,6 +45,7 @@ describe('downloader /metrics after a few fetches', () => {
   let base: string;
   let site: http.Server;
   let text: string;
+  let id: string;
   const outcomes: FetchOutcome[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'downloader-metrics-'));
 
@@ -66,7 +67,8 @@ describe('downloader /metrics after a few fetches', () => {
     base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
 
     const pipeline = app.get(Pipeline);
-    const shard = fetchQueue(app.get(DownloaderProcessor).id);
+    id = app.get(DownloaderProcessor).id;
+    const shard = fetchQueue(id);
     let next: ((outcome: FetchOutcome) => void) | undefined;
     await pipeline.consume(QueueName.FrontierDone, async (outcome) => {
       outcomes.push(outcome);
@@ -114,6 +116,7 @@ describe('downloader /metrics after a few fetches', () => {
       'crawler_robots_decisions_total',
       'crawler_events_total',
       'crawler_queue_jobs',
+      'crawler_queue_messages',
       'crawler_queue_jobs_handled_total',
       'crawler_queue_jobs_sent_total',
       'crawler_job_duration_seconds',
@@ -157,6 +160,21 @@ describe('downloader /metrics after a few fetches', () => {
     expect(sample(text, 'crawler_queue_jobs_sent_total', { queue: 'frontier-done' })).toBe(8);
     expect(sample(text, 'crawler_queue_jobs_sent_total', { queue: 'parse' })).toBe(2);
     expect(sample(text, 'crawler_job_duration_seconds_count', { queue: 'fetch' })).toBe(8);
+  });
+
+  it('reports its shard as the queue fetch in the depth gauges (jobs and messages): no label value holds its id', () => {
+    for (const gauge of ['crawler_queue_jobs', 'crawler_queue_messages']) {
+      for (const state of ['waiting', 'active', 'delayed', 'failed']) expect(sample(text, gauge, { queue: 'fetch', state })).toBe(0);
+    }
+    const values = [...text.matchAll(/^[a-zA-Z_:][\w:]*\{(.*)\} /gm)].flatMap((m) => [...m[1].matchAll(/\w+="([^"]*)"/g)].map((v) => v[1]));
+    expect(values.length).toBeGreaterThan(0);
+    expect(values.filter((value) => value.includes(id))).toEqual([]);
+  });
+
+  it('has no gauge named like a counter (…_total)', () => {
+    const gauges = [...text.matchAll(/^# TYPE (\S+) gauge$/gm)].map((m) => m[1]);
+    expect(gauges).toContain('crawler_queue_messages');
+    expect(gauges.filter((name) => name.endsWith('_total'))).toEqual([]);
   });
 
   it('is live and ready', async () => {

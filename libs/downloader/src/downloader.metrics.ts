@@ -75,7 +75,8 @@ export class DownloaderMetrics {
    */
   robotsFetched(robots: RobotsFetch, elapsedMs: number): void {
     this.fetched('robots', robots.status, elapsedMs);
-    this.robotsDecision(robots.policy.outcome === 'unreachable' ? 'deferred' : 'fetched');
+    // A redirect to another host decides nothing yet: the chain goes on after the resolver.
+    if (!robots.hop) this.robotsDecision(robots.policy.outcome === 'unreachable' ? 'deferred' : 'fetched');
   }
 
   robotsDecision(decision: RobotsDecision): void {

@@ -3,12 +3,12 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
-import { MemoryStateStore } from '@crawler/state';
+import Redis from 'ioredis';
+import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 import { DownloaderProcessor } from './downloader.processor';
 import type { DownloaderService } from './downloader.service';
 
-function setup(download: (request: FetchRequest) => Promise<unknown>) {
-  const state = new MemoryStateStore();
+function setup(download: (request: FetchRequest) => Promise<unknown>, state: StateStore = new MemoryStateStore()) {
   let handler!: (request: FetchRequest) => Promise<void>;
   const sent: unknown[] = [];
   const pipeline = {
@@ -18,7 +18,7 @@ function setup(download: (request: FetchRequest) => Promise<unknown>) {
   const downloader = { download } as unknown as DownloaderService;
   const config = loadConfig({}, { 'downloader.id': 'd1' });
   const processor = new DownloaderProcessor(pipeline, downloader, config, state, pino({ enabled: false }), new CrawlStats(state, new Registry()));
-  return { processor, deliver: (request: FetchRequest) => handler(request), sent };
+  return { processor, deliver: (request: FetchRequest) => handler(request), sent, config };
 }
 
 const request: FetchRequest = {
@@ -57,5 +57,33 @@ describe('DownloaderProcessor', () => {
     await deliver(request);
     expect(sent).toEqual([{ fetched: 2 }]);
     await processor.onApplicationShutdown();
+  });
+
+  it('keeps a lease claim after its fetch only while a second delivery could still fetch, not the whole lease', async () => {
+    const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+    const prefix = `t18m-leases-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const state = new RedisStateStore({ url: REDIS_URL, prefix });
+    const redis = new Redis(REDIS_URL);
+    try {
+      let downloads = 0;
+      const { processor, deliver, config } = setup(async () => ({ fetched: ++downloads }), state);
+      await processor.onApplicationBootstrap();
+      const { leaseMs } = config.frontier;
+      const { totalTimeoutMs } = config.downloader;
+      await deliver({ ...request, leaseExpiresAt: Date.now() + leaseMs });
+      const ttl = await redis.pttl(`${prefix}:downloader-leases:42`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(leaseMs - totalTimeoutMs);
+      await deliver({ ...request, leaseExpiresAt: Date.now() + leaseMs }); // still refused meanwhile
+      expect(downloads).toBe(1);
+      // A lease that no fetch may start under any more: its claim is dropped at once.
+      await deliver({ ...request, leaseId: '43', leaseExpiresAt: Date.now() + totalTimeoutMs - 1 });
+      expect(await redis.exists(`${prefix}:downloader-leases:43`)).toBe(0);
+      await processor.onApplicationShutdown();
+    } finally {
+      await state.clear();
+      await state.close();
+      await redis.quit();
+    }
   });
 });

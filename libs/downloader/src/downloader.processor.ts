@@ -55,16 +55,34 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
    * (the first sends the outcome). A delivery that fails unexpectedly gives its claim back, so its retry runs.
    */
   private async handle(request: FetchRequest) {
-    if (!(await this.leases.setIfAbsent(request.leaseId, this.id, this.config.frontier.leaseMs))) {
+    // Each hop of a robots.txt redirect chain is one more delivery under the same lease: claimed apart.
+    const claim = request.robotsHop ? `${request.leaseId}.hop${request.robotsHop.chain.length}` : request.leaseId;
+    if (!(await this.leases.setIfAbsent(claim, this.id, this.config.frontier.leaseMs))) {
       await this.stats.count('skipped.lease-already-taken');
       return;
     }
     try {
-      await this.pipeline.send(QueueName.FrontierDone, await this.downloader.download(request));
+      const outcome = await this.downloader.download(request);
+      // No outcome: the turn went on to the resolver (a robots.txt redirect to another host).
+      if (outcome) await this.pipeline.send(QueueName.FrontierDone, outcome);
     } catch (error) {
-      await this.leases.del(request.leaseId).catch(() => undefined);
+      await this.leases.del(claim).catch(() => undefined);
       throw error;
     }
+    await this.shortenClaim(claim, request.leaseExpiresAt);
+  }
+
+  /**
+   * Once this delivery's fetch is over, a later one of the same lease need only be refused while it could
+   * still fetch: from DOWNLOADER_TOTAL_TIMEOUT_MS before the lease ends, the downloader skips the request
+   * anyway. So the claim lives that long, not the whole lease: Redis holds the claims of the fetches of the
+   * last minute or so, not of every fetch in FRONTIER_LEASE_MS.
+   */
+  private async shortenClaim(claim: string, leaseExpiresAt: number | undefined): Promise<void> {
+    if (leaseExpiresAt === undefined) return;
+    const rest = leaseExpiresAt - this.config.downloader.totalTimeoutMs - Date.now();
+    if (rest <= 0) await this.leases.del(claim);
+    else await this.leases.set(claim, this.id, rest);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http, { IncomingMessage, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import net, { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -23,6 +23,8 @@ type Route = (req: IncomingMessage, res: ServerResponse) => void;
 function site(robots: Route) {
   const routes: Record<string, Route> = {
     '/robots.txt': robots,
+    // Where a robots.txt redirect to another host leads (the other host is served by this server too).
+    '/elsewhere/robots.txt': (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(ROBOTS),
     '/': (req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE),
     '/page': (req, res) =>
       req.headers['if-none-match'] === '"e1"'
@@ -208,7 +210,7 @@ describe('DownloaderService', () => {
   it('refetches conditionally: 304 is unchanged, nothing is staged, validators carried on', async () => {
     const { service, request, sent } = await setup({ overrides: { 'frontier.recrawl': true } });
     await service.download(request('/'));
-    const first = await service.download(request('/page'));
+    const first = (await service.download(request('/page')))!;
     sent.length = 0;
     const again = await service.download(request('/page', { source: 'recrawl', revisit: { etag: '"e1"', bodyHash: first.revisit!.bodyHash } }));
     expect(again).toMatchObject({ kind: 'fetched', status: 304, revisit: { changed: false, etag: '"e1"', bodyHash: first.revisit!.bodyHash } });
@@ -311,6 +313,22 @@ describe('DownloaderService', () => {
       await service.download(request('/page'));
       expect(sent.map((s) => s.queue)).toEqual([QueueName.Parse]);
     });
+
+    it('sends an HTML page whose path a plugin claims (claims.pages) to that plugin instead of the parser, and other pages to the parser', async () => {
+      const render: PluginManifest = { ...png(), name: 'render', queue: pluginQueue('render'), claims: { contentTypes: [], extensions: [], urlPatterns: [], pages: ['/pa*'] } };
+      const { service, request, sent, content, stats } = await setup({ plugins: [render] });
+      await service.download(request('/'));
+      await service.download(request('/page'));
+      await service.download(request('/image.png'));
+      expect(sent.map((s) => s.queue)).toEqual([pluginQueue('render')]);
+      expect(sent[0].payload).toMatchObject({ hook: 'fetched', url: expect.stringMatching(/\/page$/), contentType: expect.stringMatching(/^text\/html/) });
+      expect((await content.read(sent[0].payload.bodyKey))!.body.toString()).toContain('<');
+      expect((await stats.totals())['plugin.routed.render']).toBe(1);
+      const plain = await setup({ plugins: [{ ...render, claims: { ...render.claims, pages: ['/other'] } }] });
+      await plain.service.download(plain.request('/'));
+      await plain.service.download(plain.request('/page'));
+      expect(plain.sent.map((s) => s.queue)).toEqual([QueueName.Parse]);
+    });
   });
 
   it('does not hand an error page to the parser', async () => {
@@ -325,27 +343,56 @@ describe('DownloaderService', () => {
     await service.download(request('/'));
     const outcome = await service.download(request('/boom'));
     expect(outcome).toMatchObject({ kind: 'error', requested: true, error: expect.any(String), crawlDelayMs: 2000 });
+    // Typed, so that the frontier can tell a failure that may pass from one that will not, and with the URL to retry.
+    expect(outcome).toMatchObject({ errorKind: 'reset', retry: { url: expect.stringMatching(/\/boom$/), depth: 2 } });
     expect(sent).toEqual([]);
     const lines = await logLines();
     expect(lines[1]).toMatchObject({ url: expect.stringMatching(/\/boom$/), status: null, error: expect.any(String) });
   });
 
-  it('defers every page of a host whose robots.txt answers 5xx (disallow all for now)', async () => {
+  it('defers every page of a host whose robots.txt answers 5xx (disallow all for now) until its next try', async () => {
     const { service, request, requested, sent } = await setup({ robots: (req, res) => res.writeHead(500).end('oops') });
-    // The failed fetch is the first deferral (it counts towards the retry limit), the cached answer the next ones.
-    const first = await service.download(request('/'));
-    expect(first).toMatchObject({ kind: 'deferred', requested: true, status: 500, retryAfterMs: 600_000, retry: { url: expect.stringMatching(/\/$/) } });
+    // The failed fetch is the first deferral; the next try is DOWNLOADER_ROBOTS_RETRY_MS (60 s) away, ±25%.
+    const first = (await service.download(request('/')))!;
+    expect(first).toMatchObject({ kind: 'deferred', requested: true, status: 500, retry: { url: expect.stringMatching(/\/$/) } });
+    expect(first.retryAfterMs).toBeGreaterThanOrEqual(45_000);
+    expect(first.retryAfterMs).toBeLessThanOrEqual(75_000);
+    expect(first.robotsUnreachable).toMatchObject({ tries: 1, giveUp: false, giveUpAt: first.robotsUnreachable!.since + 1_800_000 });
     for (const path of ['/', '/page', '/image.png']) {
-      const outcome = await service.download(request(path));
-      expect(outcome).toMatchObject({ kind: 'deferred', requested: false, retryAfterMs: 600_000, retry: { url: expect.stringContaining(path) } });
+      const outcome = (await service.download(request(path)))!;
+      expect(outcome).toMatchObject({ kind: 'deferred', requested: false, retry: { url: expect.stringContaining(path) }, robotsUnreachable: { tries: 1 } });
+      expect(outcome.retryAfterMs).toBeLessThanOrEqual(first.retryAfterMs!);
     }
     expect(requested).toEqual(['/robots.txt']);
     expect(sent).toEqual([]);
   });
 
+  it('honours the Retry-After of a robots.txt answering 503, capped at DOWNLOADER_ROBOTS_ERROR_TTL_MS', async () => {
+    const { service, request } = await setup({ robots: (req, res) => res.writeHead(503, { 'retry-after': '300' }).end() });
+    expect((await service.download(request('/')))!.retryAfterMs).toBe(300_000);
+    const capped = await setup({ robots: (req, res) => res.writeHead(429, { 'retry-after': '86400' }).end() });
+    expect((await capped.service.download(capped.request('/')))!.retryAfterMs).toBe(600_000);
+  });
+
+  it('gives a host up once its robots.txt has failed for DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS', async () => {
+    const overrides = { 'downloader.robotsRetryMs': 1, 'downloader.robotsErrorTtlMs': 1, 'downloader.robotsUnreachableMaxMs': 60, 'frontier.perIpIntervalMs': 0 };
+    const { service, request, requested } = await setup({ robots: (req, res) => res.writeHead(500).end(), overrides });
+    const outcomes = [];
+    for (let i = 0; i < 200; i++) {
+      const outcome = (await service.download(request('/')))!;
+      outcomes.push(outcome);
+      if (outcome.robotsUnreachable?.giveUp) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const last = outcomes.at(-1)!;
+    expect(last).toMatchObject({ kind: 'deferred', robotsUnreachable: { giveUp: true } });
+    expect(Date.now() - last.robotsUnreachable!.since).toBeGreaterThanOrEqual(60);
+    expect(requested.length).toBeGreaterThan(2);
+  });
+
   it('defers every page of a host whose robots.txt cannot be fetched', async () => {
     const { service, request, requested } = await setup({ robots: (req) => req.socket.destroy() });
-    const first = await service.download(request('/'));
+    const first = (await service.download(request('/')))!;
     expect(first).toMatchObject({ kind: 'deferred', requested: true });
     expect(first.status).toBeUndefined();
     expect(await service.download(request('/page'))).toMatchObject({ kind: 'deferred', requested: false });
@@ -354,7 +401,7 @@ describe('DownloaderService', () => {
 
   it('allows every page of a host whose robots.txt is missing (404)', async () => {
     const { service, request, requested, sent } = await setup({ robots: (req, res) => res.writeHead(404).end() });
-    const first = await service.download(request('/page'));
+    const first = (await service.download(request('/page')))!;
     expect(first).toMatchObject({ kind: 'robots-fetched', requested: true, status: 404 });
     expect(first.crawlDelayMs).toBeUndefined();
     expect(await service.download(request('/private'))).toMatchObject({ kind: 'fetched', status: 200 });
@@ -380,11 +427,39 @@ describe('DownloaderService', () => {
     expect(await service.download(request('/page'))).toMatchObject({ kind: 'disallowed' });
   });
 
-  it('treats a robots.txt redirect to another host as unavailable (allow all)', async () => {
-    const { service, request, requested } = await setup({ robots: (req, res) => res.writeHead(302, { location: 'http://elsewhere.test/robots.txt' }).end() });
+  it('follows a robots.txt redirect to another host through the resolver, and applies its rules to the first host', async () => {
+    const robots: Route = (req, res) => res.writeHead(301, { location: `http://other.test:${req.socket.localPort}/elsewhere/robots.txt` }).end();
+    const { service, request, requested, sent, logLines } = await setup({ robots });
+    const page = request('/page');
+    // The other host's address is not vetted yet: no request goes there, the turn goes back to the resolver.
+    expect(await service.download(page)).toBeNull();
+    expect(requested).toEqual(['/robots.txt']);
+    const [hop] = sent;
+    expect(hop).toMatchObject({ queue: QueueName.DnsResolve, payload: { url: page.url, leaseId: page.leaseId, robotsHop: { url: expect.stringMatching(/^http:\/\/other\.test:\d+\/elsewhere\/robots\.txt$/), chain: [expect.stringMatching(/made-up\.test:\d+\/robots\.txt$/)], originIp: '127.0.0.1' } } });
+    // Back from the resolver with the other host's vetted address: the chain ends there, the rules are the site's.
+    const outcome = await service.download({ ...hop.payload, ip: '127.0.0.1' });
+    expect(outcome).toMatchObject({ kind: 'robots-fetched', status: 200, ip: '127.0.0.1', retry: { url: page.url } });
+    expect(requested).toEqual(['/robots.txt', '/elsewhere/robots.txt']);
+    expect(await service.download(request('/private/x'))).toMatchObject({ kind: 'disallowed' });
+    expect(await service.download(request('/page'))).toMatchObject({ kind: 'fetched' });
+    expect((await logLines()).filter((l) => l.robots).map((l) => l.status)).toEqual([301, 200]);
+  });
+
+  it('a robots.txt redirect to a host the resolver refused makes robots.txt unreachable (disallow all for now)', async () => {
+    const robots: Route = (req, res) => res.writeHead(302, { location: 'http://inside.test/robots.txt' }).end();
+    const { service, request, requested, sent } = await setup({ robots });
     await service.download(request('/page'));
+    const refused = { ...sent[0].payload, robotsHop: { ...sent[0].payload.robotsHop, refusal: 'address 10.0.0.1 is not public' } };
+    expect(await service.download(refused)).toMatchObject({ kind: 'deferred', requested: true, ip: '127.0.0.1', robotsUnreachable: { tries: 1, giveUp: false } });
+    expect(await service.download(request('/page'))).toMatchObject({ kind: 'deferred', requested: false });
+    expect(requested).toEqual(['/robots.txt']);
+  });
+
+  it('follows DOWNLOADER_MAX_REDIRECTS robots.txt redirects; one more means unavailable (allow all)', async () => {
+    const { service, request, requested } = await setup({ robots: (req, res) => res.writeHead(302, { location: '/robots.txt' }).end(), overrides: { 'downloader.maxRedirects': 3 } });
+    expect(await service.download(request('/page'))).toMatchObject({ kind: 'robots-fetched', status: 302 });
+    expect(requested).toEqual(['/robots.txt', '/robots.txt', '/robots.txt', '/robots.txt']);
     expect(await service.download(request('/private'))).toMatchObject({ kind: 'fetched', status: 200 });
-    expect(requested).toEqual(['/robots.txt', '/private']);
   });
 
   it('obeys a 2 MiB robots.txt up to its first 500 KiB, and survives garbage', async () => {
@@ -420,6 +495,41 @@ describe('DownloaderService', () => {
     const other = request('/', { url: `http://other-name.test:${port}/`, host: `other-name.test:${port}` });
     expect(await service.download(other)).toMatchObject({ kind: 'robots-fetched' });
     expect(requested).toEqual(['/robots.txt', '/robots.txt']);
+  });
+
+  /** A bare TCP listener standing in for Redis, SMTP…: it counts the connections it is offered. */
+  async function infrastructure() {
+    const listener = { connections: 0, port: 0 };
+    const server = net.createServer((socket) => {
+      listener.connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    listener.port = (server.address() as AddressInfo).port;
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return listener;
+  }
+
+  it('refuses a URL on a refused port without any request, robots.txt included (queued before the rule changed)', async () => {
+    const probe = await setup();
+    const { service, request, requested, stats } = await setup({ overrides: { 'filter.blockedPorts': [String(probe.port)] } });
+    const outcome = await service.download(request('/page', { url: `http://made-up.test:${probe.port}/page`, host: `made-up.test:${probe.port}` }));
+    expect(outcome).toMatchObject({ kind: 'error', requested: false, durationMs: 0, error: expect.stringMatching(new RegExp(`^port ${probe.port} is in URL_FILTER_BLOCKED_PORTS`)) });
+    expect(requested).toEqual([]);
+    expect(probe.requested).toEqual([]);
+    expect((await stats.totals())['error.port-refused']).toBe(1);
+  });
+
+  it('treats a robots.txt redirect to a refused port of the same host as unreachable (disallow), and never connects there', async () => {
+    const redis = await infrastructure();
+    const { service, request, requested } = await setup({
+      robots: (req, res) => res.writeHead(302, { location: `http://made-up.test:${redis.port}/robots.txt` }).end(),
+      overrides: { 'filter.blockedPorts': [String(redis.port)] },
+    });
+    expect(await service.download(request('/page'))).toMatchObject({ kind: 'deferred' });
+    expect(await service.download(request('/private'))).toMatchObject({ kind: 'deferred' });
+    expect(requested).toEqual(['/robots.txt']);
+    expect(redis.connections).toBe(0);
   });
 
   it('refuses a request without a vetted address', async () => {

@@ -6,9 +6,13 @@ import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
 import { CrawlStats, Pipeline, PluginClaims, PluginRegistry } from '@crawler/runtime';
+import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
-import { RobotsService } from './robots.service';
+import { parseRetryAfter } from './retry-after';
+import { RobotsFetch, RobotsService } from './robots.service';
+
+export { parseRetryAfter } from './retry-after';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 /** What sitemaps are served as: XML, gzip (`.xml.gz` is the file itself), or the protocol's text format. */
@@ -21,11 +25,14 @@ const SITEMAP_TYPES = /^\s*($|;|(text|application)\/([\w.+-]*\+)?xml|text\/plain
  *
  * Content-type routing, on the headers, before the body is read: HTML goes to the parser; a type an enabled
  * plugin claims (plugin registry) is read under the plugin's size limit, staged the same way and sent to
- * the plugin's queue `plugin.<name>`; anything else is dropped unread.
+ * the plugin's queue `plugin.<name>`; anything else is dropped unread. An HTML page whose path a plugin
+ * claims (`claims.pages`) goes to that plugin instead of the parser: the plugin hands it on to the parser.
  */
 @Injectable()
 export class DownloaderService implements OnApplicationShutdown {
   private readonly fetcher: HttpFetcher;
+  /** The URL filter's port rule, kept here too: a URL queued before the rule changed must not reach a refused port. */
+  private readonly ports: PortPolicy;
   /** When this process last started a request to each address (FRONTIER_PER_IP_INTERVAL_MS, see ipTurn). */
   private readonly lastRequestByIp = new Map<string, number>();
 
@@ -42,12 +49,22 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly plugins: PluginRegistry = PluginRegistry.none(),
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
+    this.ports = new PortPolicy({ allowed: config.filter.allowedPorts, blocked: config.filter.blockedPorts });
   }
 
-  async download(request: FetchRequest): Promise<FetchOutcome> {
+  /**
+   * One turn. Answers null when the turn goes on elsewhere: a robots.txt redirected to another host, whose
+   * address the resolver vets first (the request comes back here with `robotsHop`).
+   */
+  async download(request: FetchRequest): Promise<FetchOutcome | null> {
     const base = this.base(request);
     const address = request.ip;
-    if (!address) return { ...base, kind: 'error', requested: false, error: 'no vetted address', durationMs: 0 };
+    if (!address && !request.robotsHop?.refusal) return { ...base, kind: 'error', requested: false, error: 'no vetted address', durationMs: 0 };
+    const refused = this.ports.refusal(new URL(request.url));
+    if (refused) {
+      await this.stats.count('error.port-refused');
+      return { ...base, kind: 'error', requested: false, error: refused, durationMs: 0 };
+    }
     // What the enabled plugins claim (at once from cache; at boot it may wait for a plugin to register,
     // which is why it comes before the lease check).
     const plugins = await this.plugins.claims();
@@ -57,50 +74,27 @@ export class DownloaderService implements OnApplicationShutdown {
       await this.stats.count('skipped.lease-expiring');
       return { ...base, kind: 'skipped', requested: false, durationMs: 0, retry: crawlUrlOf(request) };
     }
+    if (request.robotsHop) return this.robotsTurn(request);
 
     const policy = await this.robots.cached(request.url);
-    if (!policy) {
-      await this.ipTurn(address);
-      const robotsStarted = performance.now();
-      const robots = await this.robots.fetch(request.url, address, this.fetcher);
-      this.metrics.robotsFetched(robots, performance.now() - robotsStarted);
-      await this.stats.count('robots.fetched');
-      // Cached only once its sitemaps are sent: a crash in between fetches robots.txt again (the URL's lease
-      // runs out) instead of leaving the site's sitemaps undiscovered for the whole cache TTL.
-      if (robots.policy.outcome !== 'unreachable') await this.discoverSitemaps(request, robots.policy);
-      await this.robots.remember(request.url, robots.policy);
-      if (robots.policy.outcome === 'unreachable') {
-        // The failed fetch is itself a deferral, counted towards the host's retry limit: were only the
-        // deferrals on the cached answer counted, a politeness delay longer than the error TTL would let
-        // robots.txt be refetched forever without the count ever growing.
-        await this.stats.count('deferred.robots-unreachable');
-        return {
-          ...base,
-          kind: 'deferred',
-          requested: true,
-          status: robots.status ?? undefined,
-          durationMs: robots.durationMs,
-          retryAfterMs: this.config.downloader.robotsErrorTtlMs,
-          retry: crawlUrlOf(request),
-        };
-      }
-      return {
-        ...base,
-        kind: 'robots-fetched',
-        requested: true,
-        status: robots.status ?? undefined,
-        durationMs: robots.durationMs,
-        crawlDelayMs: robots.policy.crawlDelayMs(),
-        retry: crawlUrlOf(request),
-      };
-    }
+    if (!policy) return this.robotsTurn(request);
     const crawlDelayMs = policy.crawlDelayMs();
     if (policy.outcome === 'unreachable') {
       // RFC 9309: a robots.txt that answered 5xx or could not be reached means "disallow all for now":
-      // the site's URLs wait for it to come back (the cached answer expires), they are not dropped.
+      // the site's URLs wait for its next try (the cached answer expires then), they are not dropped.
       this.metrics.robotsDecision('deferred');
       await this.stats.count('deferred.robots-unreachable');
-      return { ...base, kind: 'deferred', requested: false, durationMs: 0, retryAfterMs: this.config.downloader.robotsErrorTtlMs, retry: crawlUrlOf(request) };
+      const failures = await this.robots.failures(request.url);
+      const nextTryAt = failures?.nextTryAt ?? Date.now() + this.config.downloader.robotsErrorTtlMs;
+      return {
+        ...base,
+        kind: 'deferred',
+        requested: false,
+        durationMs: 0,
+        retryAfterMs: Math.max(0, nextTryAt - Date.now()),
+        retry: crawlUrlOf(request),
+        ...(failures ? { robotsUnreachable: { ...failures, giveUp: false } } : {}),
+      };
     }
     if (!policy.isAllowed(request.url)) {
       this.metrics.robotsDecision('disallowed');
@@ -108,8 +102,69 @@ export class DownloaderService implements OnApplicationShutdown {
       return { ...base, kind: 'disallowed', requested: false, durationMs: 0, crawlDelayMs };
     }
     this.metrics.robotsDecision('allowed');
-    await this.ipTurn(address);
-    return { ...(await this.fetchPage(request, address, plugins)), crawlDelayMs };
+    await this.ipTurn(address!);
+    return { ...(await this.fetchPage(request, address!, plugins)), crawlDelayMs };
+  }
+
+  /**
+   * robots.txt is this turn (the page comes back later): fetched, or its redirect chain continued. A chain
+   * that moves to another host is sent back through the resolver, and the turn ends when the chain does.
+   */
+  private async robotsTurn(request: FetchRequest): Promise<FetchOutcome | null> {
+    const hop = request.robotsHop;
+    // The URL's own host's address: hosts sharing it are paced together, whatever host the chain led to.
+    const base = { ...this.base(request), ip: hop ? hop.originIp : request.ip };
+    const robotsStarted = performance.now();
+    let robots: RobotsFetch;
+    if (hop?.refusal) {
+      robots = this.robots.refused(request.url, hop, hop.refusal);
+    } else {
+      await this.ipTurn(request.ip!);
+      robots = await this.robots.fetch(request.url, request.ip!, this.fetcher, hop);
+      this.metrics.robotsFetched(robots, performance.now() - robotsStarted);
+      await this.stats.count('robots.fetched');
+    }
+    if (robots.hop) {
+      await this.stats.count('robots.redirect-hop');
+      await this.pipeline.send(QueueName.DnsResolve, { ...request, ip: undefined, robotsHop: { ...robots.hop, originIp: base.ip } });
+      return null;
+    }
+    if (robots.policy.outcome === 'unreachable') return this.robotsUnreachable(request, base, robots);
+    // Cached only once its sitemaps are sent: a crash in between fetches robots.txt again (the URL's lease
+    // runs out) instead of leaving the site's sitemaps undiscovered for the whole cache TTL.
+    await this.discoverSitemaps(request, robots.policy);
+    await this.robots.remember(request.url, robots.policy);
+    return {
+      ...base,
+      kind: 'robots-fetched',
+      requested: true,
+      status: robots.status ?? undefined,
+      durationMs: robots.durationMs,
+      crawlDelayMs: robots.policy.crawlDelayMs(),
+      retry: crawlUrlOf(request),
+    };
+  }
+
+  /**
+   * "Disallow all for now" (RFC 9309 §2.3.1.4): the host waits for the next try, which backs off and
+   * honours Retry-After, and is given up (set aside by the frontier) once robots.txt has failed for
+   * DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS. The failed fetch is itself a deferral.
+   */
+  private async robotsUnreachable(request: FetchRequest, base: ReturnType<DownloaderService['base']>, robots: RobotsFetch): Promise<FetchOutcome> {
+    const now = Date.now();
+    const plan = await this.robots.failed(request.url, robots.retryAfterMs, now);
+    await this.robots.remember(request.url, robots.policy, Math.max(1, plan.nextTryAt - now));
+    await this.stats.count('deferred.robots-unreachable');
+    return {
+      ...base,
+      kind: 'deferred',
+      requested: true,
+      status: robots.status ?? undefined,
+      durationMs: robots.durationMs,
+      retryAfterMs: plan.nextTryAt - now,
+      retry: crawlUrlOf(request),
+      robotsUnreachable: plan,
+    };
   }
 
   /**
@@ -171,12 +226,13 @@ export class DownloaderService implements OnApplicationShutdown {
     } catch (error) {
       const message = describeError(error);
       const errorKind = classifyFetchError(error);
-      // A timeout is a slow host, not a fast one: its time counts towards the adaptive delay.
+      // The time is reported, but the adaptive delay keeps to responses: a timeout is the strike rule's.
       const durationMs = Math.round(performance.now() - started);
       this.fetchLog.record({ time, url: request.url, depth: request.depth, status: null, contentType: null, length: null, location: null, durationMs, error: message, errorKind });
       this.metrics.fetched(sitemap ? 'sitemap' : 'page', null, durationMs);
       await this.stats.count(`error.fetch.${errorKind}`);
-      return { ...base, kind: 'error', requested: true, error: message, durationMs };
+      // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
+      return { ...base, kind: 'error', requested: true, error: message, errorKind, durationMs, retry: crawlUrlOf(request) };
     }
     const location = response.headers.location ?? null;
     this.fetchLog.record({
@@ -191,7 +247,9 @@ export class DownloaderService implements OnApplicationShutdown {
     });
     this.metrics.fetched(sitemap ? 'sitemap' : 'page', response.status, response.durationMs, response.decodedFrom ?? response.body?.length);
     await this.stats.count('fetched');
-    await this.stats.count(response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
+    // A sitemap that is not there (most often the crawler's own guess at /sitemap.xml) is no error of the site's.
+    const missingSitemap = sitemap && (response.status === 404 || response.status === 410);
+    await this.stats.count(missingSitemap ? 'sitemap.missing' : response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
 
     const revisit = revisitOf(request, response, this.config.frontier.recrawl);
     if (revisit && request.revisit) await this.stats.count(revisit.changed ? 'revisit.changed' : 'revisit.unchanged');
@@ -212,8 +270,10 @@ export class DownloaderService implements OnApplicationShutdown {
         length: response.body.length,
         truncated: response.truncated,
         fetchedAt: time,
+        ...(request.referrer ? { referrer: request.referrer } : {}),
       };
-      const plugin = claimOf(response.contentType);
+      // A response of a claimed type, or an HTML page a plugin takes before the parser (it hands it on).
+      const plugin = claimOf(response.contentType) ?? (!sitemap && HTML_TYPES.test(response.contentType) ? plugins.claimsPage(request.url) : undefined);
       if (plugin) {
         await this.stats.count(`plugin.routed.${plugin.name}`);
         await this.pipeline.send(pluginQueue(plugin.name), { ...fetched, hook: 'fetched', ...(request.referrer ? { source: request.referrer } : {}) });
@@ -260,8 +320,8 @@ function bodyHeaders(response: FetchResponse): Record<string, string> {
 
 /** The URL of a request, as the frontier queues it (to put it back). */
 function crawlUrlOf(request: FetchRequest): CrawlUrl {
-  const { url, kind, depth, source, hops, attempts, priority, revisit, referrer } = request;
-  return { url, kind, depth, source, hops, attempts, priority, revisit, ...(referrer ? { referrer } : {}) };
+  const { url, kind, depth, source, hops, attempts, failures, priority, revisit, referrer } = request;
+  return { url, kind, depth, source, hops, attempts, failures, priority, revisit, ...(referrer ? { referrer } : {}) };
 }
 
 /** A refetch asks only for a newer version: If-None-Match / If-Modified-Since from the last fetch. */
@@ -290,15 +350,6 @@ function revisitOf(request: FetchRequest, response: FetchResponse, recrawl: bool
   if (response.status !== 200 || !response.body) return undefined;
   const bodyHash = createHash('sha256').update(response.body).digest('base64url').slice(0, 22);
   return { changed: bodyHash !== previous?.bodyHash, etag: response.headers.etag, lastModified: response.headers['last-modified'], bodyHash, expiresAt };
-}
-
-/** Retry-After: delta-seconds or an HTTP date (RFC 9110 §10.2.3); anything else is ignored. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 function describeError(error: unknown): string {

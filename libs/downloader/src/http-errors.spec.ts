@@ -10,6 +10,7 @@ describe('classifyFetchError', () => {
     [coded('UND_ERR_BODY_TIMEOUT', 'BodyTimeoutError'), 'timeout-body'],
     [new HttpFetchError('slow', FetchErrorCode.TotalTimeout, { name: 'TimeoutError' }), 'timeout-total'],
     [new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'timeout-total'],
+    [new HttpFetchError('too slow', FetchErrorCode.TooSlow, { name: 'TimeoutError' }), 'timeout-rate'],
     [coded('ECONNREFUSED'), 'refused'],
     [coded('ECONNRESET'), 'reset'],
     [coded('EPIPE'), 'reset'],

@@ -1,28 +1,19 @@
+import type { FetchErrorKind } from '@crawler/contracts';
+
 /**
  * Why a fetch failed, as a small stable vocabulary for metrics labels and log fields. The kinds are read
  * from undici's error codes (`UND_ERR_*`, and llhttp's `HPE_*` on its parser errors), Node's errno codes,
  * zlib's codes and the `TimeoutError` of an `AbortSignal.timeout`; nothing here depends on message wording
  * except as a last resort for errors that carry no code.
  */
-export type FetchErrorKind =
-  | 'timeout-connect'
-  | 'timeout-headers'
-  | 'timeout-body'
-  | 'timeout-total'
-  | 'refused'
-  | 'reset'
-  | 'dns'
-  | 'tls'
-  | 'protocol'
-  | 'too-large-headers'
-  | 'decode'
-  | 'unvetted'
-  | 'other';
+export type { FetchErrorKind };
 
 /** Codes the fetcher itself gives to the errors it raises. */
 export const FetchErrorCode = {
   /** The whole request (connect, headers and body) took longer than `totalTimeoutMs`. */
   TotalTimeout: 'ERR_FETCH_TOTAL_TIMEOUT',
+  /** The body arrived slower than the minimum transfer rate over a whole window. */
+  TooSlow: 'ERR_FETCH_TOO_SLOW',
   /** The body is not valid data for its `Content-Encoding`. */
   Decoding: 'ERR_FETCH_CONTENT_DECODING',
   /** A `Content-Encoding` the fetcher cannot decode. */
@@ -45,6 +36,7 @@ export class HttpFetchError extends Error {
 
 const BY_CODE: Record<string, FetchErrorKind> = {
   [FetchErrorCode.TotalTimeout]: 'timeout-total',
+  [FetchErrorCode.TooSlow]: 'timeout-rate',
   [FetchErrorCode.Decoding]: 'decode',
   [FetchErrorCode.UnsupportedEncoding]: 'decode',
   [FetchErrorCode.Unvetted]: 'unvetted',

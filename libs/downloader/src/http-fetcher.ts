@@ -3,6 +3,7 @@ import { pipeline, Readable, Transform, TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
 import { Agent, request } from 'undici';
 import { FetchErrorCode, HttpFetchError } from './http-errors';
+import { TransferRateGuard } from './transfer-rate';
 
 // The fetcher's error vocabulary travels with it (and out through the library's index).
 export { classifyFetchError, FetchErrorCode, HttpFetchError, type FetchErrorKind } from './http-errors';
@@ -15,6 +16,10 @@ export interface FetcherSettings {
   bodyTimeoutMs: number;
   /** The whole request, connect to last byte: a body that trickles in forever is cut off by this. */
   totalTimeoutMs: number;
+  /** A body averaging fewer bytes a second than this over a window is cut off (`timeout-rate`); 0 = no minimum. @defaultValue 0 */
+  minBytesPerSecond?: number;
+  /** The window of that average, from the headers on. @defaultValue 10000 */
+  minRateWindowMs?: number;
   /** Largest response head (status line and headers) accepted, in bytes; larger fails the request. @defaultValue 16384 */
   maxHeaderBytes?: number;
 }
@@ -122,8 +127,13 @@ export class HttpFetcher {
           return { ...head, body: null, truncated: false, durationMs: since(started) };
         }
         const maxBytes = options.maxBytesFor?.(contentType) ?? options.maxBytes;
-        const read = codings.length ? await readDecoded(body, codings, maxBytes) : await readPlain(body, maxBytes);
-        return { ...head, ...read, durationMs: since(started) };
+        const guard = new TransferRateGuard(body, { bytesPerSecond: this.settings.minBytesPerSecond ?? 0, windowMs: this.settings.minRateWindowMs ?? 10_000 });
+        try {
+          const read = codings.length ? await readDecoded(body, codings, maxBytes, guard) : await readPlain(body, maxBytes, guard);
+          return { ...head, ...read, durationMs: since(started) };
+        } finally {
+          guard.stop();
+        }
       } finally {
         // Whatever happened, nothing more is read: an unfinished body closes its connection.
         if (!body.readableEnded) body.destroy();
@@ -169,10 +179,11 @@ export class HttpFetcher {
 type BodyRead = Pick<FetchResponse, 'body' | 'truncated' | 'decodedFrom'>;
 
 /** Reads at most maxBytes, then stops reading (the caller closes the connection). */
-async function readPlain(body: Readable, maxBytes: number): Promise<BodyRead> {
+async function readPlain(body: Readable, maxBytes: number, guard: TransferRateGuard): Promise<BodyRead> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
+    guard.count(chunk.length);
     if (length + chunk.length > maxBytes) {
       chunks.push(chunk.subarray(0, maxBytes - length));
       return { body: Buffer.concat(chunks, maxBytes), truncated: true };
@@ -189,7 +200,7 @@ async function readPlain(body: Readable, maxBytes: number): Promise<BodyRead> {
  * to little but never ends). Decoders are lenient about a stream cut short (what was decoded is kept), strict
  * about bytes that are not their format.
  */
-async function readDecoded(body: Readable, codings: string[], maxBytes: number): Promise<BodyRead> {
+async function readDecoded(body: Readable, codings: string[], maxBytes: number, guard: TransferRateGuard): Promise<BodyRead> {
   if (codings.length > MAX_CODINGS) {
     throw new HttpFetchError(`too many content-encodings (${codings.join(', ')})`, FetchErrorCode.UnsupportedEncoding);
   }
@@ -203,6 +214,7 @@ async function readDecoded(body: Readable, codings: string[], maxBytes: number):
   async function* encoded(): AsyncGenerator<Buffer> {
     try {
       for await (const chunk of body as AsyncIterable<Buffer>) {
+        guard.count(chunk.length);
         const room = maxBytes - encodedBytes;
         if (chunk.length > room) {
           encodedBytes = maxBytes;

@@ -1,14 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { FetchLog } from '@crawler/logging';
-import { ROBOTS_NAMESPACE, RobotsCache, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
+import { nextRobotsTry, ROBOTS_NAMESPACE, RobotsCache, RobotsFailures, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
 import { STATE_STORE, StateStore } from '@crawler/state';
+import { PortPolicy } from '@crawler/url';
 import { HttpFetcher } from './http-fetcher';
+import { parseRetryAfter } from './retry-after';
+
+/** Where a robots.txt redirect chain stands: the URL to fetch next and the URLs that redirected so far. */
+export interface RobotsHop {
+  url: string;
+  chain: string[];
+}
 
 export interface RobotsFetch {
   policy: RobotsPolicy;
   status: number | null;
   durationMs: number;
+  /**
+   * The chain goes on at another host: its address must be vetted before anything is sent there, so the
+   * turn continues once the resolver has answered. `policy` is then meaningless.
+   */
+  hop?: RobotsHop;
+  /** What a failed answer's Retry-After asked for, in ms. */
+  retryAfterMs?: number;
 }
 
 /**
@@ -18,6 +33,7 @@ export interface RobotsFetch {
 @Injectable()
 export class RobotsService {
   private readonly cache: RobotsCache;
+  private readonly ports: PortPolicy;
 
   constructor(
     @Inject(STATE_STORE) state: StateStore,
@@ -25,6 +41,7 @@ export class RobotsService {
     private readonly fetchLog: FetchLog,
   ) {
     this.cache = new RobotsCache(state.namespace(ROBOTS_NAMESPACE));
+    this.ports = new PortPolicy({ allowed: config.filter.allowedPorts, blocked: config.filter.blockedPorts });
   }
 
   /** The cached policy for a page's site, or null when robots.txt must be fetched first. */
@@ -33,66 +50,109 @@ export class RobotsService {
   }
 
   /**
-   * Fetches, logs and returns the site's policy; `remember` caches it. Follows up to maxRedirects same-site
-   * redirects.
+   * Fetches and logs the site's robots.txt, starting at `from` when a redirect chain goes on. Redirects
+   * are followed (RFC 9309 §2.3.1.2: at least five, across hosts) up to DOWNLOADER_MAX_REDIRECTS: on the
+   * same host name at once (its address is the vetted one), to another host by answering `hop`. The rules
+   * found at the end apply to the page's own site. A hop to a port the URL filter refuses
+   * (`Location: http://same-host:6379/`) is never requested: robots.txt is then unreachable, as for a
+   * refused address. `remember` caches the policy.
    */
-  async fetch(pageUrl: string, address: string, fetcher: HttpFetcher): Promise<RobotsFetch> {
+  async fetch(pageUrl: string, address: string, fetcher: HttpFetcher, from?: RobotsHop): Promise<RobotsFetch> {
     const { userAgent, robotsMaxBytes, maxRedirects } = this.config.downloader;
-    let url = robotsUrlFor(pageUrl);
+    const siteRobotsUrl = robotsUrlFor(pageUrl);
+    let url = from?.url ?? siteRobotsUrl;
+    const chain = [...(from?.chain ?? [])];
     let durationMs = 0;
-    let status: number | null = null;
-    let policy: RobotsPolicy;
     let hopStarted = performance.now();
     try {
-      for (let hop = 0; ; hop++) {
+      for (;;) {
         hopStarted = performance.now();
         // One byte past the limit: the policy then sees the file was cut and drops a half-cut last line.
         const response = await fetcher.get(url, { address, maxBytes: robotsMaxBytes + 1, wantBody: (s) => s >= 200 && s < 300 });
         durationMs += response.durationMs;
-        status = response.status;
+        const status = response.status;
         const body = response.body?.toString('utf8') ?? null;
-        this.fetchLog.robots(url, status, body);
+        const location = response.headers.location;
+        this.fetchLog.robots(url, status, body, undefined, chain);
         this.fetchLog.record({
           time: new Date().toISOString(),
           url,
           status,
           contentType: response.contentType || null,
           length: response.body?.length ?? null,
-          location: response.headers.location ?? null,
+          location: location ?? null,
           durationMs: response.durationMs,
           robots: true,
         });
-        const location = response.headers.location;
-        if (status >= 300 && status < 400 && location && hop < maxRedirects) {
-          const next = new URL(location, url);
-          // The same host name (http → https, another port) keeps its vetted address; another host would need
-          // its own vetting, and RFC 9309 lets us treat that robots.txt as unavailable (allow all).
-          if (next.hostname !== new URL(url).hostname || !/^https?:$/.test(next.protocol)) {
-            policy = RobotsPolicy.fromResponse(404, null, url, userAgent);
-            break;
-          }
+        const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+        if (status >= 300 && status < 400) {
+          const next = location ? redirectTarget(location, url) : null;
+          chain.push(url);
+          // More redirects than followed, or one that leads nowhere fetchable: "unavailable" (§2.3.1.2, §2.3.1.3).
+          if (!next || chain.length > maxRedirects) return { policy: RobotsPolicy.fromResponse(404, null, siteRobotsUrl, userAgent), status, durationMs };
+          const portRefusal = this.ports.refusal(next);
+          if (portRefusal) return this.refused(pageUrl, { url: next.href, chain }, portRefusal);
+          if (next.hostname !== new URL(url).hostname) return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status, durationMs, hop: { url: next.href, chain } };
           url = next.href;
           continue;
         }
-        // More redirects than allowed also count as "unavailable" (RFC 9309 §2.3.1.2).
-        const effective = status >= 300 && status < 400 ? 404 : status;
-        policy = RobotsPolicy.fromResponse(effective, body, url, userAgent, { maxBytes: robotsMaxBytes });
-        break;
+        const policy = RobotsPolicy.fromResponse(status, body, siteRobotsUrl, userAgent, { maxBytes: robotsMaxBytes });
+        return { policy, status, durationMs, retryAfterMs };
       }
     } catch (error) {
       // A timeout is a slow host: its time counts towards the adaptive delay like any request's.
       durationMs += Math.round(performance.now() - hopStarted);
       const message = (error as Error).message;
-      this.fetchLog.robots(url, null, null, message);
+      this.fetchLog.robots(url, null, null, message, chain);
       this.fetchLog.record({ time: new Date().toISOString(), url, status: null, contentType: null, length: null, location: null, durationMs, error: message, robots: true });
-      policy = RobotsPolicy.unreachable(url, userAgent);
+      return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status: null, durationMs };
     }
-    return { policy, status, durationMs };
   }
 
-  /** Caches a fetched policy for every downloader replica. */
-  remember(pageUrl: string, policy: RobotsPolicy): Promise<void> {
-    const { robotsCacheTtlMs, robotsErrorTtlMs } = this.config.downloader;
-    return this.cache.put(pageUrl, policy, policy.kind === 'disallow-all' ? robotsErrorTtlMs : robotsCacheTtlMs);
+  /** A redirect led to a host that did not resolve or may not be reached: robots.txt is unreachable (disallow all). */
+  refused(pageUrl: string, hop: RobotsHop, refusal: string): RobotsFetch {
+    this.fetchLog.robots(hop.url, null, null, refusal, hop.chain);
+    return { policy: RobotsPolicy.unreachable(robotsUrlFor(pageUrl), this.config.downloader.userAgent), status: null, durationMs: 0 };
+  }
+
+  /**
+   * Caches a fetched policy for every downloader replica. An unreachable one is cached until its next try
+   * (`ttlMs`), so that every turn of the site before then waits without a request.
+   */
+  async remember(pageUrl: string, policy: RobotsPolicy, ttlMs?: number): Promise<void> {
+    await this.cache.put(pageUrl, policy, ttlMs ?? this.config.downloader.robotsCacheTtlMs);
+    if (policy.outcome !== 'unreachable') await this.cache.clearFailures(pageUrl);
+  }
+
+  /** Counts one more failure of the site's robots.txt and plans the next try (or giving up). */
+  async failed(pageUrl: string, retryAfterMs: number | undefined, now = Date.now()): Promise<RobotsFailures & { giveUp: boolean }> {
+    const { robotsRetryMs, robotsErrorTtlMs, robotsUnreachableMaxMs } = this.config.downloader;
+    const plan = nextRobotsTry(await this.cache.failures(pageUrl), now, retryAfterMs, {
+      retryMs: robotsRetryMs,
+      maxWaitMs: robotsErrorTtlMs,
+      giveUpAfterMs: robotsUnreachableMaxMs,
+    });
+    const { giveUp, ...failures } = plan;
+    // Given up, the run ends: should the host come back (a later crawl, an operator), it starts afresh.
+    if (giveUp) await this.cache.clearFailures(pageUrl);
+    // Kept well past the give-up time: the host's next turn may come long after its next try was due (other
+    // hosts' turns, per-IP pacing), and a record gone by then would start the run of failures again, for ever.
+    else await this.cache.setFailures(pageUrl, failures, plan.giveUpAt - now + robotsUnreachableMaxMs + robotsErrorTtlMs);
+    return plan;
+  }
+
+  /** The site's run of failures, while its unreachable answer is cached. */
+  failures(pageUrl: string): Promise<RobotsFailures | null> {
+    return this.cache.failures(pageUrl);
+  }
+}
+
+/** An http(s) URL to follow, or null (no usable Location). */
+function redirectTarget(location: string, base: string): URL | null {
+  try {
+    const next = new URL(location, base);
+    return next.protocol === 'http:' || next.protocol === 'https:' ? next : null;
+  } catch {
+    return null;
   }
 }

@@ -1,4 +1,4 @@
-/** A FIFO with O(1) push, shift and unshift (a growable ring buffer): front queues hold millions of items. */
+/** A FIFO with O(1) push, shift, unshift and pop (a growable ring buffer): front queues hold millions of items. */
 export class Deque<T> {
   private items: (T | undefined)[] = new Array(16);
   private head = 0;
@@ -19,6 +19,16 @@ export class Deque<T> {
     this.head = (this.head - 1 + this.items.length) % this.items.length;
     this.items[this.head] = item;
     this.count++;
+  }
+
+  /** Takes the last item (the tail): pruning drops the newest of the least wanted first. */
+  pop(): T | undefined {
+    if (this.count === 0) return undefined;
+    const index = (this.head + this.count - 1) % this.items.length;
+    const item = this.items[index];
+    this.items[index] = undefined;
+    this.count--;
+    return item;
   }
 
   shift(): T | undefined {

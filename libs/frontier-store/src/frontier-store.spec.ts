@@ -1,25 +1,84 @@
 import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+import { createRedis, type RedisClient } from '@crawler/redis';
 import { CONTRACT_OPTIONS, frontierStoreContract } from './frontier-store.contract';
+import type { FrontierStore, FrontierStoreOptions } from './frontier-store';
+import { CLUSTER_DEFAULT_SHARDS, shardOfHost, shardPrefixes } from './frontier-shards';
 import { MemoryFrontierStore } from './memory-frontier-store.driver';
-import { RedisFrontierStore } from './redis-frontier-store.driver';
+import { ENQUEUE_SLICE, RedisFrontierStore } from './redis-frontier-store.driver';
+import { createRedisFrontierStore } from './redis-frontier-store.factory';
+import { ShardedFrontierStore } from './sharded-frontier-store.driver';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
+const newPrefix = () => `t17f-frontier-${randomBytes(4).toString('hex')}`;
 
-frontierStoreContract('memory', async (options) => new MemoryFrontierStore({ ...CONTRACT_OPTIONS, ...options }));
-
-frontierStoreContract('redis', async (options) => {
-  const store = new RedisFrontierStore({ url: REDIS_URL, prefix: `test-frontier-${randomBytes(4).toString('hex')}` }, { ...CONTRACT_OPTIONS, ...options });
+/** The store, emptied of its keys when closed. */
+function clearedOnClose(store: FrontierStore): FrontierStore {
   const close = store.close.bind(store);
   store.close = async () => {
     await store.clear();
     await close();
   };
   return store;
+}
+
+/**
+ * A store of `shards` shards whose shard of the test's hosts has the contract's back queues (the contract
+ * counts them per shard: its competing hosts are of one site).
+ */
+const sharded = (url: string, shards: number) => async (options?: Partial<FrontierStoreOptions>) => {
+  const settings = { ...CONTRACT_OPTIONS, ...options };
+  const store = createRedisFrontierStore({ url, prefix: newPrefix(), shards }, { ...settings, backQueues: settings.backQueues * shards });
+  return clearedOnClose(store);
+};
+
+frontierStoreContract('memory', async (options) => new MemoryFrontierStore({ ...CONTRACT_OPTIONS, ...options }));
+
+frontierStoreContract('redis', async (options) => clearedOnClose(new RedisFrontierStore({ url: REDIS_URL, prefix: newPrefix() }, { ...CONTRACT_OPTIONS, ...options })));
+
+frontierStoreContract('redis, one node, 4 shards', sharded(REDIS_URL, 4));
+
+// Every script of every shard runs here: a key outside its shard's slot would fail with CROSSSLOT.
+frontierStoreContract(`redis cluster, ${CLUSTER_DEFAULT_SHARDS} shards`, sharded(REDIS_CLUSTER_URL, CLUSTER_DEFAULT_SHARDS));
+
+describe('createRedisFrontierStore', () => {
+  it('is the plain store, keys as before sharding, for one shard on one node', async () => {
+    const store = createRedisFrontierStore({ url: REDIS_URL, prefix: newPrefix() }, CONTRACT_OPTIONS);
+    expect(store).toBeInstanceOf(RedisFrontierStore);
+    await store.close();
+  });
+
+  it('shards on a cluster by default, and on a node when asked', async () => {
+    const onCluster = createRedisFrontierStore({ url: REDIS_CLUSTER_URL, prefix: newPrefix() }, CONTRACT_OPTIONS);
+    const onNode = createRedisFrontierStore({ url: REDIS_URL, prefix: newPrefix(), shards: 4 }, CONTRACT_OPTIONS);
+    expect(onCluster).toBeInstanceOf(ShardedFrontierStore);
+    expect(onNode).toBeInstanceOf(ShardedFrontierStore);
+    await Promise.all([onCluster.close(), onNode.close()]);
+  });
+
+  it('puts a shard’s keys under its hash tag and gives it its part of the back queues', async () => {
+    const prefix = newPrefix();
+    const store = createRedisFrontierStore({ url: REDIS_URL, prefix, shards: 4 }, { ...CONTRACT_OPTIONS, backQueues: 10 });
+    const redis = new Redis(REDIS_URL);
+    try {
+      await store.enqueue([{ host: 'www.example.com', priority: 0, item: 'x' }], 1000);
+      const keys = await redis.keys(`${prefix}:*`);
+      expect(keys.length).toBeGreaterThan(0);
+      const tags = new Set(keys.map((k) => /^[^{]*(\{[^}]+\}):/.exec(k)?.[1]));
+      expect(tags.size).toBe(1);
+      expect([...tags][0]).toMatch(/^\{f\d/);
+      expect(await store.stats()).toMatchObject({ backQueuesInUse: 1, backQueuesFree: 4 * 3 - 1 });
+    } finally {
+      await store.clear();
+      await Promise.all([store.close(), redis.quit()]);
+    }
+  });
 });
 
 describe('RedisFrontierStore', () => {
   it('keeps its state across instances (a restarted frontier resumes)', async () => {
-    const prefix = `test-frontier-${randomBytes(4).toString('hex')}`;
+    const prefix = newPrefix();
     const first = new RedisFrontierStore({ url: REDIS_URL, prefix }, CONTRACT_OPTIONS);
     await first.enqueue([{ host: 'a', priority: 0, item: 'a/1' }, { host: 'a', priority: 0, item: 'a/2' }], 1000);
     const [lease] = await first.claim({ now: 1000, max: 10, leaseMs: 100 });
@@ -31,5 +90,167 @@ describe('RedisFrontierStore', () => {
     expect(claims.map((c) => c.item)).toEqual([lease.item]);
     await second.clear();
     await second.close();
+  });
+
+  it('remembers a batch id for batchMemoryMs, then forgets it (its key expires)', async () => {
+    const prefix = newPrefix();
+    const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, { ...CONTRACT_OPTIONS, batchMemoryMs: 300 });
+    const redis = new Redis(REDIS_URL);
+    try {
+      expect(await store.enqueue([{ host: 'a', priority: 0, item: 'a/1' }], 1000, 'b1')).toBe(1);
+      const ttl = await redis.pttl(`${prefix}:batch:b1`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(300);
+      expect(await store.enqueue([{ host: 'a', priority: 0, item: 'a/1' }], 1000, 'b1')).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(await redis.exists(`${prefix}:batch:b1`)).toBe(0);
+    } finally {
+      await redis.quit();
+      await store.clear();
+      await store.close();
+    }
+  });
+});
+
+describe('MemoryFrontierStore', () => {
+  it('forgets batch ids past batchMemoryMs, so they take no memory for ever', async () => {
+    const store = new MemoryFrontierStore({ ...CONTRACT_OPTIONS, batchMemoryMs: 100 });
+    expect(await store.enqueue([{ host: 'a', priority: 0, item: 'a/1' }], 1000, 'b1')).toBe(1);
+    expect(await store.enqueue([{ host: 'a', priority: 0, item: 'a/1' }], 1099, 'b1')).toBe(0);
+    expect(await store.enqueue([{ host: 'b', priority: 0, item: 'b/1' }], 1100, 'b2')).toBe(1);
+    expect((store as unknown as { batches: Map<string, number> }).batches.has('b1')).toBe(false);
+  });
+});
+
+describe('RedisFrontierStore, the count of front-queue entries', () => {
+  /** Hosts beyond the back queues wait in the front queues: 2 back queues, 5 hosts. */
+  const options = { ...CONTRACT_OPTIONS, backQueues: 2 };
+  const hosts = ['a', 'b', 'c', 'd', 'e'];
+
+  /** Claims and completes until every host's URL was handed out once (or a simulated second passed). */
+  async function handOutAll(store: RedisFrontierStore): Promise<string[]> {
+    const handed: string[] = [];
+    for (let now = 1000; handed.length < hosts.length && now < 2000; now += 10) {
+      for (const c of await store.claim({ now, max: 10, leaseMs: 100 })) {
+        handed.push(c.item);
+        await store.complete(c.leaseId, { nextAt: now }, now);
+      }
+    }
+    return handed;
+  }
+
+  it('routes every waiting URL of a store written before the count was kept', async () => {
+    const prefix = newPrefix();
+    const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, options);
+    const redis = new Redis(REDIS_URL);
+    try {
+      await store.enqueue(hosts.map((host) => ({ host, priority: 0, item: `${host}/1` })), 1000);
+      expect(await redis.get(`${prefix}:fq`)).toBe('3');
+      await redis.del(`${prefix}:fq`);
+      expect((await handOutAll(store)).sort()).toEqual(hosts.map((h) => `${h}/1`));
+      expect(await redis.get(`${prefix}:fq`)).toBe('0');
+    } finally {
+      await store.clear();
+      await Promise.all([store.close(), redis.quit()]);
+    }
+  });
+
+  it('mends a count that has drifted too high, stranding no URL', async () => {
+    const prefix = newPrefix();
+    const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, options);
+    const redis = new Redis(REDIS_URL);
+    try {
+      await store.enqueue(hosts.map((host) => ({ host, priority: 0, item: `${host}/1` })), 1000);
+      // A count too high is mended by the first route that finds every front queue empty.
+      await redis.set(`${prefix}:fq`, '50');
+      expect((await handOutAll(store)).sort()).toEqual(hosts.map((h) => `${h}/1`));
+      expect(await redis.get(`${prefix}:fq`)).toBe('0');
+    } finally {
+      await store.clear();
+      await Promise.all([store.close(), redis.quit()]);
+    }
+  });
+});
+
+describe('RedisFrontierStore, a batch cut short by a crash', () => {
+  const URLS = 2 * ENQUEUE_SLICE + 500; // three slices: 2,000, 2,000 and 500 URLs
+  const SLICES = Math.ceil(URLS / ENQUEUE_SLICE);
+  const batch = Array.from({ length: URLS }, (_, i) => ({ host: `h${i % 300}.test`, priority: i % 4, item: `u${i}` }));
+  let redis: Redis;
+  beforeAll(() => (redis = new Redis(REDIS_URL)));
+  afterAll(() => redis.quit());
+
+  /** Every URL waiting in the store's front and back queues (front entries are `host\titem`). */
+  async function queued(prefix: string): Promise<string[]> {
+    const keys = [
+      ...Array.from({ length: CONTRACT_OPTIONS.frontQueues }, (_, i) => `${prefix}:f:${i}`),
+      ...Array.from({ length: CONTRACT_OPTIONS.backQueues }, (_, j) => `${prefix}:b:${j}`),
+    ];
+    const lists = await Promise.all(keys.map((key) => redis.lrange(key, 0, -1)));
+    return lists.flat().map((entry) => entry.slice(entry.indexOf('\t') + 1));
+  }
+
+  for (let cut = 0; cut < SLICES; cut++) {
+    it(`ends with every URL of a ${URLS}-URL batch exactly once when redelivered after a crash after slice ${cut + 1} of ${SLICES}`, async () => {
+      const prefix = newPrefix();
+      const crashing = new RedisFrontierStore(
+        {
+          url: REDIS_URL,
+          prefix,
+          afterSlice: (slice) => {
+            if (slice === cut) throw new Error(`crash after slice ${slice}`);
+          },
+        },
+        CONTRACT_OPTIONS,
+      );
+      await expect(crashing.enqueue(batch, 1000, 'sitemap-batch')).rejects.toThrow('crash');
+      await crashing.close();
+      const restarted = new RedisFrontierStore({ url: REDIS_URL, prefix }, CONTRACT_OPTIONS);
+      try {
+        const added = await restarted.enqueue(batch, 2000, 'sitemap-batch');
+        const again = await restarted.enqueue(batch, 3000, 'sitemap-batch');
+        const items = await queued(prefix);
+        expect(items).toHaveLength(URLS);
+        expect(new Set(items).size).toBe(URLS);
+        expect((await restarted.stats()).size).toBe(URLS);
+        expect([added, again]).toEqual([URLS - Math.min(URLS, (cut + 1) * ENQUEUE_SLICE), 0]);
+      } finally {
+        await restarted.clear();
+        await restarted.close();
+      }
+    });
+  }
+});
+
+describe('ShardedFrontierStore on Redis, a batch cut short by a crash in one shard', () => {
+  const URLS = 3 * ENQUEUE_SLICE; // over two shards: more than one slice in each
+  const batch = Array.from({ length: URLS }, (_, i) => ({ host: `h${i % 300}.test`, priority: i % 4, item: `u${i}` }));
+  const SHARDS = 2;
+
+  function open(prefix: string, client: RedisClient, crashIn?: number) {
+    const afterSlice = (slice: number) => {
+      if (slice === 0) throw new Error('crash after slice 0');
+    };
+    const shards = shardPrefixes(prefix, SHARDS).map(
+      (p, shard) => new RedisFrontierStore({ client, prefix: p, ...(shard === crashIn ? { afterSlice } : {}) }, CONTRACT_OPTIONS),
+    );
+    return new ShardedFrontierStore(shards, (host) => shardOfHost(host, SHARDS));
+  }
+
+  it('ends with every URL exactly once when redelivered: each shard resumes where it stopped', async () => {
+    const prefix = newPrefix();
+    const client = createRedis(REDIS_URL);
+    try {
+      const inShard1 = batch.filter((u) => shardOfHost(u.host, SHARDS) === 1).length;
+      expect(inShard1).toBeGreaterThan(ENQUEUE_SLICE);
+      await expect(open(prefix, client, 1).enqueue(batch, 1000, 'sitemap-batch')).rejects.toThrow('crash');
+      const restarted = open(prefix, client);
+      expect(await restarted.enqueue(batch, 2000, 'sitemap-batch')).toBe(inShard1 - ENQUEUE_SLICE);
+      expect(await restarted.enqueue(batch, 3000, 'sitemap-batch')).toBe(0);
+      expect((await restarted.stats()).size).toBe(URLS);
+      await restarted.clear();
+    } finally {
+      await client.quit();
+    }
   });
 });

@@ -38,6 +38,13 @@ export interface Completion {
   nextAt: number;
   /** Put this item back at the head of the host's queue (robots-first turn, a 429/503 to retry). */
   requeue?: string;
+  /**
+   * Put this item back later: it is held (like a scheduled recrawl) until `dueAt`, then queued in front
+   * queue `priority` like any URL, while the host's other URLs go on at its usual pace. A transient
+   * failure's retry. Written in the same step as the completion, so no crash can end the lease and lose the
+   * URL. Ignored when `requeue` is set.
+   */
+  retryLater?: { item: string; priority: number; dueAt: number };
   /** The address the request went to: hosts sharing it are paced together. */
   ip?: string;
   /** Count one page against the host's budget. */
@@ -53,6 +60,8 @@ export interface HostPoliteness {
   recentMs: number[];
   /** Consecutive 429/503 answers (exponential backoff level). */
   backoff: number;
+  /** Consecutive requests that timed out with no response in between (the strike rule); absent = 0. */
+  timeouts?: number;
   /** The delay decided at the last completion, and why. */
   delayMs: number;
   cause: string;
@@ -87,7 +96,7 @@ export interface ScheduledItem extends FrontierItem {
 export interface FrontierStats {
   /** URLs in the frontier: queued (front and back) plus leased. */
   size: number;
-  /** URLs waiting for their recrawl time (not in `size`). */
+  /** URLs held until their recrawl or retry time (not in `size`). */
   scheduled: number;
   front: number[];
   backQueuesInUse: number;
@@ -113,11 +122,12 @@ export interface ClaimOptions {
 
 export interface FrontierStore {
   /**
-   * Adds URLs to their front queues and fills idle back queues. A batch whose id was already enqueued
-   * (within BATCH_MEMORY_MS) is ignored, so a redelivered message adds nothing twice; answers whether the
-   * batch was enqueued.
+   * Adds URLs to their front queues and fills idle back queues; answers how many this call added. A batch
+   * id makes a redelivered message harmless: whatever part of the batch was already enqueued (within
+   * batchMemoryMs) is not added again, and whatever part a crash cut off is, so a batch of any size ends
+   * with every URL enqueued exactly once.
    */
-  enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<boolean>;
+  enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<number>;
   /** Sets URLs aside until their recrawl time. */
   schedule(items: ScheduledItem[]): Promise<void>;
   /** Moves up to `max` URLs whose recrawl time has come into their front queues; answers how many. */
@@ -132,12 +142,20 @@ export interface FrontierStore {
   reclaimWhere(predicate: (claim: Claim) => boolean, now: number, retryAt: number): Promise<number>;
   /** Earliest due time of any host with work, or null. */
   nextDueAt(): Promise<number | null>;
+  /** Earliest due time of any URL set aside (a recrawl, a retry), or null: when `promoteDue` has work next. */
+  nextScheduledAt(): Promise<number | null>;
 
   hostInfo(host: string): Promise<HostInfo>;
   /** What deciding a host's next delay needs: its politeness memory and the operator's override (one read). */
   politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>>;
   counts(): Promise<FrontierCounts>;
   setHostControls(host: string, controls: HostControls, now: number): Promise<void>;
+  /**
+   * Drops URLs from the tails of the lowest-priority front queues (the last queued of the least wanted first)
+   * until at most `maxFront` wait in the front queues; answers how many were dropped. URLs already routed
+   * to a host's back queue, leased or set aside are not counted and never dropped.
+   */
+  prune(maxFront: number): Promise<number>;
   /** Drops every URL of the host (queued now or arriving from the front queues later, until re-enabled). */
   purgeHost(host: string, now: number): Promise<number>;
   stats(): Promise<FrontierStats>;
@@ -159,17 +177,19 @@ export interface FrontierStoreOptions {
   backQueues: number;
   /** Each front queue is this many times likelier to be picked than the next lower one. @defaultValue 2 */
   priorityBias: number;
-  /** Audit entries kept per host. @defaultValue 200 */
+  /** Audit entries kept per host. @defaultValue 10 */
   auditLength: number;
+  /** How long a batch id is remembered against redelivery (FRONTIER_BATCH_MEMORY_MS). @defaultValue BATCH_MEMORY_MS */
+  batchMemoryMs?: number;
   /** Requests in flight per host at most. @defaultValue 1 */
   perHostLimit: number;
   /** Requests in flight per IP address at most, over all hosts on it. @defaultValue 8 */
   perIpLimit: number;
-  /** Minimum gap between the starts of two requests to one IP address, over all hosts on it (ms). @defaultValue 0 */
+  /** Minimum gap between the starts of two requests to one IP address, over all hosts on it (ms). @defaultValue 100 */
   perIpIntervalMs: number;
 }
 
-/** How long a batch id is remembered: far longer than any redelivery. */
-export const BATCH_MEMORY_MS = 24 * 3_600_000;
+/** How long a batch id is remembered by default: past any redelivery (a retry after an outage of QUEUE_INFRA_OUTAGE_MAX_MS, 10 min). */
+export const BATCH_MEMORY_MS = 15 * 60_000;
 
 export const FRONTIER_STORE = Symbol('FRONTIER_STORE');

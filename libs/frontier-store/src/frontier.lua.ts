@@ -1,13 +1,15 @@
 /**
  * The Redis frontier's scripts. Every key lives under the prefix ARGV[1]; ARGV[2] is the JSON
  * configuration, ARGV[3] a random seed in [0, 1) for the front selector. Scripts build key names
- * themselves, so the frontier needs one Redis node (not Redis Cluster). The logic mirrors
- * MemoryFrontierStore line for line; the contract suite holds them to the same behaviour.
+ * themselves; KEYS[1] (`<prefix>init`) is declared only so that a cluster client sends the script to the
+ * prefix's slot: on a Redis Cluster the prefix holds a hash tag, so every key a script builds is in that
+ * slot too. The logic mirrors MemoryFrontierStore line for line; the contract suite holds them to the same
+ * behaviour.
  *
  * Keys: f:<i> front lists ("host\titem"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
  * heap (zset j → due ms), free (list of idle j), lease (hash id → "j\thost\tip\titem"), leases (zset id →
  * expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
- * inflight), audit:<host> (list), size, fetched, seq, init.
+ * inflight), audit:<host> (list), size, fq (entries in the front queues), fetched, seq, init.
  */
 const PRELUDE = `
 local P = ARGV[1]
@@ -29,16 +31,34 @@ local function dueOf(host, now)
   return math.max(now, num(h[1], 0), num(h[2], 0))
 end
 
+-- Entries in the front queues, kept in fq so that routing stops when they are gone instead of popping every
+-- empty front queue once per call (a sharded frontier routes in many shards per batch). A store written
+-- before fq was kept has it counted once.
+local function frontCount()
+  local fq = redis.call('GET', P..'fq')
+  if fq then return tonumber(fq) end
+  local n = 0
+  for i = 0, CFG.n - 1 do n = n + redis.call('LLEN', P..'f:'..i) end
+  redis.call('SET', P..'fq', n)
+  return n
+end
+
 local function route(now)
+  local left = frontCount()
+  if left <= 0 then return end
   local free = redis.call('LLEN', P..'free')
   -- A front queue found empty is left out of later picks: the pick stays biased among the non-empty
   -- queues, without measuring every front queue on each call.
   local empty = {}
   local moved = 0
-  while moved < 20000 and free > 0 do
+  while moved < 20000 and free > 0 and moved < left do
     local total = 0
     for i = 0, CFG.n - 1 do if not empty[i] then total = total + CFG.bias ^ (-i) end end
-    if total == 0 then return end
+    if total == 0 then
+      -- Every front queue is empty: the count had drifted (it cannot, but a wrong count must not strand URLs).
+      redis.call('SET', P..'fq', 0)
+      return
+    end
     local r = rand() * total
     local pick
     for i = 0, CFG.n - 1 do
@@ -70,6 +90,7 @@ local function route(now)
       end
     end
   end
+  if moved > 0 then redis.call('DECRBY', P..'fq', moved) end
 end
 
 local function release(j, host, now)
@@ -102,13 +123,7 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now)
   local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked')
   local inflight = num(h[1], 0) - 1
   if leaseIp ~= '' then redis.call('HINCRBY', P..'ip:'..leaseIp, 'inflight', -1) end
-  if ip ~= '' then
-    redis.call('HSET', hk, 'ip', ip)
-    if leaseIp == '' then
-      local ipk = P..'ip:'..ip
-      if now + CFG.ipiv > num(redis.call('HGET', ipk, 'next'), 0) then redis.call('HSET', ipk, 'next', now + CFG.ipiv) end
-    end
-  end
+  if ip ~= '' then redis.call('HSET', hk, 'ip', ip) end
   local nx = num(h[2], 0)
   if nextAt > nx then nx = nextAt end
   if pol ~= '' then redis.call('HSET', hk, 'inflight', inflight, 'next', nx, 'pol', pol)
@@ -127,17 +142,29 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now)
 end
 `;
 
-/** ARGV[4] now, ARGV[5] batch id or '', ARGV[6] batch memory ms, then (priority, host, item) triples. */
+/**
+ * ARGV[4] now, ARGV[5] batch id or '', ARGV[6] batch memory ms, ARGV[7] the slice's number k (0-based), then
+ * (priority, host, item) triples. `batch:<id>` counts the slices of the batch already enqueued, and is raised in
+ * the same step as the slice goes in: a batch cut short by a crash resumes at its first missing slice when
+ * redelivered. Answers -1 for a slice already enqueued, else the URLs added.
+ */
 export const ENQUEUE = `${PRELUDE}
 init()
 local now = tonumber(ARGV[4])
-if ARGV[5] ~= '' and not redis.call('SET', P..'batch:'..ARGV[5], 1, 'NX', 'PX', ARGV[6]) then return -1 end
+if ARGV[5] ~= '' then
+  local key = P..'batch:'..ARGV[5]
+  local k = tonumber(ARGV[7])
+  if num(redis.call('GET', key), 0) > k then return -1 end
+  redis.call('SET', key, k + 1, 'PX', ARGV[6])
+end
+local before = frontCount()
 local n = 0
-for i = 7, #ARGV, 3 do
+for i = 8, #ARGV, 3 do
   redis.call('RPUSH', P..'f:'..ARGV[i], ARGV[i + 1]..'\\t'..ARGV[i + 2])
   n = n + 1
 end
 redis.call('INCRBY', P..'size', n)
+redis.call('SET', P..'fq', before + n)
 route(now)
 return n`;
 
@@ -146,6 +173,7 @@ export const PROMOTE = `${PRELUDE}
 init()
 local now = tonumber(ARGV[4])
 local due = redis.call('ZRANGEBYSCORE', P..'recrawl', '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))
+if #due > 0 then redis.call('SET', P..'fq', frontCount() + #due) end
 for _, member in ipairs(due) do
   redis.call('ZREM', P..'recrawl', member)
   local tab = string.find(member, '\t', 1, true)
@@ -234,16 +262,38 @@ return out`;
 
 /**
  * ARGV[4] now, ARGV[5] lease id, ARGV[6] nextAt, ARGV[7] requeue item or '', ARGV[8] ip or '', ARGV[9] '1' if
- * fetched, ARGV[10] politeness JSON or '', ARGV[11…] entries for the host's audit log.
+ * fetched, ARGV[10] politeness JSON or '', ARGV[11] retry-later item or '', ARGV[12] its front queue, ARGV[13]
+ * its due time, ARGV[14…] entries for the host's audit log. A retry-later item joins the recrawl set (see
+ * PROMOTE) under the lease's own host.
  */
 export const COMPLETE = `${PRELUDE}
 local done = finish(ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], ARGV[9], ARGV[10], tonumber(ARGV[4]))
-if done == 1 and #ARGV >= 11 then
+if done == 1 and ARGV[7] == '' and ARGV[11] ~= '' then
+  redis.call('ZADD', P..'recrawl', tonumber(ARGV[13]), ARGV[12]..'\t'..finishedHost..'\t'..ARGV[11])
+end
+if done == 1 and #ARGV >= 14 then
   local key = P..'audit:'..finishedHost
-  for i = 11, #ARGV do redis.call('RPUSH', key, ARGV[i]) end
+  for i = 14, #ARGV do redis.call('RPUSH', key, ARGV[i]) end
   redis.call('LTRIM', key, -CFG.al, -1)
 end
 return done`;
+
+/** Answers {leased, fetched}: what every dispatcher round reads, in one command. */
+export const COUNTS = `${PRELUDE}
+return { redis.call('HLEN', P..'lease'), num(redis.call('GET', P..'fetched'), 0) }`;
+
+/** Answers {size, scheduled, free back queues, init (0/1), hosts due, leased, front queue lengths…}. */
+export const STATS = `${PRELUDE}
+local answer = {
+  num(redis.call('GET', P..'size'), 0),
+  redis.call('ZCARD', P..'recrawl'),
+  redis.call('LLEN', P..'free'),
+  redis.call('EXISTS', P..'init'),
+  redis.call('ZCARD', P..'heap'),
+  redis.call('HLEN', P..'lease'),
+}
+for i = 0, CFG.n - 1 do answer[#answer + 1] = redis.call('LLEN', P..'f:'..i) end
+return answer`;
 
 /** ARGV[5…] per host: the host, its number of entries n, then the n entries for its audit log. */
 export const AUDIT = `${PRELUDE}
@@ -285,6 +335,27 @@ if j and redis.call('ZSCORE', P..'heap', j) then redis.call('ZADD', P..'heap', d
 return 1`;
 
 /** ARGV[4] now, ARGV[5] host. Answers the number of URLs dropped. */
+/** Drops from the tails of the lowest-priority front queues until at most ARGV[5] entries wait there. */
+export const PRUNE = `${PRELUDE}
+local max = tonumber(ARGV[5])
+local over = frontCount() - max
+local dropped = 0
+local i = CFG.n - 1
+while over > 0 and i >= 0 do
+  local key = P..'f:'..i
+  local len = redis.call('LLEN', key)
+  local take = math.min(over, len)
+  if take == len then redis.call('DEL', key) elseif take > 0 then redis.call('LTRIM', key, 0, len - take - 1) end
+  dropped = dropped + take
+  over = over - take
+  i = i - 1
+end
+if dropped > 0 then
+  redis.call('DECRBY', P..'fq', dropped)
+  redis.call('DECRBY', P..'size', dropped)
+end
+return dropped`;
+
 export const PURGE = `${PRELUDE}
 local now = tonumber(ARGV[4])
 local host = ARGV[5]

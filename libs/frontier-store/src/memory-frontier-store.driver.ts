@@ -72,17 +72,27 @@ export class MemoryFrontierStore implements FrontierStore {
     for (let j = 0; j < options.backQueues; j++) this.free.push(j);
   }
 
-  async enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<boolean> {
+  async enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<number> {
+    // One synchronous step, however large the batch: it is recorded and enqueued whole or not at all.
     if (batchId !== undefined) {
-      if ((this.batches.get(batchId) ?? -Infinity) > now) return false;
-      this.batches.set(batchId, now + BATCH_MEMORY_MS);
+      if ((this.batches.get(batchId) ?? -Infinity) > now) return 0;
+      this.forgetBatches(now);
+      this.batches.set(batchId, now + (this.options.batchMemoryMs ?? BATCH_MEMORY_MS));
     }
     for (const { host, priority, item } of items) {
       this.front[Math.min(Math.max(priority, 0), this.front.length - 1)].push({ host, item });
     }
     this.size += items.length;
     this.route(now);
-    return true;
+    return items.length;
+  }
+
+  /** Batch ids past their memory, dropped (the oldest come first: ids are remembered in order). */
+  private forgetBatches(now: number): void {
+    for (const [id, until] of this.batches) {
+      if (until > now) break;
+      this.batches.delete(id);
+    }
   }
 
   async schedule(items: ScheduledItem[]): Promise<void> {
@@ -172,6 +182,10 @@ export class MemoryFrontierStore implements FrontierStore {
     return this.heap.peek()?.[0] ?? null;
   }
 
+  async nextScheduledAt(): Promise<number | null> {
+    return this.scheduled.length ? Math.min(...this.scheduled.map((s) => s.dueAt)) : null;
+  }
+
   async hostInfo(host: string): Promise<HostInfo> {
     const h = this.hosts.get(host);
     const j = this.queueOf.get(host);
@@ -205,6 +219,19 @@ export class MemoryFrontierStore implements FrontierStore {
     if (controls.blockedUntil !== undefined) h.blockedUntil = controls.blockedUntil ?? undefined;
     const j = this.queueOf.get(host);
     if (j !== undefined && this.heap.has(j)) this.heap.set(j, Math.max(now, h.next, h.blockedUntil ?? 0));
+  }
+
+  async prune(maxFront: number): Promise<number> {
+    let over = this.front.reduce((n, q) => n + q.length, 0) - maxFront;
+    let dropped = 0;
+    for (let i = this.front.length - 1; i >= 0 && over > 0; i--) {
+      while (over > 0 && this.front[i].pop() !== undefined) {
+        over--;
+        dropped++;
+      }
+    }
+    this.size -= dropped;
+    return dropped;
   }
 
   async purgeHost(host: string, now: number): Promise<number> {
@@ -265,14 +292,9 @@ export class MemoryFrontierStore implements FrontierStore {
     const h = this.host(host);
     h.inFlight--;
     if (lease.ip) this.ip(lease.ip).inFlight--;
-    if (completion.ip) {
-      h.ip = completion.ip;
-      // First contact with this address: pace it from now on.
-      if (!lease.ip) {
-        const ip = this.ip(completion.ip);
-        ip.next = Math.max(ip.next, now + this.options.perIpIntervalMs);
-      }
-    }
+    // The host's address as last reported. Its first request was already counted against it: a host of
+    // unknown address is handed out only to have its address resolved (FetchRequest.resolveOnly).
+    if (completion.ip) h.ip = completion.ip;
     h.next = Math.max(h.next, completion.nextAt);
     if (completion.fetched) {
       h.fetched++;
@@ -283,6 +305,8 @@ export class MemoryFrontierStore implements FrontierStore {
     const queue = this.back.get(j)!;
     if (completion.requeue !== undefined) queue.unshift(completion.requeue);
     else this.size--;
+    const later = completion.retryLater;
+    if (completion.requeue === undefined && later) this.scheduled.push({ host, priority: later.priority, item: later.item, dueAt: later.dueAt });
     if (queue.length > 0) {
       if (h.inFlight < this.options.perHostLimit) this.heap.set(j, Math.max(h.next, h.blockedUntil ?? 0));
     } else if (h.inFlight <= 0) {

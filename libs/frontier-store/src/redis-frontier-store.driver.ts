@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import { createRedis, scanKeys, unlinkKeys, type RedisClient } from '@crawler/redis';
 import { BATCH_MEMORY_MS } from './frontier-store';
 import type {
   Claim,
@@ -13,30 +13,44 @@ import type {
   HostInfo,
   ScheduledItem,
 } from './frontier-store';
-import { AUDIT, CLAIM, COMPLETE, ENQUEUE, PROMOTE, PURGE, RECLAIM, SET_CONTROLS } from './frontier.lua';
+import { AUDIT, CLAIM, COMPLETE, COUNTS, ENQUEUE, PROMOTE, PRUNE, PURGE, RECLAIM, SET_CONTROLS, STATS } from './frontier.lua';
 
-/** Items per ENQUEUE call, to keep each script short. */
-const ENQUEUE_BATCH = 2000;
+/** Items per ENQUEUE call (a slice), to keep each script short. */
+export const ENQUEUE_SLICE = 2000;
 
 type Script = (...args: (string | number)[]) => Promise<unknown>;
 
 /**
  * The shared frontier: every structure in Redis, every step one Lua script, so that frontier replicas and
- * restarts see one consistent state. Needs a single Redis node (scripts compute their key names).
+ * restarts see one consistent state. Scripts compute their key names from the prefix and declare one of
+ * them (`<prefix>init`) so a cluster client routes them: on a Redis Cluster the prefix must hold a hash tag
+ * (one shard of a ShardedFrontierStore), which puts every key of the store in one slot.
  */
 export class RedisFrontierStore implements FrontierStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly prefix: string;
+  /** The key every script declares. */
+  private readonly routeKey: string;
   private readonly config: string;
-  private readonly scripts: Record<'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'promote' | 'audit', Script>;
+  private readonly scripts: Record<'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'prune' | 'promote' | 'audit' | 'stats' | 'counts', Script>;
 
   constructor(
-    options: { url: string; prefix: string },
+    private readonly options: {
+      /** REDIS_URL; or */
+      url?: string;
+      /** a client shared with other stores (the shards of one frontier), left open by close(). */
+      client?: RedisClient;
+      prefix: string;
+      /** Test seam: called after each slice of an enqueue is stored (a throw stands for a crash there). */
+      afterSlice?: (slice: number) => void;
+    },
     private readonly settings: FrontierStoreOptions,
   ) {
+    if (!options.client && !options.url) throw new Error('RedisFrontierStore: needs a url or a client');
     // Lazy: every process has the store injected, only the frontier and the control plane use it.
-    this.redis = new Redis(options.url, { enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: true });
+    this.redis = options.client ?? createRedis(options.url!, { enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: true });
     this.prefix = `${options.prefix}:`;
+    this.routeKey = `${this.prefix}init`;
     this.config = JSON.stringify({
       n: settings.frontQueues,
       m: settings.backQueues,
@@ -47,7 +61,7 @@ export class RedisFrontierStore implements FrontierStore {
       al: settings.auditLength,
     });
     const define = (name: string, lua: string): Script => {
-      this.redis.defineCommand(name, { lua, numberOfKeys: 0 });
+      this.redis.defineCommand(name, { lua, numberOfKeys: 1 });
       return (this.redis as any)[name].bind(this.redis);
     };
     this.scripts = {
@@ -57,27 +71,33 @@ export class RedisFrontierStore implements FrontierStore {
       reclaim: define('frontierReclaim', RECLAIM),
       controls: define('frontierControls', SET_CONTROLS),
       purge: define('frontierPurge', PURGE),
+      prune: define('frontierPrune', PRUNE),
       promote: define('frontierPromote', PROMOTE),
       audit: define('frontierAudit', AUDIT),
+      stats: define('frontierStats', STATS),
+      counts: define('frontierCounts', COUNTS),
     };
   }
 
   private run(script: Script, now: number, ...args: (string | number)[]): Promise<unknown> {
-    return script(this.prefix, this.config, Math.random(), now, ...args);
+    return script(this.routeKey, this.prefix, this.config, Math.random(), now, ...args);
   }
 
-  async enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<boolean> {
-    for (let i = 0; i < items.length || i === 0; i += ENQUEUE_BATCH) {
-      const args = items.slice(i, i + ENQUEUE_BATCH).flatMap(({ priority, host, item }) => {
+  async enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<number> {
+    let added = 0;
+    for (let i = 0, slice = 0; i < items.length || i === 0; i += ENQUEUE_SLICE, slice++) {
+      const args = items.slice(i, i + ENQUEUE_SLICE).flatMap(({ priority, host, item }) => {
         const p = Math.min(Math.max(priority, 0), this.settings.frontQueues - 1);
         return [p, host, item];
       });
-      // Only the first slice carries the id: if it was seen, the whole batch was.
-      const id = i === 0 && batchId ? `${batchId}` : '';
-      if ((await this.run(this.scripts.enqueue, now, id, BATCH_MEMORY_MS, ...args)) === -1) return false;
+      // Every slice names the batch and its own number: the batch record counts the slices enqueued, in the
+      // same step, so a redelivery after a crash between two slices resumes at the first missing one.
+      const answer = (await this.run(this.scripts.enqueue, now, batchId ?? '', this.settings.batchMemoryMs ?? BATCH_MEMORY_MS, slice, ...args)) as number;
+      if (answer > 0) added += answer;
+      this.options.afterSlice?.(slice);
       if (items.length === 0) break;
     }
-    return true;
+    return added;
   }
 
   async schedule(items: ScheduledItem[]): Promise<void> {
@@ -108,6 +128,9 @@ export class RedisFrontierStore implements FrontierStore {
       c.ip ?? '',
       c.fetched ? '1' : '0',
       c.politeness ? JSON.stringify(c.politeness) : '',
+      c.retryLater?.item ?? '',
+      Math.min(Math.max(c.retryLater?.priority ?? 0, 0), this.settings.frontQueues - 1),
+      c.retryLater?.dueAt ?? 0,
       ...(c.audit ?? []),
     );
     return answer === 1;
@@ -130,6 +153,11 @@ export class RedisFrontierStore implements FrontierStore {
 
   async nextDueAt(): Promise<number | null> {
     const top = await this.redis.zrange(`${this.prefix}heap`, 0, 0, 'WITHSCORES');
+    return top.length ? Number(top[1]) : null;
+  }
+
+  async nextScheduledAt(): Promise<number | null> {
+    const top = await this.redis.zrange(`${this.prefix}recrawl`, 0, 0, 'WITHSCORES');
     return top.length ? Number(top[1]) : null;
   }
 
@@ -159,12 +187,16 @@ export class RedisFrontierStore implements FrontierStore {
   }
 
   async counts(): Promise<FrontierCounts> {
-    const [leased, fetched] = await Promise.all([this.redis.hlen(`${this.prefix}lease`), this.redis.get(`${this.prefix}fetched`)]);
-    return { leased, fetched: Number(fetched ?? 0) };
+    const [leased, fetched] = (await this.run(this.scripts.counts, 0)) as number[];
+    return { leased, fetched };
   }
 
   async setHostControls(host: string, controls: HostControls, now: number): Promise<void> {
     await this.run(this.scripts.controls, now, host, JSON.stringify(controls));
+  }
+
+  async prune(maxFront: number): Promise<number> {
+    return (await this.run(this.scripts.prune, 0, maxFront)) as number;
   }
 
   async purgeHost(host: string, now: number): Promise<number> {
@@ -172,27 +204,10 @@ export class RedisFrontierStore implements FrontierStore {
   }
 
   async stats(): Promise<FrontierStats> {
-    const p = this.prefix;
-    const fronts = Array.from({ length: this.settings.frontQueues }, (_, i) => this.redis.llen(`${p}f:${i}`));
-    const [size, scheduled, free, init, hostsDue, leased, ...front] = await Promise.all([
-      this.redis.get(`${p}size`),
-      this.redis.zcard(`${p}recrawl`),
-      this.redis.llen(`${p}free`),
-      this.redis.exists(`${p}init`),
-      this.redis.zcard(`${p}heap`),
-      this.redis.hlen(`${p}lease`),
-      ...fronts,
-    ]);
+    // One script, not a dozen commands: a sharded frontier reads every shard's figures for each status read.
+    const [size, scheduled, free, init, hostsDue, leased, ...front] = (await this.run(this.scripts.stats, 0)) as number[];
     const backQueuesFree = init ? free : this.settings.backQueues;
-    return {
-      size: Number(size ?? 0),
-      scheduled,
-      front,
-      backQueuesInUse: this.settings.backQueues - backQueuesFree,
-      backQueuesFree,
-      hostsDue,
-      leased,
-    };
+    return { size, scheduled, front, backQueuesInUse: this.settings.backQueues - backQueuesFree, backQueuesFree, hostsDue, leased };
   }
 
   async audit(host: string, entries: string[]): Promise<void> {
@@ -211,15 +226,11 @@ export class RedisFrontierStore implements FrontierStore {
 
   async clear(): Promise<void> {
     const pattern = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length) await this.redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    for await (const keys of scanKeys(this.redis, pattern)) await unlinkKeys(this.redis, keys);
   }
 
   async close(): Promise<void> {
+    if (this.options.client) return;
     if (this.redis.status === 'wait') this.redis.disconnect();
     else await this.redis.quit();
   }

@@ -4,7 +4,7 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { Claim, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { DownloaderMembership, HashRing } from '@crawler/hash-ring';
 import { LOGGER, Logger } from '@crawler/logging';
-import { CrawlStats, PauseSwitch, Pipeline } from '@crawler/runtime';
+import { CrawlStats, PauseSwitch, Pipeline, RedisMemoryGauge } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { urlFingerprint } from '@crawler/url';
 import { DispatchSignal } from './dispatch-signal';
@@ -18,7 +18,7 @@ const CLAIM_BATCH = 500;
 const MAINTENANCE_MS = 1000;
 /** How often the ring is looked at while it has no member (a crawl's start: the downloaders are joining). */
 const EMPTY_RING_MS = 50;
-/** Due recrawls moved into the front queues per tick at most. */
+/** Due recrawls and retries moved into the front queues per tick at most. */
 const RECRAWL_BATCH = 10_000;
 
 /**
@@ -46,6 +46,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     private readonly stats: CrawlStats,
     private readonly signal: DispatchSignal,
     private readonly pause: PauseSwitch,
+    private readonly redisMemory: RedisMemoryGauge,
   ) {
     this.membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
   }
@@ -77,8 +78,12 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   private async tick(): Promise<number> {
     const now = Date.now();
     if (now - this.lastMaintenance >= (this.ring.size === 0 ? EMPTY_RING_MS : MAINTENANCE_MS)) await this.maintain(now);
-    if (this.config.frontier.recrawl) await this.store.promoteDue(now, RECRAWL_BATCH);
+    // Due recrawls, and URLs whose retry after a transient failure has come.
+    await this.store.promoteDue(now, RECRAWL_BATCH);
     if (await this.isPaused()) return 0;
+    // A Redis near its memory limit would refuse the writes of what a dispatch sets off: intake waits for
+    // memory instead (RedisMemoryGauge logs the pause and the resume).
+    if (await this.redisMemory.isFull()) return 0;
     if (this.ring.size === 0) return 0;
     const { maxInFlight, maxPages, leaseMs } = this.config.frontier;
     const { leased, fetched } = await this.store.counts();
@@ -120,6 +125,9 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
       fetchId: urlFingerprint(entry.url),
       host: claim.host,
       shard: this.ring.owner(claim.host) ?? undefined,
+      // A host whose address the store does not know yet: resolve it first, and count the host's first
+      // request against that address (shared hosting: many new hosts, one server).
+      ...(claim.ip === undefined ? { resolveOnly: true } : {}),
     });
     const entries = audits.get(claim.host) ?? [];
     entries.push(JSON.stringify({ at: Date.now(), event: 'dispatch', url: entry.url, inFlight: claim.inFlight }));
@@ -139,6 +147,8 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
       const retryAt = now + this.config.downloader.totalTimeoutMs;
       const n = await this.store.reclaimWhere((c) => gone.includes(before.owner(c.host) ?? ''), now, retryAt);
       this.logger.warn({ event: 'downloaders-left', gone, reclaimed: n }, 'downloaders left the ring');
+      // Counted: a live downloader presumed gone (missed heartbeats) makes these URLs be fetched twice.
+      if (n) await this.stats.count('frontier.ring-reclaimed', n);
     }
     const added = this.ring.members().filter((m) => !before.has(m));
     if (added.length) this.logger.info({ event: 'downloaders-joined', added, members: this.ring.size }, 'downloaders joined the ring');

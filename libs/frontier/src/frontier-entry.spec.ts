@@ -21,6 +21,11 @@ describe('frontier entries', () => {
     expect(decodeEntry(encodeEntry({ ...full, attempts: undefined, priority: undefined }))).toEqual({ ...full, attempts: undefined, priority: undefined });
   });
 
+  it('round-trip the transient failures a retried URL has had', () => {
+    const retried = { url: 'https://a.test/z', depth: 1, source: 'link' as const, hops: 0, failures: 2 };
+    expect(decodeEntry(encodeEntry(retried))).toEqual(retried);
+  });
+
   it('round-trip a sitemap document', () => {
     const sitemap = { url: 'https://a.test/sitemap.xml', kind: 'sitemap' as const, depth: 0, source: 'sitemap' as const, hops: 0 };
     expect(encodeEntry(sitemap)).toBe('["https://a.test/sitemap.xml",0,3,0,0,null,null,1]');

@@ -2,38 +2,225 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { FetchOutcome } from '@crawler/contracts';
 import { MemoryFrontierStore } from '@crawler/frontier-store';
-import { CrawlStats } from '@crawler/runtime';
+import { CrawlStats, FailedUrls, HostsAside, HubLinks } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { DispatchSignal } from './dispatch-signal';
 import { decodeEntry } from './frontier-entry';
 import { FrontierService } from './frontier.service';
-import { DefaultPrioritizer } from './prioritizer';
+import { DefaultPrioritizer, Prioritizer, PrioritizerChain } from './prioritizer';
 
-function frontier() {
-  const config = loadConfig({}, { 'frontier.maxRetries': 2 });
+function frontier(overrides: Record<string, unknown> = {}, prioritizers: Prioritizer[] = []) {
+  const config = loadConfig({}, { 'frontier.maxRetries': 2, ...overrides });
   const store = new MemoryFrontierStore({ ...config.frontier, auditLength: 10 });
-  const stats = new CrawlStats(new MemoryStateStore(), new Registry());
-  const service = new FrontierService(store, new DefaultPrioritizer(), config, { debug() {} } as any, stats, new DispatchSignal());
-  return { service, store, stats };
+  const state = new MemoryStateStore();
+  const stats = new CrawlStats(state, new Registry());
+  const aside = new HostsAside(state);
+  const failed = new FailedUrls(state, config);
+  const logs: unknown[] = [];
+  const logger = { debug() {}, warn() {}, info: (fields: unknown) => logs.push(fields) } as any;
+  const hubLinks = new HubLinks(state, config);
+  const service = new FrontierService(store, new PrioritizerChain([new DefaultPrioritizer(), ...prioritizers]), config, logger, stats, new DispatchSignal(), undefined, aside, undefined, failed, hubLinks);
+  return { service, store, stats, aside, failed, logs, hubLinks };
+}
+
+const links = (host: string, paths: string[]) => paths.map((p) => ({ url: `http://${host}${p}`, depth: 1, source: 'link' as const, hops: 0 }));
+
+/** Claims the next URL and completes it with what `outcome` makes of it; answers false when nothing was due. */
+async function turn(f: ReturnType<typeof frontier>, outcome: (claim: { leaseId: string; host: string; retry: any }) => Partial<FetchOutcome>) {
+  const [claim] = await f.store.claim({ now: Date.now() + 10 * 60_000, max: 1, leaseMs: 60_000 });
+  if (!claim) return false;
+  const retry = decodeEntry(claim.item);
+  await f.service.done({ v: 1, leaseId: claim.leaseId, fetchId: 'f', url: retry.url, host: claim.host, requested: false, durationMs: 0, ...outcome({ ...claim, retry }) } as FetchOutcome);
+  return true;
 }
 
 describe('FrontierService', () => {
-  it('defers a host whose robots.txt is unreachable, then gives up on all its URLs after the retry limit', async () => {
-    const { service, store, stats } = frontier();
-    await service.add(['/1', '/2', '/3'].map((p) => ({ url: `http://a.test${p}`, depth: 1, source: 'link' as const, hops: 0 })));
+  it('queues URLs where the prioritizer chain puts them: the default scoring, then a plugin’s, clamped to the front queues', async () => {
+    // A plugin prioritizer that sends /keep ahead, puts /far past the last queue and keeps the rest as proposed.
+    const plugin: Prioritizer = { prioritize: (urls, proposed) => urls.map((u, i) => (u.url.endsWith('/keep') ? 0.6 : u.url.endsWith('/far') ? 99 : proposed[i])) };
+    const f = frontier({ 'frontier.frontQueues': 4, 'frontier.backQueues': 1 }, [plugin]);
+    await f.service.add([{ url: 'http://seed.test/', depth: 0, source: 'seed', hops: 0 }]);
+    await f.service.add(links('a.test', ['/keep', '/far', '/plain']));
+    // The seed's host holds the one back queue: the rest wait in their front queues.
+    expect((await f.store.stats()).front).toEqual([0, 1, 0, 2]);
+  });
+
+  it('prunes to FRONTIER_MAX_QUEUED, lowest priority first, counted and logged', async () => {
+    const f = frontier({ 'frontier.maxQueued': 2, 'frontier.backQueues': 1 });
+    await f.service.add([{ url: 'http://seed.test/', depth: 0, source: 'seed', hops: 0 }]);
+    await f.service.add([...links('a.test', ['/1']), { url: 'http://b.test/deep', depth: 5, source: 'link', hops: 0 }, { url: 'http://c.test/', depth: 0, source: 'seed', hops: 0 }]);
+    const { front } = await f.store.stats();
+    expect(front.reduce((a, b) => a + b, 0)).toBe(2);
+    expect(front[0]).toBe(1);
+    expect((await f.stats.totals())['frontier.pruned']).toBe(1);
+    expect(f.logs).toContainEqual(expect.objectContaining({ event: 'frontier-pruned', dropped: 1, maxQueued: 2 }));
+  });
+
+  it('holds a URL that failed transiently for a retry after the backoff, while its host goes on, and gives it up after FRONTIER_TRANSIENT_ATTEMPTS', async () => {
+    const f = frontier();
+    await f.service.add(links('a.test', ['/1', '/2']));
+    const reset = ({ retry }: { retry: any }) => ({ kind: 'error' as const, requested: true, error: 'ECONNRESET: read ECONNRESET', errorKind: 'reset' as const, durationMs: 3, retry });
+    const before = Date.now();
+    await turn(f, reset);
+    expect(await f.store.stats()).toMatchObject({ size: 1, scheduled: 1, leased: 0 });
+    // Held for 30 s ± 25 %, not given to the host again at once: its other URL comes first.
+    expect(await f.store.promoteDue(before + 22_499, 10)).toBe(0);
+    expect(await turn(f, ({ retry }) => (expect(retry.url).toBe('http://a.test/2'), { kind: 'fetched', requested: true, status: 200, durationMs: 3, retry }))).toBe(true);
+    expect(await f.store.promoteDue(Date.now() + 37_501, 10)).toBe(1);
+    await turn(f, ({ retry }) => (expect(retry).toMatchObject({ url: 'http://a.test/1', failures: 1 }), reset({ retry })));
+    // The second wait is doubled: 60 s ± 25 %.
+    expect(await f.store.promoteDue(Date.now() + 44_000, 10)).toBe(0);
+    expect(await f.store.promoteDue(Date.now() + 75_001, 10)).toBe(1);
+    await turn(f, reset);
+    expect(await f.store.stats()).toMatchObject({ size: 0, scheduled: 0 });
+    expect(await f.stats.totals()).toMatchObject({ 'frontier.retry.reset': 2, 'failed-urls': 1, 'failed-urls.reset': 1 });
+    const listed = await f.failed.list();
+    expect(listed).toMatchObject({ total: 1, urls: [{ seq: 1, url: 'http://a.test/1', host: 'a.test', reason: 'reset', attempts: 3, error: 'ECONNRESET: read ECONNRESET' }] });
+    expect(Date.parse(listed.urls[0].at)).toBeGreaterThanOrEqual(before);
+  });
+
+  it('tries a 500 again and counts the page once it is fetched; a 404 and a TLS failure are not tried again', async () => {
+    const f = frontier();
+    await f.service.add(links('a.test', ['/500']));
+    await turn(f, ({ retry }) => ({ kind: 'fetched', requested: true, status: 500, durationMs: 3, retry }));
+    expect((await f.store.counts()).fetched).toBe(0);
+    await f.store.promoteDue(Date.now() + 40_000, 10);
+    await turn(f, ({ retry }) => ({ kind: 'fetched', requested: true, status: 200, durationMs: 3, retry }));
+    expect((await f.store.counts()).fetched).toBe(1);
+    expect(await f.store.stats()).toMatchObject({ size: 0, scheduled: 0 });
+
+    await f.service.add(links('b.test', ['/404', '/tls']));
+    await turn(f, ({ retry }) => ({ kind: 'fetched', requested: true, status: 404, durationMs: 3, retry }));
+    await turn(f, ({ retry }) => ({ kind: 'error', requested: true, error: 'CERT_HAS_EXPIRED', errorKind: 'tls', durationMs: 3, retry }));
+    expect(await f.store.stats()).toMatchObject({ size: 0, scheduled: 0 });
+    // The 404 is the site's answer (counted by status), the TLS failure a URL that could not be fetched.
+    expect((await f.failed.list()).urls).toEqual([expect.objectContaining({ url: 'http://b.test/tls', reason: 'tls', attempts: 1 })]);
+    expect(await f.stats.totals()).toMatchObject({ 'failed-urls': 1, 'failed-urls.tls': 1 });
+  });
+
+  it('records a URL answered 429/503 past FRONTIER_MAX_RETRIES as failed, with its status', async () => {
+    const f = frontier();
+    await f.service.add(links('a.test', ['/busy']));
     let turns = 0;
-    for (;;) {
-      const [claim] = await store.claim({ now: Date.now() + 5, max: 1, leaseMs: 60_000 });
-      if (!claim) break;
-      turns++;
-      const retry = decodeEntry(claim.item);
-      const outcome: FetchOutcome = { v: 1, leaseId: claim.leaseId, fetchId: 'f', url: retry.url, host: claim.host, kind: 'deferred', requested: false, durationMs: 0, retryAfterMs: 0, retry };
-      await service.done(outcome);
-    }
+    while (await turn(f, ({ retry }) => ({ kind: 'fetched', requested: true, status: 503, durationMs: 3, retry }))) turns++;
+    expect(turns).toBe(3);
+    expect((await f.failed.list()).urls).toEqual([expect.objectContaining({ url: 'http://a.test/busy', reason: 'status-503', status: 503, attempts: 3 })]);
+    expect(await f.stats.totals()).toMatchObject({ 'failed-urls': 1, 'failed-urls.status-503': 1 });
+  });
+
+  it('defers a host whose name failed to resolve for a passing reason, then gives up on all its URLs after the retry limit', async () => {
+    const f = frontier();
+    await f.service.add(links('a.test', ['/1', '/2', '/3']));
+    let turns = 0;
+    while (await turn(f, ({ retry }) => ({ kind: 'deferred', error: 'DNS lookup of a.test failed: ETIMEOUT', retryAfterMs: 0, retry }))) turns++;
     expect(turns).toBe(3); // the first URL: 2 deferrals kept it, the 3rd gave up on the host
-    expect((await store.stats()).size).toBe(0);
-    expect((await stats.totals())['disallowed.robots-unreachable']).toBe(3);
-    await service.add([{ url: 'http://a.test/4', depth: 1, source: 'link', hops: 0 }]);
-    expect(await store.claim({ now: Date.now(), max: 1, leaseMs: 60_000 })).toEqual([]);
+    expect((await f.store.stats()).size).toBe(0);
+    expect((await f.stats.totals())['error.dns-unresolvable']).toBe(3);
+    await f.service.add(links('a.test', ['/4']));
+    expect(await f.store.claim({ now: Date.now(), max: 1, leaseMs: 60_000 })).toEqual([]);
+  });
+
+  it('keeps a host whose robots.txt is unreachable waiting, listed with its next try, until the downloader gives it up', async () => {
+    const f = frontier();
+    await f.service.add(links('a.test', ['/1', '/2', '/3']));
+    const since = Date.now();
+    // More tries than FRONTIER_MAX_RETRIES: the give-up is the downloader's, by time, not a count of turns.
+    for (let tries = 1; tries <= 4; tries++) {
+      const plan = { since, tries, nextTryAt: since + tries * 1000, giveUpAt: since + 60_000, giveUp: false };
+      expect(await turn(f, ({ retry }) => ({ kind: 'deferred', requested: true, status: 500, retryAfterMs: 1000, retry, robotsUnreachable: plan }))).toBe(true);
+      const waiting = await f.aside.listWaiting();
+      expect(waiting).toMatchObject({ count: 1, hosts: [{ host: 'a.test', tries, status: 500, nextTryAt: new Date(plan.nextTryAt).toISOString(), giveUpAt: new Date(since + 60_000).toISOString() }] });
+    }
+    const giveUp = { since, tries: 5, nextTryAt: Date.now(), giveUpAt: since + 60_000, giveUp: true };
+    await turn(f, ({ retry }) => ({ kind: 'deferred', requested: true, status: 500, retryAfterMs: 0, retry, robotsUnreachable: giveUp }));
+    expect((await f.store.stats()).size).toBe(0);
+    expect(await f.aside.listWaiting()).toEqual({ count: 0, hosts: [] });
+    expect(await f.aside.listSetAside()).toEqual([expect.objectContaining({ host: 'a.test', reason: 'robots-unreachable', urls: 3 })]);
+    // Links to it found later are dropped on arrival, and counted with it.
+    await f.service.add(links('a.test', ['/4', '/5']));
+    expect((await f.store.stats()).size).toBe(0);
+    expect(await f.aside.listSetAside()).toEqual([expect.objectContaining({ urls: 5 })]);
+    expect(await f.stats.totals()).toMatchObject({ 'set-aside.robots-unreachable': 5, 'hosts-set-aside.robots-unreachable': 1 });
+  });
+
+  it('sets aside a host whose Crawl-delay exceeds FRONTIER_MAX_CRAWL_DELAY_MS instead of waiting for it', async () => {
+    const f = frontier();
+    await f.service.add([...links('slow.test', ['/1', '/2', '/3']), ...links('ok.test', ['/1'])]);
+    const hosts: string[] = [];
+    while (await turn(f, ({ host, retry }) => (hosts.push(host), { kind: 'robots-fetched', requested: true, status: 200, crawlDelayMs: host === 'slow.test' ? 3_600_000 : 30_000, retry }))) {
+      if (hosts.length > 10) break;
+    }
+    // ok.test (30 s, the limit itself) keeps its URL; slow.test had one turn, its robots.txt.
+    expect(hosts.filter((h) => h === 'slow.test')).toHaveLength(1);
+    expect((await f.store.hostInfo('ok.test')).queued + (await f.store.stats()).leased).toBe(1);
+    expect(await f.aside.listSetAside()).toEqual([
+      expect.objectContaining({ host: 'slow.test', reason: 'crawl-delay', urls: 3, detail: 'Crawl-delay 3600 s > FRONTIER_MAX_CRAWL_DELAY_MS 30 s' }),
+    ]);
+    expect(await f.stats.totals()).toMatchObject({ 'set-aside.crawl-delay': 3, 'hosts-set-aside.crawl-delay': 1 });
+  });
+
+  it('backs off a host after FRONTIER_HOST_TIMEOUT_STRIKES timeouts in a row, keeps its URLs, lists it until it answers', async () => {
+    const f = frontier();
+    await f.service.add(links('slow.test', ['/1', '/2', '/3', '/4', '/5', '/6']));
+    const timedOut = () => ({ kind: 'error' as const, requested: true, error: 'ERR_FETCH_TOO_SLOW: body arrived at 1 B/s', errorKind: 'timeout-rate' as const, durationMs: 10_000 });
+    for (let i = 0; i < 2; i++) await turn(f, timedOut);
+    expect(await f.aside.listSetAside()).toEqual([]);
+    const before = Date.now();
+    await turn(f, timedOut);
+    // Three timed out (failed URLs, as any error); the other three wait for the host's next turn, a minute on.
+    const info = await f.store.hostInfo('slow.test');
+    expect(info.queued).toBe(3);
+    expect(info.nextAt).toBeGreaterThanOrEqual(before + 60_000);
+    expect(info.politeness).toMatchObject({ timeouts: 3, cause: 'timeouts', delayMs: 60_000 });
+    expect(await f.aside.listSetAside()).toEqual([
+      expect.objectContaining({ host: 'slow.test', reason: 'timeouts', urls: 3, until: new Date(info.nextAt!).toISOString(), detail: expect.stringMatching(/^3 timeouts in a row .*timeout-rate/) }),
+    ]);
+    // Unlike a host set aside for good, links to it found meanwhile are kept.
+    await f.service.add(links('slow.test', ['/7']));
+    expect((await f.store.hostInfo('slow.test')).queued).toBe(4);
+    expect(await f.stats.totals()).toMatchObject({ 'hosts-backed-off.timeouts': 1 });
+    // Its next turn answers: the strikes are forgiven and it is no longer listed.
+    await turn(f, ({ retry }) => ({ kind: 'fetched', requested: true, status: 200, durationMs: 50, retry }));
+    expect(await f.aside.listSetAside()).toEqual([]);
+    expect((await f.store.hostInfo('slow.test')).politeness?.timeouts).toBeUndefined();
+  });
+
+  describe('recrawl intervals', () => {
+    const recrawl = { 'frontier.recrawl': true, 'frontier.recrawlInitialMs': 64_000, 'frontier.recrawlMinMs': 1000, 'frontier.recrawlMaxMs': 512_000 };
+
+    /**
+     * Fetches a hub (a page whose every fetch yields a new URL, counted as URL-seen would) and a leaf (a
+     * page that changes at every fetch and yields nothing new) four times each; answers each page's
+     * recrawl intervals, as its next visits carried them.
+     */
+    async function visits(policy: 'adaptive' | 'hubs') {
+      const f = frontier({ ...recrawl, 'frontier.recrawlPolicy': policy });
+      await f.service.add([...links('hub.test', ['/']), ...links('leaf.test', ['/'])]);
+      const intervals: Record<string, number[]> = { 'hub.test': [], 'leaf.test': [] };
+      for (let round = 0; round < 4; round++) {
+        await f.store.promoteDue(Date.now() + 10 * 60_000, 10);
+        for (let i = 0; i < 2; i++) {
+          await turn(f, ({ host, retry }) => {
+            if (retry.revisit) intervals[host].push(retry.revisit.intervalMs);
+            return { kind: 'fetched', requested: true, status: 200, durationMs: 3, retry, revisit: { changed: true, bodyHash: `h${round}` } };
+          });
+        }
+        // The fetch's links reach URL-seen after its outcome reached the frontier.
+        await f.hubLinks.record([{ referrer: 'http://hub.test/' }, ...(round === 0 ? [{ referrer: 'http://leaf.test/' }] : [])]);
+      }
+      return { intervals, totals: await f.stats.totals() };
+    }
+
+    it('adaptive: a page that changes at every visit comes back ever sooner, hub or leaf', async () => {
+      const { intervals } = await visits('adaptive');
+      expect(intervals).toEqual({ 'hub.test': [64_000, 32_000, 16_000], 'leaf.test': [64_000, 32_000, 16_000] });
+    });
+
+    it('hubs: a page that keeps yielding new URLs comes back sooner; one that changes without new links is a leaf and comes back later', async () => {
+      const { intervals, totals } = await visits('hubs');
+      // The second visit takes the count's baseline (the first fetch's links are all new) and adapts as today.
+      expect(intervals).toEqual({ 'hub.test': [64_000, 32_000, 16_000], 'leaf.test': [64_000, 32_000, 64_000] });
+      expect(totals).toMatchObject({ 'frontier.recrawl-hub': 2, 'frontier.recrawl-leaf': 2 });
+    });
   });
 });

@@ -1,13 +1,21 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CrawlUrl, FetchOutcome } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
+import { Completion, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { LOGGER, Logger } from '@crawler/logging';
-import { CrawlActivity, CrawlStats } from '@crawler/runtime';
+import { CrawlActivity, CrawlStats, FailedUrls, HostsAside, HubLinks, SetAsideReason, UnreachedHostsRegistry } from '@crawler/runtime';
 import { encodeEntry } from './frontier-entry';
-import { isSlowDown, politeDelay } from './politeness';
-import { FRONTIER_PRIORITIZER, Prioritizer } from './prioritizer';
+import { isSlowDown, isTimeout, politeDelay } from './politeness';
+import { FRONTIER_PRIORITIZER, PrioritizerChain } from './prioritizer';
 import { DispatchSignal } from './dispatch-signal';
+import { recrawlInterval } from './recrawl-policy';
+import { classifyFailure, retryDelayMs } from './retry-policy';
+
+/** A URL given up on: why, and how many requests it had. */
+interface GiveUp {
+  reason: string;
+  attempts: number;
+}
 
 /**
  * The frontier's two inputs: new URLs (prioritised into front queues) and fetch outcomes (which end the
@@ -17,24 +25,67 @@ import { DispatchSignal } from './dispatch-signal';
 export class FrontierService {
   constructor(
     @Inject(FRONTIER_STORE) private readonly store: FrontierStore,
-    @Inject(FRONTIER_PRIORITIZER) private readonly prioritizer: Prioritizer,
+    @Inject(FRONTIER_PRIORITIZER) private readonly prioritizer: PrioritizerChain,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly stats: CrawlStats,
     private readonly signal: DispatchSignal,
     /** The dashboard's recent errors and top hosts (absent in unit tests that build the service by hand). */
     @Optional() private readonly activity?: CrawlActivity,
+    /** Hosts waiting for robots.txt and hosts set aside (absent in unit tests that do not look at them). */
+    @Optional() private readonly aside?: HostsAside,
+    /** Hosts no request could be sent to, for the crawl's "why" (absent in unit tests that build the service by hand). */
+    @Optional() private readonly unreached?: UnreachedHostsRegistry,
+    /** The URLs given up on, with why (absent in unit tests that do not look at them). */
+    @Optional() private readonly failedUrls?: FailedUrls,
+    /** New URLs per page, for the recrawl policy `hubs` (absent in unit tests that do not recrawl by it). */
+    @Optional() private readonly hubLinks?: HubLinks,
   ) {}
 
   async add(urls: CrawlUrl[], batchId?: string): Promise<void> {
     const { frontQueues } = this.config.frontier;
-    const enqueued = await this.store.enqueue(
-      urls.map((url) => ({ host: new URL(url.url).host, priority: this.prioritizer.priority(url, frontQueues), item: encodeEntry(url) })),
-      Date.now(),
-      batchId,
-    );
-    await this.stats.count(enqueued ? 'frontier.queued' : 'frontier.repeated-batch', urls.length);
+    const priorities = await this.prioritizer.of(urls, frontQueues);
+    const items = urls.map((url, i) => ({ host: new URL(url.url).host, priority: priorities[i], item: encodeEntry(url) }));
+    const kept = await this.withoutSetAside(items);
+    // The store resumes a redelivered batch slice by slice, so the list it is given must be the same list: a
+    // host set aside in between makes it another one (hosts are only ever added to that list, so the number of
+    // URLs left out names it). A batch enqueued again in full costs second fetches, never lost URLs.
+    const storeBatchId = batchId && kept.length < items.length ? `${batchId}.${items.length - kept.length}` : batchId;
+    const added = await this.store.enqueue(kept, Date.now(), storeBatchId);
+    if (added) await this.stats.count('frontier.queued', added);
+    // A redelivered batch: the part enqueued before (all of it, unless a crash cut it short) is not added again.
+    if (added < kept.length) await this.stats.count('frontier.repeated-batch', kept.length - added);
+    await this.prune();
     this.signal.wake();
+  }
+
+  /**
+   * The frontier's capacity (FRONTIER_MAX_QUEUED): past it the least wanted URLs go, so that a crawl that
+   * finds links faster than it can fetch them keeps the ones its prioritizer ranks highest.
+   */
+  private async prune(): Promise<void> {
+    const { maxQueued } = this.config.frontier;
+    if (maxQueued <= 0) return;
+    const dropped = await this.store.prune(maxQueued);
+    if (dropped === 0) return;
+    await this.stats.count('frontier.pruned', dropped);
+    this.logger.info({ event: 'frontier-pruned', dropped, maxQueued }, `frontier full: dropped the ${dropped} lowest-priority URLs (FRONTIER_MAX_QUEUED ${maxQueued})`);
+  }
+
+  /**
+   * URLs of a host set aside are dropped on arrival and counted with it (the store's purge would drop them
+   * too, uncounted, when the host's turn came).
+   */
+  private async withoutSetAside<T extends { host: string }>(items: T[]): Promise<T[]> {
+    const reasons = await this.aside?.setAsideReasons();
+    if (!reasons?.size) return items;
+    const dropped = new Map<string, number>();
+    const kept = items.filter((item) => !reasons.has(item.host) || (dropped.set(item.host, (dropped.get(item.host) ?? 0) + 1), false));
+    for (const [host, n] of dropped) {
+      await this.aside!.addUrls(host, n);
+      await this.stats.count(`set-aside.${reasons.get(host)}`, n);
+    }
+    return kept;
   }
 
   async done(outcome: FetchOutcome): Promise<void> {
@@ -43,26 +94,70 @@ export class FrontierService {
     const host = await this.store.politeness(outcome.host);
     const decision = politeDelay(outcome, host.politeness, frontier, host.delayMs);
     let requeue: string | undefined;
-    let giveUpOnHost = false;
-    if ((outcome.kind === 'robots-fetched' || outcome.kind === 'skipped') && outcome.retry) {
+    let retryLater: Completion['retryLater'];
+    let gaveUp: GiveUp | undefined;
+    const failure = classifyFailure(outcome);
+    // Requests this URL has had, this one included: turns answered 429/503 and transient failures.
+    const requests = (outcome.retry?.attempts ?? 0) + (outcome.retry?.failures ?? 0) + 1;
+    let setAside: { reason: SetAsideReason; detail: string } | 'dns' | undefined;
+    const crawlDelayMs = outcome.crawlDelayMs ?? 0;
+    const unreachable = outcome.robotsUnreachable;
+    if (frontier.maxCrawlDelayMs > 0 && crawlDelayMs > frontier.maxCrawlDelayMs) {
+      // Waiting that long would hold a bounded crawl open for one host: set it aside and say so (Nutch, StormCrawler).
+      setAside = { reason: 'crawl-delay', detail: `Crawl-delay ${crawlDelayMs / 1000} s > FRONTIER_MAX_CRAWL_DELAY_MS ${frontier.maxCrawlDelayMs / 1000} s` };
+    } else if ((outcome.kind === 'robots-fetched' || outcome.kind === 'skipped' || outcome.kind === 'resolved') && outcome.retry) {
       requeue = encodeEntry(outcome.retry);
+    } else if (outcome.kind === 'deferred' && unreachable) {
+      // robots.txt unreachable: the downloader plans the tries (backoff, Retry-After) and says when to give up.
+      if (!unreachable.giveUp && outcome.retry) requeue = encodeEntry(outcome.retry);
+      else setAside = { reason: 'robots-unreachable', detail: `robots.txt unreachable for ${Math.round((now - unreachable.since) / 1000)} s (${unreachable.tries} tries${outcome.status ? `, last answered ${outcome.status}` : ''})` };
     } else if (outcome.kind === 'deferred' && outcome.retry) {
       const attempts = (outcome.retry.attempts ?? 0) + 1;
       if (attempts <= frontier.maxRetries) requeue = encodeEntry({ ...outcome.retry, attempts });
-      else giveUpOnHost = true;
+      else setAside = 'dns';
     } else if (outcome.kind === 'fetched' && isSlowDown(outcome.status) && outcome.retry) {
       const attempts = (outcome.retry.attempts ?? 0) + 1;
       if (attempts <= frontier.maxRetries) requeue = encodeEntry({ ...outcome.retry, attempts });
-      else await this.stats.count('error.retries-exhausted');
+      else gaveUp = { reason: failure!.reason, attempts: requests };
+    } else if (failure && failure.kind !== 'slow-down' && outcome.retry) {
+      // The URL waits on its own (the store holds it until due) while its host goes on at its usual pace: a
+      // page that failed is no reason to stop fetching the site's others, and no reason to fetch it sooner.
+      const failures = (outcome.retry.failures ?? 0) + 1;
+      const waitMs = failure.kind === 'transient' ? retryDelayMs(failures, frontier, Math.random(), outcome.retryAfterMs) : undefined;
+      if (waitMs !== undefined && isTimeout(outcome)) {
+        // A timeout says as much about the host as about the page: the URL goes back to the head of its
+        // host's queue, paced by the host and backed off with it by the strike rule, so a crawl left with
+        // only such hosts can end and name them instead of waiting on held retries.
+        requeue = encodeEntry({ ...outcome.retry, failures });
+      } else if (waitMs !== undefined) {
+        const entry = { ...outcome.retry, failures };
+        const [priority] = await this.prioritizer.of([entry], frontier.frontQueues);
+        retryLater = { item: encodeEntry(entry), priority, dueAt: now + waitMs };
+      } else if (failure.kind === 'transient' || outcome.kind === 'error') {
+        // A 4xx is the site's own final answer (counted, in the fetch log); a request that got none is a failure.
+        gaveUp = { reason: failure.reason, attempts: requests };
+      }
     }
     // A deferred host waits for its robots.txt to be tried again. One millisecond more than the delay:
     // Date.now() drops the fraction, and a fast answer (under a millisecond) could otherwise be followed by
     // the next request a fraction of a millisecond early.
     const nextAt = now + 1 + Math.max(decision.delayMs, outcome.kind === 'deferred' ? (outcome.retryAfterMs ?? 0) : 0);
-    const audit = JSON.stringify({ at: now, event: outcome.kind, url: outcome.url, status: outcome.status, delayMs: decision.delayMs, cause: decision.cause, nextAt, requeued: !!requeue });
+    const audit = JSON.stringify({
+      at: now,
+      event: outcome.kind,
+      url: outcome.url,
+      status: outcome.status,
+      ...(outcome.errorKind ? { errorKind: outcome.errorKind } : {}),
+      delayMs: decision.delayMs,
+      cause: decision.cause,
+      nextAt,
+      requeued: !!requeue,
+      ...(retryLater ? { retryAt: retryLater.dueAt } : {}),
+      ...(gaveUp ? { gaveUp: gaveUp.reason } : {}),
+    });
     const completed = await this.store.complete(
       outcome.leaseId,
-      { nextAt, requeue, ip: outcome.ip, fetched: outcome.kind === 'fetched' && !requeue, politeness: decision.politeness, audit: [audit] },
+      { nextAt, requeue, retryLater, ip: outcome.ip, fetched: outcome.kind === 'fetched' && !requeue && !retryLater, politeness: decision.politeness, audit: [audit] },
       now,
     );
     if (!completed) {
@@ -70,11 +165,30 @@ export class FrontierService {
       await this.stats.count('frontier.stale-outcome');
       return;
     }
-    if (giveUpOnHost) {
-      // robots.txt stayed unreachable through every retry: the host's URLs are dropped, now and to come.
-      const dropped = await this.store.purgeHost(outcome.host, now);
-      // Deferred by an unreachable robots.txt, or by a name that kept failing to resolve (the DNS resolver's).
-      await this.stats.count(outcome.error?.startsWith('DNS ') ? 'error.dns-unresolvable' : 'disallowed.robots-unreachable', dropped + 1);
+    if (retryLater) await this.stats.count(`frontier.retry.${failure!.reason}`);
+    if (gaveUp) await this.giveUp(outcome, gaveUp, now);
+    if (setAside === 'dns') {
+      // The name kept failing to resolve: the host's URLs are dropped, now and to come.
+      await this.stats.count('error.dns-unresolvable', (await this.store.purgeHost(outcome.host, now)) + 1);
+      await this.unreached?.record('dns-failed', outcome.host, outcome.error ?? 'the name kept failing to resolve');
+    } else if (setAside) {
+      await this.setAside(outcome, setAside.reason, setAside.detail, now);
+    } else if (outcome.kind === 'deferred' && unreachable) {
+      const keepMs = Math.max(unreachable.nextTryAt, unreachable.giveUpAt) - now + frontier.leaseMs;
+      const iso = (ms: number) => new Date(ms).toISOString();
+      await this.aside?.waiting(
+        { host: outcome.host, since: iso(unreachable.since), nextTryAt: iso(unreachable.nextTryAt), giveUpAt: iso(unreachable.giveUpAt), tries: unreachable.tries, status: outcome.status, error: outcome.error },
+        keepMs,
+      );
+    } else if (outcome.kind === 'robots-fetched') {
+      await this.aside?.doneWaiting(outcome.host);
+    }
+    const strikes = frontier.hostTimeoutStrikes;
+    const timeouts = decision.politeness.timeouts ?? 0;
+    if (strikes > 0 && isTimeout(outcome) && timeouts >= strikes) await this.backOff(outcome, timeouts, nextAt);
+    else if (strikes > 0 && (host.politeness?.timeouts ?? 0) >= strikes && !timeouts) {
+      // It answered: its back-off is over and it is no longer reported.
+      await this.aside?.answered(outcome.host);
     }
     if (frontier.recrawl && !requeue && outcome.revisit && outcome.retry) await this.store.audit(outcome.host, [await this.scheduleRecrawl(outcome, now)]);
     this.logger.debug({ event: 'politeness', host: outcome.host, delayMs: decision.delayMs, cause: decision.cause }, 'host rests');
@@ -84,27 +198,78 @@ export class FrontierService {
   }
 
   /**
-   * Freshness: the page comes back after an interval that halves when it changed and doubles when it did
-   * not (within [min, max]), and never before its `Expires`.
+   * The URL's tries are over: counted (`failed-urls`, and `failed-urls.<reason>`) and recorded with its reason
+   * for `GET /failed-urls` and the crawl's summary.
+   */
+  private async giveUp(outcome: FetchOutcome, gaveUp: GiveUp, now: number): Promise<void> {
+    await this.stats.count('failed-urls');
+    await this.stats.count(`failed-urls.${gaveUp.reason}`);
+    await this.failedUrls?.record({
+      at: new Date(now).toISOString(),
+      url: outcome.url,
+      host: outcome.host,
+      reason: gaveUp.reason,
+      attempts: gaveUp.attempts,
+      ...(outcome.status !== undefined ? { status: outcome.status } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+    });
+    this.logger.warn({ event: 'url-failed', url: outcome.url, reason: gaveUp.reason, attempts: gaveUp.attempts }, `gave up on ${outcome.url}: ${gaveUp.reason}`);
+  }
+
+  /**
+   * The host's URLs are dropped, now and to come (the store's purge), counted (`set-aside.<reason>`: URLs,
+   * `hosts-set-aside.<reason>`: hosts) and listed by name with the reason, for the status and the summary.
+   */
+  private async setAside(outcome: FetchOutcome, reason: SetAsideReason, detail: string, now: number): Promise<void> {
+    // The URL of this turn was not put back: it is one of the URLs dropped.
+    const urls = (await this.store.purgeHost(outcome.host, now)) + (outcome.retry && outcome.kind !== 'fetched' ? 1 : 0);
+    await this.aside?.setAside(outcome.host, reason, detail, urls);
+    await this.stats.count(`set-aside.${reason}`, urls);
+    await this.stats.count(`hosts-set-aside.${reason}`);
+    this.logger.warn({ event: 'host-set-aside', host: outcome.host, reason, detail, urls }, `host set aside: ${detail}`);
+  }
+
+  /**
+   * The strike rule: a host whose requests keep timing out rests for the back-off the delay decided, its
+   * URLs kept for its next turn; meanwhile it is listed by name (status, summary), and a crawl with nothing
+   * else left ends instead of waiting for it.
+   */
+  private async backOff(outcome: FetchOutcome, timeouts: number, nextAt: number): Promise<void> {
+    const { queued } = await this.store.hostInfo(outcome.host);
+    const detail = `${timeouts} timeouts in a row (FRONTIER_HOST_TIMEOUT_STRIKES ${this.config.frontier.hostTimeoutStrikes}), the last ${outcome.errorKind}: ${outcome.error ?? ''}; backed off for ${Math.round((nextAt - Date.now()) / 1000)} s`;
+    await this.aside?.backedOff(outcome.host, detail, nextAt, queued);
+    await this.stats.count('hosts-backed-off.timeouts');
+    this.logger.warn({ event: 'host-backed-off', host: outcome.host, reason: 'timeouts', timeouts, nextAt, urls: queued }, `host backed off: ${detail}`);
+  }
+
+  /**
+   * Freshness: the page comes back after an interval that adapts to it (recrawlInterval, by
+   * FRONTIER_RECRAWL_POLICY), and never before its `Expires`.
    */
   private async scheduleRecrawl(outcome: FetchOutcome, now: number): Promise<string> {
-    const { recrawlInitialMs, recrawlMinMs, recrawlMaxMs, frontQueues } = this.config.frontier;
+    const { recrawlInitialMs, recrawlMinMs, recrawlMaxMs, recrawlPolicy, frontQueues } = this.config.frontier;
     const revisit = outcome.revisit!;
-    const previous = outcome.retry!.revisit?.intervalMs;
-    const intervalMs =
-      previous === undefined
-        ? recrawlInitialMs
-        : Math.min(recrawlMaxMs, Math.max(recrawlMinMs, revisit.changed ? Math.round(previous / 2) : previous * 2));
+    const previous = outcome.retry!.revisit;
+    // The page's count of new URLs, read at each scheduling: what it grew by since the last one is what the
+    // page's last fetch yielded (its links reach URL-seen after the outcome reaches here).
+    const links = recrawlPolicy === 'hubs' && this.hubLinks && previous?.intervalMs !== undefined ? await this.hubLinks.count(outcome.url) : undefined;
+    const newLinks = links !== undefined && previous?.links !== undefined ? links - previous.links : undefined;
+    const intervalMs = recrawlInterval(
+      { previousMs: previous?.intervalMs, changed: revisit.changed, newLinks },
+      { initialMs: recrawlInitialMs, minMs: recrawlMinMs, maxMs: recrawlMaxMs },
+    );
     const dueAt = Math.max(now + intervalMs, revisit.expiresAt ?? 0);
     const entry: CrawlUrl = {
       url: outcome.url,
       depth: outcome.retry!.depth,
       source: 'recrawl',
       hops: 0,
-      revisit: { etag: revisit.etag, lastModified: revisit.lastModified, bodyHash: revisit.bodyHash, intervalMs },
+      revisit: { etag: revisit.etag, lastModified: revisit.lastModified, bodyHash: revisit.bodyHash, intervalMs, ...(links !== undefined ? { links } : {}) },
     };
-    await this.store.schedule([{ host: outcome.host, priority: this.prioritizer.priority(entry, frontQueues), item: encodeEntry(entry), dueAt }]);
+    const [priority] = await this.prioritizer.of([entry], frontQueues);
+    await this.store.schedule([{ host: outcome.host, priority, item: encodeEntry(entry), dueAt }]);
     await this.stats.count('frontier.recrawl-scheduled');
-    return JSON.stringify({ at: now, event: 'recrawl-scheduled', url: outcome.url, changed: revisit.changed, intervalMs, dueAt });
+    if (newLinks !== undefined) await this.stats.count(newLinks > 0 ? 'frontier.recrawl-hub' : 'frontier.recrawl-leaf');
+    return JSON.stringify({ at: now, event: 'recrawl-scheduled', url: outcome.url, changed: revisit.changed, ...(newLinks !== undefined ? { newLinks } : {}), intervalMs, dueAt });
   }
 }

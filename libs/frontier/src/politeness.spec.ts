@@ -1,4 +1,4 @@
-import type { FetchOutcome } from '@crawler/contracts';
+import type { FetchErrorKind, FetchOutcome } from '@crawler/contracts';
 import { politeDelay } from './politeness';
 
 const outcome = (over: Partial<FetchOutcome>): FetchOutcome => ({
@@ -19,6 +19,14 @@ describe('politeDelay', () => {
   it('rests at least the configured floor, or the operator’s override', () => {
     expect(politeDelay(outcome({}), undefined, settings)).toMatchObject({ delayMs: 1000, cause: 'floor' });
     expect(politeDelay(outcome({}), undefined, settings, 4000)).toMatchObject({ delayMs: 4000, cause: 'override' });
+  });
+
+  it('keeps the floor under an override below it, unless FRONTIER_ALLOW_DELAY_BELOW_MIN allows it', () => {
+    const fast = outcome({ durationMs: 1 });
+    expect(politeDelay(fast, undefined, settings, 0)).toMatchObject({ delayMs: 1000, cause: 'floor' });
+    expect(politeDelay(outcome({ status: 429 }), undefined, settings, 0)).toMatchObject({ delayMs: 1000, cause: 'backoff' });
+    expect(politeDelay(fast, undefined, { ...settings, allowDelayBelowMin: true }, 0)).toMatchObject({ delayMs: 10, cause: 'latency' });
+    expect(politeDelay(fast, undefined, { ...settings, delayMultiplier: 0, allowDelayBelowMin: true }, 50)).toMatchObject({ delayMs: 50, cause: 'override' });
   });
 
   it('obeys a longer robots.txt Crawl-delay', () => {
@@ -50,5 +58,58 @@ describe('politeDelay', () => {
 
   it('owes nothing when no request was sent', () => {
     expect(politeDelay(outcome({ kind: 'disallowed', requested: false }), undefined, settings)).toMatchObject({ delayMs: 0, cause: 'none' });
+  });
+
+  it('keys the adaptive delay to responses: a timeout’s time does not feed it', () => {
+    const previous = { recentMs: [200], backoff: 0, delayMs: 2000, cause: 'latency' };
+    const timedOut = politeDelay(outcome({ kind: 'error', errorKind: 'timeout-total', durationMs: 60_000 }), previous, settings);
+    expect(timedOut).toMatchObject({ delayMs: 2000, cause: 'latency' });
+    expect(timedOut.politeness.recentMs).toEqual([200]);
+    const reset = politeDelay(outcome({ kind: 'error', errorKind: 'reset', durationMs: 5000 }), previous, settings);
+    expect(reset.politeness.recentMs).toEqual([200]);
+    // A response, however slow, is the host's own pace.
+    expect(politeDelay(outcome({ durationMs: 3000 }), previous, settings).politeness.recentMs).toEqual([200, 3000]);
+  });
+
+  describe('the strike rule (FRONTIER_HOST_TIMEOUT_STRIKES)', () => {
+    const strikes = { ...settings, maxBackoffMs: 300_000, hostTimeoutStrikes: 3, hostTimeoutBackoffMs: 60_000 };
+    const timeout = (errorKind: FetchErrorKind = 'timeout-rate') => outcome({ kind: 'error', errorKind, durationMs: 10_000 });
+
+    it('backs a host off after N timeouts in a row, doubling per further timeout up to the ceiling', () => {
+      let previous;
+      const decisions: [number, string, number | undefined][] = [];
+      for (const kind of ['timeout-rate', 'timeout-total', 'timeout-headers', 'timeout-body', 'timeout-connect', 'timeout-rate', 'timeout-rate'] as const) {
+        const d = politeDelay(timeout(kind), previous, strikes);
+        decisions.push([d.delayMs, d.cause, d.politeness.timeouts]);
+        previous = d.politeness;
+      }
+      expect(decisions).toEqual([
+        [1000, 'floor', 1],
+        [1000, 'floor', 2],
+        [60_000, 'timeouts', 3],
+        [120_000, 'timeouts', 4],
+        [240_000, 'timeouts', 5],
+        [300_000, 'timeouts', 6],
+        [300_000, 'timeouts', 7],
+      ]);
+    });
+
+    it('a response resets the count; other failures and turns without a request leave it as it is', () => {
+      let previous = politeDelay(timeout(), politeDelay(timeout(), undefined, strikes).politeness, strikes).politeness;
+      expect(previous.timeouts).toBe(2);
+      previous = politeDelay(outcome({ kind: 'error', errorKind: 'reset' }), previous, strikes).politeness;
+      previous = politeDelay(outcome({ kind: 'disallowed', requested: false }), previous, strikes).politeness;
+      expect(previous.timeouts).toBe(2);
+      expect(politeDelay(timeout(), previous, strikes)).toMatchObject({ delayMs: 60_000, cause: 'timeouts' });
+      const answered = politeDelay(outcome({ status: 500 }), previous, strikes);
+      expect(answered.politeness.timeouts).toBeUndefined();
+      expect(politeDelay(timeout(), answered.politeness, strikes)).toMatchObject({ delayMs: 1000, cause: 'floor' });
+    });
+
+    it('never rests less than the usual delay, and is off at 0', () => {
+      const previous = { recentMs: [], backoff: 0, timeouts: 2, delayMs: 0, cause: 'floor' };
+      expect(politeDelay({ ...timeout(), crawlDelayMs: 90_000 }, previous, strikes)).toMatchObject({ delayMs: 90_000, cause: 'robots' });
+      expect(politeDelay(timeout(), previous, { ...strikes, hostTimeoutStrikes: 0 })).toMatchObject({ delayMs: 1000, cause: 'floor' });
+    });
   });
 });

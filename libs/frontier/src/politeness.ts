@@ -6,9 +6,15 @@ export interface PolitenessSettings {
   delayMultiplier: number;
   recentResponses: number;
   maxBackoffMs: number;
+  /** An operator's override may go under minDelayMs (FRONTIER_ALLOW_DELAY_BELOW_MIN); otherwise the floor holds. */
+  allowDelayBelowMin?: boolean;
+  /** Timeouts in a row that back a host off (FRONTIER_HOST_TIMEOUT_STRIKES); 0 or absent = never. */
+  hostTimeoutStrikes?: number;
+  /** The first such back-off, doubled per further timeout up to maxBackoffMs (FRONTIER_HOST_TIMEOUT_BACKOFF_MS). */
+  hostTimeoutBackoffMs?: number;
 }
 
-export type DelayCause = 'none' | 'floor' | 'override' | 'robots' | 'latency' | 'retry-after' | 'backoff';
+export type DelayCause = 'none' | 'floor' | 'override' | 'robots' | 'latency' | 'retry-after' | 'backoff' | 'timeouts';
 
 export interface DelayDecision {
   delayMs: number;
@@ -19,23 +25,36 @@ export interface DelayDecision {
 /** A 429 or a 503 asks us to slow down: back off, however the request otherwise went. */
 export const isSlowDown = (status?: number) => status === 429 || status === 503;
 
+/** A request that got no full response in time: no connection, no headers, a silent or too slow body. */
+export const isTimeout = (outcome: Pick<FetchOutcome, 'kind' | 'errorKind'>) => outcome.kind === 'error' && !!outcome.errorKind?.startsWith('timeout-');
+
 /**
  * How long a host rests after a turn, and why:
  * - a turn that sent no request (robots disallowed it, the name did not resolve) owes nothing;
  * - after a 429/503: the larger of Retry-After and an exponential backoff (floor × 2^n, capped);
  * - otherwise: max(robots Crawl-delay, floor — or the operator's override — , multiplier × the mean of
  *   the last few response times).
+ * Only responses feed "the last few response times": a failed request's time is that of a timeout (up to
+ * the total timeout), not of the host's pages, and would make the host rest half a minute between pages it
+ * serves quickly. Timeouts are counted instead; at hostTimeoutStrikes in a row the host rests
+ * hostTimeoutBackoffMs, doubled for each further one (cause `timeouts`), until a response resets the count.
+ * An override may raise the floor freely, but lowers it only where FRONTIER_ALLOW_DELAY_BELOW_MIN allows:
+ * an override set before that rule (or written to the store by hand) cannot remove the floor.
  */
 export function politeDelay(
   outcome: FetchOutcome,
   previous: HostPoliteness | undefined,
   settings: PolitenessSettings,
-  overrideMs?: number | null,
+  requestedOverrideMs?: number | null,
 ): DelayDecision {
+  const overrideMs =
+    requestedOverrideMs == null || settings.allowDelayBelowMin || requestedOverrideMs >= settings.minDelayMs ? requestedOverrideMs : null;
   const recentMs = [...(previous?.recentMs ?? [])];
+  const timeouts = previous?.timeouts ?? 0;
   if (!outcome.requested) {
-    return { delayMs: 0, cause: 'none', politeness: { recentMs, backoff: previous?.backoff ?? 0, delayMs: 0, cause: 'none' } };
+    return { delayMs: 0, cause: 'none', politeness: { recentMs, backoff: previous?.backoff ?? 0, ...(timeouts ? { timeouts } : {}), delayMs: 0, cause: 'none' } };
   }
+  if (outcome.kind === 'error') return afterFailure(outcome, previous, settings, overrideMs);
   recentMs.push(outcome.durationMs);
   recentMs.splice(0, Math.max(0, recentMs.length - settings.recentResponses));
   if (isSlowDown(outcome.status)) {
@@ -48,12 +67,33 @@ export function politeDelay(
       retryAfter >= exponential && retryAfter >= usual ? [retryAfter, 'retry-after'] : exponential >= usual ? [exponential, 'backoff'] : [usual, overrideMs != null ? 'override' : 'robots'];
     return { delayMs, cause, politeness: { recentMs, backoff, delayMs, cause } };
   }
-  const mean = recentMs.reduce((a, b) => a + b, 0) / recentMs.length;
+  const [delayMs, cause] = usualDelay(outcome, recentMs, settings, overrideMs);
+  return { delayMs, cause, politeness: { recentMs, backoff: 0, delayMs, cause } };
+}
+
+/** The rest after a request that got no response: the usual one, or the strike rule's back-off after a timeout. */
+function afterFailure(outcome: FetchOutcome, previous: HostPoliteness | undefined, settings: PolitenessSettings, overrideMs: number | null | undefined): DelayDecision {
+  const recentMs = [...(previous?.recentMs ?? [])];
+  const backoff = previous?.backoff ?? 0;
+  // Other failures (a reset, a refused connection) neither count as a strike nor forgive one.
+  const timeouts = (previous?.timeouts ?? 0) + (isTimeout(outcome) ? 1 : 0);
+  const usual = usualDelay(outcome, recentMs, settings, overrideMs);
+  const strikes = settings.hostTimeoutStrikes ?? 0;
+  if (strikes > 0 && isTimeout(outcome) && timeouts >= strikes) {
+    const backedOff = Math.min(settings.maxBackoffMs, (settings.hostTimeoutBackoffMs ?? 60_000) * 2 ** Math.min(30, timeouts - strikes));
+    const [delayMs, cause]: [number, DelayCause] = backedOff >= usual[0] ? [backedOff, 'timeouts'] : usual;
+    return { delayMs, cause, politeness: { recentMs, backoff, timeouts, delayMs, cause } };
+  }
+  const [delayMs, cause] = usual;
+  return { delayMs, cause, politeness: { recentMs, backoff, ...(timeouts ? { timeouts } : {}), delayMs, cause } };
+}
+
+function usualDelay(outcome: FetchOutcome, recentMs: number[], settings: PolitenessSettings, overrideMs: number | null | undefined): [number, DelayCause] {
+  const mean = recentMs.length ? recentMs.reduce((a, b) => a + b, 0) / recentMs.length : 0;
   const candidates: [number, DelayCause][] = [
     overrideMs != null ? [overrideMs, 'override'] : [settings.minDelayMs, 'floor'],
     [outcome.crawlDelayMs ?? 0, 'robots'],
     [Math.round(settings.delayMultiplier * mean), 'latency'],
   ];
-  const [delayMs, cause] = candidates.reduce((best, c) => (c[0] > best[0] ? c : best));
-  return { delayMs, cause, politeness: { recentMs, backoff: 0, delayMs, cause } };
+  return candidates.reduce((best, c) => (c[0] > best[0] ? c : best));
 }

@@ -14,7 +14,7 @@ export interface FetchLogEntry {
   /** Links followed from a seed to reach the URL. */
   depth?: number;
   error?: string;
-  /** Anticipated failures by kind: timeout-connect, timeout-headers, timeout-total, refused, reset, dns, tls, protocol, decode… */
+  /** Anticipated failures by kind: timeout-connect, timeout-headers, timeout-total, timeout-rate, refused, reset, dns, tls, protocol, decode… */
   errorKind?: string;
   robots?: boolean;
 }
@@ -40,9 +40,12 @@ export class FetchLog {
     this.file?.write(`${JSON.stringify(entry)}\n`);
   }
 
-  /** A downloaded robots.txt, with its content, so that the decision can be explained later. */
-  robots(url: string, status: number | null, body: string | null, error?: string): void {
-    this.logger.info({ event: 'robots', url, status, body, error });
+  /**
+   * A downloaded robots.txt, with its content, so that the decision can be explained later. `redirects`: the
+   * robots.txt URLs that redirected to this one, in order (the rules apply to the first one's site).
+   */
+  robots(url: string, status: number | null, body: string | null, error?: string, redirects?: string[]): void {
+    this.logger.info({ event: 'robots', url, status, body, error, ...(redirects?.length ? { redirects } : {}) });
   }
 
   async close(): Promise<void> {

@@ -101,8 +101,8 @@ export class MonitorPluginHandler implements PluginHandler {
   private async pending(alerts: MonitorAlert[]): Promise<{ alert: MonitorAlert; done: Step | null }[]> {
     const out: { alert: MonitorAlert; done: Step | null }[] = [];
     for (const alert of alerts) {
-      if ((await this.ctx.state.hashGet('alerted', alert.id)) !== null) continue;
-      const progress = await this.ctx.state.hashGet('progress', alert.id);
+      if ((await this.ctx.hash('alerted').get(alert.id)) !== null) continue;
+      const progress = await this.ctx.hash('progress').get(alert.id);
       const stored = progress ? (JSON.parse(progress) as { step: Step; alert: MonitorAlert }) : null;
       // A retry resends what the first attempt wrote (its `at`), so every output of one alert is identical.
       out.push(stored ? { alert: stored.alert, done: stored.step } : { alert, done: null });
@@ -134,7 +134,7 @@ export class MonitorPluginHandler implements PluginHandler {
     // 4. Done: from now on this page version raises nothing for these terms.
     let raised = 0;
     for (const { alert } of pending) {
-      if ((await this.ctx.state.hashSetIfAbsent('alerted', alert.id, JSON.stringify({ url: alert.url, term: alert.term, at: alert.at }))) === null) raised++;
+      if ((await this.ctx.hash('alerted').setIfAbsent(alert.id, JSON.stringify({ url: alert.url, term: alert.term, at: alert.at }))) === null) raised++;
       this.ctx.logger.info({ event: 'monitor-alert', url: alert.url, term: alert.term, id: alert.id }, `monitor: "${alert.term}" on ${alert.url}`);
     }
     if (raised) await this.ctx.count('alerts', raised);
@@ -142,7 +142,7 @@ export class MonitorPluginHandler implements PluginHandler {
 
   private async record(p: { alert: MonitorAlert; done: Step | null }, step: Step) {
     p.done = step;
-    await this.ctx.state.hashSet('progress', p.alert.id, JSON.stringify({ step, alert: p.alert }));
+    await this.ctx.hash('progress').set(p.alert.id, JSON.stringify({ step, alert: p.alert }));
   }
 
   private async post(alert: MonitorAlert) {

@@ -45,9 +45,9 @@ export class PngPluginHandler implements PluginHandler {
 
     const sha256 = createHash('sha256').update(body).digest('hex');
     // One atomic claim: the first URL with these bytes owns them; a redelivered job finds itself the owner.
-    const owner = await this.ctx.state.hashSetIfAbsent('original', sha256, fetched.url);
+    const owner = await this.ctx.hash('original').setIfAbsent(sha256, fetched.url);
     if (owner !== null && owner !== fetched.url) {
-      await this.ctx.state.hashSet('duplicates', fetched.url, JSON.stringify({ original: owner, sha256 }));
+      await this.ctx.hash('duplicates').set(fetched.url, JSON.stringify({ original: owner, sha256 }));
       await this.ctx.count('duplicate');
       this.ctx.logger.info({ event: 'png-duplicate', url: fetched.url, original: owner }, 'PNG already stored');
       return;
@@ -65,7 +65,7 @@ export class PngPluginHandler implements PluginHandler {
       fetchedAt: fetched.fetchedAt,
     };
     await this.write(stored, body);
-    await this.ctx.state.hashSet('images', fetched.url, JSON.stringify(stored));
+    await this.ctx.hash('images').set(fetched.url, JSON.stringify(stored));
     await this.ctx.count('stored');
     this.ctx.logger.info({ event: 'png-stored', url: stored.url, key: stored.key, width: stored.width, height: stored.height }, 'PNG stored');
   }
@@ -90,7 +90,7 @@ export class PngPluginHandler implements PluginHandler {
   }
 
   private async reject(fetched: PluginFetched, reason: PngRejection, detail: string) {
-    await this.ctx.state.hashSet('rejected', fetched.url, JSON.stringify({ reason, detail, ...(fetched.source ? { sourcePage: fetched.source } : {}) }));
+    await this.ctx.hash('rejected').set(fetched.url, JSON.stringify({ reason, detail, ...(fetched.source ? { sourcePage: fetched.source } : {}) }));
     await this.ctx.count(`rejected.${reason}`);
     this.ctx.logger.info({ event: 'png-rejected', url: fetched.url, reason, detail }, 'PNG rejected');
   }

@@ -6,5 +6,6 @@ export * from './plugin-host.service';
 export * from './plugin.module';
 export * from './plugin-bootstrap';
 export * from './plugin-loader';
+export * from './plugin-prioritizer';
 // What a plugin needs of the contracts, re-exported so a plugin's handler can import its payload types here.
-export type { PluginFetched, PluginManifest, PluginPage, PluginEvent } from '@crawler/contracts';
+export type { CrawlUrl, PluginFetched, PluginManifest, PluginPage, PluginEvent, Prioritizer } from '@crawler/contracts';

@@ -1,10 +1,10 @@
-import { PluginPage, pluginEventsQueue, SCHEMA_VERSION } from '@crawler/contracts';
+import { FetchedPage, PluginFetched, PluginPage, pluginEventsQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import type { CrawlerConfig } from '@crawler/config';
-import type { ContentStore, PageStore } from '@crawler/content-store';
+import type { BodyStaging, ContentStore, PageStore } from '@crawler/content-store';
 import { decodeHtml, parseHtmlPage } from '@crawler/html';
 import type { Logger } from '@crawler/logging';
 import type { CrawlStats, Pipeline } from '@crawler/runtime';
-import type { StateStore } from '@crawler/state';
+import { hashBucketsFor, PartitionedHash, type StateStore } from '@crawler/state';
 import type { Registry } from 'prom-client';
 
 /** A stored page's text, as the parser saw it. */
@@ -13,6 +13,13 @@ export interface PageText {
   lang?: string;
   /** Visible text, whitespace-collapsed (no script, style, title). */
   text: string;
+}
+
+/** A body of the plugin's own for a page it hands on to the parser (PluginContext.toParser). */
+export interface ReplacedBody {
+  body: Buffer;
+  /** Its media type with charset (`text/html; charset=utf-8`): the parser decodes it by this. */
+  contentType: string;
 }
 
 /**
@@ -24,6 +31,8 @@ export class PluginContext<C = Record<string, never>> {
   readonly state: StateStore;
   /** Structured logs, every line with `plugin: <name>`. */
   readonly logger: Logger;
+  /** Staged bodies handed on to the parser as fetched: the host must not release them (see toParser). */
+  private readonly handedOn = new Set<string>();
 
   constructor(
     /** The plugin's name. */
@@ -43,9 +52,19 @@ export class PluginContext<C = Record<string, never>> {
     readonly pipeline: Pipeline,
     private readonly stats: CrawlStats,
     logger: Logger,
+    /** Where fetched bodies wait between stages (needed by toParser only). */
+    private readonly staging?: BodyStaging,
   ) {
     this.state = state.namespace(`plugin-${name}`);
     this.logger = logger.child({ plugin: name });
+  }
+
+  /**
+   * A hash of the plugin's state that grows with the crawl (a field per URL, image or page): partitioned
+   * over a Redis Cluster's masters, the plain hash `name` on one node or in memory.
+   */
+  hash(name: string): PartitionedHash {
+    return new PartitionedHash(this.state, name, hashBucketsFor(this.crawler.redisUrl));
   }
 
   /** Counts an event in the crawl totals and `crawler_events_total`, as `plugin.<name>.<event>`. */
@@ -63,6 +82,30 @@ export class PluginContext<C = Record<string, never>> {
       ...(url === undefined ? {} : { url }),
       data,
     });
+  }
+
+  /**
+   * Hands a page the plugin took before the parser (`claims.pages`) on to the parser: as fetched, or with a
+   * body of the plugin's own (staged here; the page then records `via: <plugin>`). Call it at most once per
+   * job, as the handler's last step: the page is then the pipeline's again, whatever the plugin does after.
+   */
+  async toParser(fetched: PluginFetched, replaced?: ReplacedBody): Promise<void> {
+    const { hook: _hook, source: _source, ...page } = fetched;
+    let next: FetchedPage = page;
+    if (replaced) {
+      if (!this.staging) throw new Error(`plugin ${this.name}: no body staging to hand a replaced body on with`);
+      const bodyKey = await this.staging.stage(replaced.body);
+      const headers = Object.fromEntries(Object.entries(page.headers).filter(([name]) => !/^content-(type|length|encoding)$/i.test(name)));
+      next = { ...page, bodyKey, contentType: replaced.contentType, headers: { ...headers, 'content-type': replaced.contentType }, length: replaced.body.length, truncated: false, via: this.name };
+    } else {
+      this.handedOn.add(page.bodyKey);
+    }
+    await this.pipeline.send(QueueName.Parse, next);
+  }
+
+  /** Whether toParser handed this staged body on as fetched (the parser releases it, not the host); forgets it. */
+  takeHandedOn(bodyKey: string): boolean {
+    return this.handedOn.delete(bodyKey);
   }
 
   /** The text of a page a page hook was sent, read from the page store and parsed again. */

@@ -1,6 +1,7 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { z } from 'zod';
 import { PLUGIN_NAME, PluginFetched, PluginManifest, PluginPage, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
+import type { PrioritizerFactory } from './plugin-prioritizer';
 
 /** What a plugin claims (every field optional; see PluginManifest in libs/contracts for their meaning). */
 export interface PluginClaimsInput {
@@ -10,6 +11,11 @@ export interface PluginClaimsInput {
   extensions?: string[];
   /** Path globs (`/avatars/*`, `/feeds/**`) claimed like extensions. */
   urlPatterns?: string[];
+  /**
+   * Path globs of HTML pages the plugin takes before the parser: they arrive at `onFetched`, and the plugin
+   * hands each on with `PluginContext.toParser` (as fetched, or with a body of its own: a rendered page).
+   */
+  pages?: string[];
   /** Body bytes read for a claimed response. @defaultValue DOWNLOADER_MAX_BODY_BYTES */
   maxBytes?: number;
 }
@@ -31,7 +37,10 @@ export interface PluginConfigSpec<C> {
  * expected rejection (a corrupt file) is an outcome, counted, not an exception.
  */
 export interface PluginHandler {
-  /** A response of a type (or a URL) the plugin claims, and its body (the SDK reads it and releases it after). */
+  /**
+   * A response of a type (or a URL) the plugin claims, or an HTML page it takes before the parser, and its
+   * body (the SDK reads it and releases it after, unless handed on as fetched with PluginContext.toParser).
+   */
   onFetched?(fetched: PluginFetched, body: Buffer): Promise<void>;
   /** A new (not duplicate) parsed page, for plugins with `pageHook: true`. The text: PluginContext.pageText. */
   onPage?(page: PluginPage): Promise<void>;
@@ -51,6 +60,13 @@ export interface PluginDefinition<C = Record<string, never>> {
   readonly handler: Type<PluginHandler>;
   /** More providers for its module. */
   readonly providers?: Provider[];
+  /**
+   * Its prioritizer, built once in the process that runs the frontier (the frontier service, or the embedded
+   * crawl) and chained after the frontier's own breadth-first scoring: how a plugin changes what is fetched first.
+   */
+  readonly prioritizer?: PrioritizerFactory<C>;
+  /** Whether links carry the page they were found on (PluginManifest.referrers). @defaultValue false */
+  readonly referrers?: boolean;
   /** Jobs of its queue handled at once per process. @defaultValue 4 */
   readonly concurrency?: number | ((config: C) => number);
 }
@@ -79,7 +95,7 @@ export function isPluginDefinition(value: unknown): value is PluginDefinition<an
 }
 
 function hasClaims(claims: PluginClaimsInput | undefined): boolean {
-  return Boolean(claims && (claims.contentTypes?.length || claims.extensions?.length || claims.urlPatterns?.length));
+  return Boolean(claims && (claims.contentTypes?.length || claims.extensions?.length || claims.urlPatterns?.length || claims.pages?.length));
 }
 
 /** The manifest a plugin registers, from its definition and validated settings. */
@@ -92,9 +108,11 @@ export function pluginManifest<C>(definition: PluginDefinition<C>, config: C): P
       contentTypes: (claims.contentTypes ?? []).map((t) => t.toLowerCase()),
       extensions: (claims.extensions ?? []).map((e) => e.replace(/^\./, '').toLowerCase()),
       urlPatterns: claims.urlPatterns ?? [],
+      ...(claims.pages?.length ? { pages: claims.pages } : {}),
       ...(claims.maxBytes === undefined ? {} : { maxBytes: claims.maxBytes }),
     },
     pageHook: definition.pageHook ?? false,
+    ...(definition.referrers ? { referrers: true } : {}),
     queue: pluginQueue(definition.name),
   });
 }

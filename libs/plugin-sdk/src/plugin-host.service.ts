@@ -51,9 +51,16 @@ export class PluginHost implements OnModuleInit, OnApplicationBootstrap {
   private async fetched(job: PluginFetched) {
     if (!this.handler.onFetched) return this.unhandled(job);
     const staged = await this.staging.read(job.bodyKey);
-    if (!staged) throw new Error(`staged body ${job.bodyKey} of ${job.url} is missing`);
+    if (!staged) {
+      // Released only once a delivery of this job is done with it (by the host, or by the parser for a page
+      // handed on): this is a redelivery of work already done, and retrying it would only end in dead letters.
+      this.context.logger.info({ event: 'staged-body-gone', url: job.url, bodyKey: job.bodyKey }, `plugin ${this.manifest.name}: ${job.url} was already handled`);
+      await this.context.count('skipped.staged-body-gone');
+      return;
+    }
     await this.handler.onFetched(job, staged.body);
-    await this.staging.release(job.bodyKey);
+    // A page handed on to the parser as fetched is the parser's to release.
+    if (!this.context.takeHandedOn(job.bodyKey)) await this.staging.release(job.bodyKey);
   }
 
   private async page(job: PluginPage) {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { Injectable, Module } from '@nestjs/common';
+import { DynamicModule, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '@crawler/config';
@@ -66,6 +66,12 @@ describe('definePlugin', () => {
       queue: 'plugin.example',
     });
   });
+
+  it('asks for referrers in the manifest only when the plugin does (a prioritizer learning where links lead)', () => {
+    const learning = definePlugin({ name: 'learning', pageHook: true, referrers: true, handler: ExampleHandler, prioritizer: () => ({ prioritize: (_urls, proposed) => [...proposed] }) });
+    expect(pluginManifest(learning, {}).referrers).toBe(true);
+    expect(pluginManifest(example, { word: 'w', limit: 2 })).not.toHaveProperty('referrers');
+  });
 });
 
 describe('loadPluginConfig', () => {
@@ -108,11 +114,11 @@ describe('loading plugins by name (the embedded crawl)', () => {
 });
 
 describe('a plugin module next to the runtime', () => {
-  async function start(enabled: string[] = ['example']) {
+  async function start(enabled: string[] = ['example'], plugin: DynamicModule = pluginModule(example, { word: 'bloom', limit: 1 })) {
     const dataDir = mkdtempSync(join(tmpdir(), 'plugin-sdk-'));
     dirs.push(dataDir);
     const config = loadConfig({}, { dataDir, 'plugins.enabled': enabled, logLevel: 'silent' });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'test', config }), pluginModule(example, { word: 'bloom', limit: 1 })] })
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'test', config }), plugin] })
     class AppModule {}
     const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
     await app.init();
@@ -216,6 +222,49 @@ describe('a plugin module next to the runtime', () => {
       expect(seen.pages[0].text).toBe('Bloom filters and the bloom word');
       await settle();
       expect((await queues.counts(pluginEventsQueue('example'))).waiting).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('takes a claimed HTML page before the parser and hands it on: as fetched (the body kept for the parser), or replaced (staged, `via` the plugin)', async () => {
+    @Injectable()
+    class Rewriter implements PluginHandler {
+      constructor(private readonly ctx: PluginContext) {}
+      async onFetched(job: PluginFetched, body: Buffer) {
+        if (job.url.endsWith('/keep')) return this.ctx.toParser(job);
+        await this.ctx.toParser(job, { body: Buffer.from(body.toString().toUpperCase()), contentType: 'text/html; charset=utf-8' });
+      }
+    }
+    const rewriter = definePlugin({ name: 'rewriter', claims: { pages: ['/app/**'] }, handler: Rewriter });
+    expect(pluginManifest(rewriter, {}).claims.pages).toEqual(['/app/**']);
+    const { app, queues, staging, registry } = await start(['rewriter'], pluginModule(rewriter, {}));
+    const parsed: any[] = [];
+    await queues.consume(QueueName.Parse, async (job) => void parsed.push(job));
+    try {
+      expect((await registry.claims()).claimsPage('http://a.test/app/x/y')?.name).toBe('rewriter');
+      expect((await registry.claims()).claimsPage('http://a.test/other')).toBeUndefined();
+      const page = (path: string, bodyKey: string): PluginFetched => ({
+        ...fetchedJob(bodyKey),
+        url: `http://a.test/app${path}`,
+        contentType: 'text/html; charset=windows-1251',
+        headers: { 'content-type': 'text/html; charset=windows-1251', 'content-length': '12' },
+      });
+      const kept = await staging.stage(Buffer.from('<p>kept</p>'));
+      const replaced = await staging.stage(Buffer.from('<p>small</p>'));
+      await queues.add(pluginQueue('rewriter'), page('/keep', kept));
+      await queues.add(pluginQueue('rewriter'), page('/swap', replaced));
+      await until(() => parsed.length === 2);
+      await settle();
+      const byUrl = Object.fromEntries(parsed.map((p) => [p.url.replace('http://a.test/app', ''), p]));
+      expect(byUrl['/keep']).toMatchObject({ bodyKey: kept, contentType: 'text/html; charset=windows-1251' });
+      expect(byUrl['/keep'].via).toBeUndefined();
+      expect(byUrl['/keep'].hook).toBeUndefined();
+      expect((await staging.read(kept))!.body.toString()).toBe('<p>kept</p>');
+      expect(byUrl['/swap']).toMatchObject({ via: 'rewriter', contentType: 'text/html; charset=utf-8', length: 12, headers: { 'content-type': 'text/html; charset=utf-8' } });
+      expect(byUrl['/swap'].headers['content-length']).toBeUndefined();
+      expect((await staging.read(byUrl['/swap'].bodyKey))!.body.toString()).toBe('<P>SMALL</P>');
+      expect(await staging.read(replaced)).toBeNull();
     } finally {
       await app.close();
     }

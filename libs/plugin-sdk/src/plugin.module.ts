@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
+import { BODY_STAGING, BodyStaging, CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
 import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
@@ -29,7 +29,7 @@ export function pluginModule<C>(definition: PluginDefinition<C>, config: C = loa
       { provide: PLUGIN_CONCURRENCY, useValue: pluginConcurrency(definition, config) },
       {
         provide: PluginContext,
-        inject: [CRAWLER_CONFIG, STATE_STORE, CONTENT_STORE, PAGE_STORE, Registry, Pipeline, CrawlStats, LOGGER],
+        inject: [CRAWLER_CONFIG, STATE_STORE, CONTENT_STORE, PAGE_STORE, Registry, Pipeline, CrawlStats, LOGGER, BODY_STAGING],
         useFactory: (
           crawler: CrawlerConfig,
           state: StateStore,
@@ -39,7 +39,8 @@ export function pluginModule<C>(definition: PluginDefinition<C>, config: C = loa
           pipeline: Pipeline,
           stats: CrawlStats,
           logger: Logger,
-        ) => new PluginContext(definition.name, config, crawler, state, content, pages, metrics, pipeline, stats, logger),
+          staging: BodyStaging,
+        ) => new PluginContext(definition.name, config, crawler, state, content, pages, metrics, pipeline, stats, logger, staging),
       },
       ...(definition.providers ?? []),
       definition.handler,

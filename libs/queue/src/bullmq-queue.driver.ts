@@ -1,14 +1,23 @@
 import { Job, JobsOptions, Queue, UnrecoverableError, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { InvalidMessageError, JobOf, QueueName, SCHEMA_VERSION, decodeJob } from '@crawler/contracts';
+import { createRedis, parseRedisUrl, type RedisClient, type RedisTarget } from '@crawler/redis';
+import { bullmqQueueName } from './bullmq-keys';
 import { envelope, Envelope, openEnvelope, Outbox, Semaphore } from './envelope';
+import { ENVELOPE_COUNT_SCRIPT, envelopeName } from './envelope-count';
+import { infrastructureCause, OutageRetryPolicy, outageDelay, OutageState } from './infrastructure-error';
 import { assertJobId } from './job-id';
-import type { ConsumeOptions, FailedMessage, JobHandler, JobOptions, QueueCounts, QueueTransport } from './queue-transport';
+import type { ConsumeOptions, FailedMessage, JobHandler, JobOptions, OutageRetries, QueueCounts, QueueTransport } from './queue-transport';
+
+/** Events a queue's stream keeps (approximately): enough to look at by hand, nothing reads them. */
+const EVENTS_KEPT = 100;
 
 export interface BullmqQueueTransportOptions {
-  /** Redis URL, e.g. `redis://127.0.0.1:6379`. */
+  /** REDIS_URL: one node, `redis://127.0.0.1:6379`, or a cluster, `redis+cluster://host:port,host:port`. */
   connection: string;
-  /** Prefix of every queue key (BullMQ's `prefix`): one per deployment, or per test. */
+  /**
+   * Prefix of every queue key (BullMQ's `prefix`): one per deployment, or per test. A queue's keys follow it with
+   * the queue's name as a hash tag, `<prefix>:{<queue>}:wait` (see bullmq-keys.ts).
+   */
   prefix: string;
   /** Tries per job before it is counted failed. @defaultValue 5 */
   attempts?: number;
@@ -19,16 +28,34 @@ export interface BullmqQueueTransportOptions {
    * BullMQ looks for such stalled jobs as often. @defaultValue 30000
    */
   stalledMs?: number;
+  /**
+   * Times a job may stall (its worker died holding it) and still be handed on; one more stall moves it to the
+   * failed set. BullMQ's own default, 1, fails a job whose workers die twice, which a crash loop does. @defaultValue 10
+   */
+  maxStalledCount?: number;
+  /**
+   * A message failing because Redis, S3 or PostgreSQL is down is retried this long after its first such
+   * failure, without using its attempts. @defaultValue 600000
+   */
+  outageMaxMs?: number;
+  /** The longest wait between two outage retries (from `backoffMs`, doubled each time). @defaultValue 30000 */
+  outageBackoffMaxMs?: number;
   /** Receives errors no caller awaits (lost connections, worker internals). @defaultValue console.error */
   onError?: (error: Error) => void;
   /** Messages sent to one queue within this long of the first travel as one job (an envelope). @defaultValue 5 */
   batchLingerMs?: number;
   /** Messages in one envelope at most. @defaultValue 100 */
   batchMaxMessages?: number;
+  /**
+   * `messages` reads at most this many jobs of each state and scales up past it (see envelope-count.ts): the
+   * bound on what one scrape of a queue's depth costs Redis. @defaultValue 1000
+   */
+  countMaxJobs?: number;
 }
 
 /**
- * The distributed driver: one BullMQ queue per queue name, all under `prefix`. Messages travel in envelopes
+ * The distributed driver: one BullMQ queue per queue name, all under `prefix`, on one Redis node or a Redis
+ * Cluster (each queue in its own slot, see bullmq-keys.ts). Messages travel in envelopes
  * (see envelope.ts): a job per few milliseconds of messages to a queue, not per message. A message with a
  * job id or a delay travels alone, since those are properties of a job.
  */
@@ -36,14 +63,18 @@ export class BullmqQueueTransport implements QueueTransport {
   private readonly queues = new Map<QueueName, Queue>();
   private readonly outboxes = new Map<QueueName, Outbox>();
   private readonly workers: Worker[] = [];
-  private producer?: Redis;
-  private consumer?: Redis;
+  private producer?: RedisClient;
+  private consumer?: RedisClient;
   private closing?: Promise<void>;
   /** Set once the workers are done: until then their handlers may still add jobs. */
   private queuesClosed = false;
   private readonly onError: (error: Error) => void;
+  private readonly target: RedisTarget;
 
   constructor(private readonly options: BullmqQueueTransportOptions) {
+    this.target = parseRedisUrl(options.connection);
+    // A tag in the prefix would come first in every key, and so be every queue's: all in one slot.
+    if (/[{}]/.test(options.prefix)) throw new Error(`queue prefix ${JSON.stringify(options.prefix)}: no braces (each queue's name is its keys' hash tag)`);
     this.onError = options.onError ?? ((error) => console.error('queue transport:', error));
   }
 
@@ -52,7 +83,7 @@ export class BullmqQueueTransport implements QueueTransport {
     const opts = this.jobOptions(options);
     // What was sent before it goes first: order is kept per producer.
     await this.outboxes.get(queue)?.drain();
-    await this.queue(queue).add(queue, envelope([payload]), opts);
+    await this.addEnvelope(queue, envelope([payload]), opts);
   }
 
   async addBulk<Q extends QueueName>(queue: Q, jobs: { payload: JobOf<Q>; options?: JobOptions }[]): Promise<void> {
@@ -75,12 +106,13 @@ export class BullmqQueueTransport implements QueueTransport {
     if (this.closing) throw new Error('queue transport is closed');
     const concurrency = options.concurrency ?? 1;
     const slots = new Semaphore(concurrency);
-    const worker = new Worker(queue, (job: Job) => this.process(queue, job, handler, slots), {
+    const worker = new Worker(bullmqQueueName(queue), (job: Job) => this.process(queue, job, handler, slots), {
       connection: this.consumerConnection(),
       prefix: this.options.prefix,
       concurrency: Math.min(concurrency, Math.max(2, Math.ceil(concurrency / 8))),
       lockDuration: this.options.stalledMs ?? 30_000,
       stalledInterval: this.options.stalledMs ?? 30_000,
+      maxStalledCount: this.options.maxStalledCount ?? 10,
     });
     // An EventEmitter 'error' without a listener would crash the process.
     worker.on('error', this.onError);
@@ -107,6 +139,12 @@ export class BullmqQueueTransport implements QueueTransport {
     };
   }
 
+  async messages(queue: QueueName): Promise<QueueCounts> {
+    const key = this.queue(queue).toKey('');
+    const [waiting, active, delayed, failed] = (await this.producerConnection().eval(ENVELOPE_COUNT_SCRIPT, 1, key, this.options.countMaxJobs ?? 1000)) as number[];
+    return { waiting, active, delayed, failed };
+  }
+
   async failed(queue: QueueName, limit = 1000): Promise<FailedMessage[]> {
     const out: FailedMessage[] = [];
     // Most recent first; a job may hold several messages, so jobs are read until `limit` messages.
@@ -122,6 +160,21 @@ export class BullmqQueueTransport implements QueueTransport {
     return out.slice(0, limit);
   }
 
+  async outageRetries(queue: QueueName): Promise<OutageRetries | null> {
+    const jobs = await this.queue(queue).getDelayed(0, 199);
+    let messages = 0;
+    let since = Infinity;
+    const causes: Record<string, number> = {};
+    for (const job of jobs) {
+      const { outage, messages: m } = openEnvelope(job?.data);
+      if (!outage) continue;
+      messages += m.length;
+      causes[outage.cause] = (causes[outage.cause] ?? 0) + m.length;
+      since = Math.min(since, outage.since);
+    }
+    return messages ? { messages, causes, since: new Date(since).toISOString() } : null;
+  }
+
   /** Each failed job's messages go back in a new envelope (attempts from zero), then the job is removed. */
   async replayFailed(queue: QueueName): Promise<number> {
     let replayed = 0;
@@ -130,7 +183,7 @@ export class BullmqQueueTransport implements QueueTransport {
       if (jobs.length === 0) return replayed;
       for (const job of jobs) {
         const { messages } = openFailed(job);
-        if (messages.length) await this.queue(queue).add(queue, envelope(messages));
+        if (messages.length) await this.addEnvelope(queue, envelope(messages));
         await job.remove();
         replayed += messages.length;
       }
@@ -155,10 +208,13 @@ export class BullmqQueueTransport implements QueueTransport {
    * An envelope's messages, each on its own: a malformed one is dead-lettered, a valid one handled. Messages
    * whose handler threw go back in an envelope of their own after the backoff; once their attempts are used
    * up, this job is kept in BullMQ's failed set holding only them (and why), where it can be retried.
+   * Messages that failed on an outage go back in an envelope of outage retries instead (capped backoff, no
+   * attempt used) until the outage has lasted `outageMaxMs`.
    */
   private async process<Q extends QueueName>(queue: Q, job: Job, handler: JobHandler<Q>, slots: Semaphore): Promise<void> {
-    const { messages, attempt } = openEnvelope(job.data);
+    const { messages, attempt, outage } = openEnvelope(job.data);
     const failed: { message: unknown; error: string }[] = [];
+    const waiting: { message: unknown; error: string; cause: OutageState['cause'] }[] = [];
     const letters: Promise<void>[] = [];
     await Promise.all(
       messages.map(async (message) => {
@@ -172,33 +228,57 @@ export class BullmqQueueTransport implements QueueTransport {
           else letters.push(this.add(QueueName.DeadLetter, { v: SCHEMA_VERSION, queue, reason: error.reason, payload: message, at: new Date().toISOString() }));
           return;
         }
-        await slots.run(() => handler(payload)).catch((error: unknown) => failed.push({ message, error: describe(error) }));
+        await slots.run(() => handler(payload)).catch((error: unknown) => {
+          const cause = infrastructureCause(error);
+          if (cause && queue !== QueueName.DeadLetter) waiting.push({ message, error: describe(error), cause });
+          else failed.push({ message, error: describe(error) });
+        });
       }),
     );
     await Promise.all(letters);
-    if (failed.length === 0) return;
-    const attempts = queue === QueueName.DeadLetter ? 1 : (this.options.attempts ?? 5);
-    if (attempt + 1 < attempts) {
-      const delay = (this.options.backoffMs ?? 1000) * 2 ** attempt;
-      await this.queue(queue).add(queue, envelope(failed.map((f) => f.message), attempt + 1), { delay });
-      return;
+    // Messages whose outage outlasted the policy are kept for good at once: they were tried all along.
+    const expired: typeof failed = [];
+    if (waiting.length) {
+      const state: OutageState = { since: outage?.since ?? Date.now(), cause: waiting[0].cause, retry: outage ? outage.retry + 1 : 0 };
+      const delay = outageDelay(this.outagePolicy(), state);
+      if (delay === null) expired.push(...waiting.map(({ message, error }) => ({ message, error: `${error} (${state.cause} unavailable for longer than ${this.outagePolicy().maxMs} ms)` })));
+      else await this.addEnvelope(queue, envelope(waiting.map((w) => w.message), attempt, state), { delay });
     }
-    const kept: Envelope = { ...envelope(failed.map((f) => f.message), attempt + 1), errors: failed.map((f) => f.error) };
+    const attempts = queue === QueueName.DeadLetter ? 1 : (this.options.attempts ?? 5);
+    if (failed.length && attempt + 1 < attempts) {
+      const delay = (this.options.backoffMs ?? 1000) * 2 ** attempt;
+      await this.addEnvelope(queue, envelope(failed.map((f) => f.message), attempt + 1), { delay });
+      failed.length = 0;
+    }
+    const lost = [...failed, ...expired];
+    if (lost.length === 0) return;
+    const kept: Envelope = { ...envelope(lost.map((f) => f.message), attempt + 1), errors: lost.map((f) => f.error) };
     await job.updateData(kept);
-    throw new UnrecoverableError(`${failed.length} of ${messages.length} messages failed ${attempt + 1} times; first: ${failed[0].error}`);
+    // The job's name counts the messages it was sent with; in the failed set it holds only these.
+    await job.updateProgress(lost.length);
+    throw new UnrecoverableError(`${lost.length} of ${messages.length} messages failed for good; first: ${lost[0].error}`);
+  }
+
+  private outagePolicy(): OutageRetryPolicy {
+    return { backoffMs: this.options.backoffMs ?? 1000, maxBackoffMs: this.options.outageBackoffMaxMs ?? 30_000, maxMs: this.options.outageMaxMs ?? 600_000 };
   }
 
   private outbox(queue: QueueName): Outbox {
     let outbox = this.outboxes.get(queue);
     if (!outbox) {
       outbox = new Outbox(
-        async (messages) => void (await this.queue(queue).add(queue, envelope(messages))),
+        (messages) => this.addEnvelope(queue, envelope(messages)),
         this.options.batchLingerMs ?? 5,
         this.options.batchMaxMessages ?? 100,
       );
       this.outboxes.set(queue, outbox);
     }
     return outbox;
+  }
+
+  /** Every job is added here: its name carries its message count (see envelope-count.ts). */
+  private async addEnvelope(queue: QueueName, data: Envelope, options?: JobsOptions): Promise<void> {
+    await this.queue(queue).add(envelopeName(data.messages.length), data, options);
   }
 
   private jobOptions(options: JobOptions = {}): JobsOptions {
@@ -210,7 +290,7 @@ export class BullmqQueueTransport implements QueueTransport {
     if (this.queuesClosed) throw new Error('queue transport is closed');
     let queue = this.queues.get(name);
     if (!queue) {
-      queue = new Queue(name, {
+      queue = new Queue(bullmqQueueName(name), {
         connection: this.producerConnection(),
         prefix: this.options.prefix,
         defaultJobOptions: {
@@ -221,6 +301,9 @@ export class BullmqQueueTransport implements QueueTransport {
           attempts: this.options.attempts ?? 5,
           backoff: { type: 'exponential', delay: this.options.backoffMs ?? 1000 },
         },
+        // Nothing reads a queue's event stream (no QueueEvents): BullMQ's default keeps its last 10,000
+        // events, a few MiB per queue that sit whole on the queue's master.
+        streams: { events: { maxLen: EVENTS_KEPT } },
       });
       queue.on('error', this.onError);
       this.queues.set(name, queue);
@@ -229,19 +312,25 @@ export class BullmqQueueTransport implements QueueTransport {
   }
 
   /** Shared by all producers; a bounded retry count makes `add` fail fast while Redis is down. */
-  private producerConnection(): Redis {
+  private producerConnection(): RedisClient {
     this.producer ??= this.connect(20);
     return this.producer;
   }
 
   /** Shared by all workers (each duplicates it for its blocking reads); workers must wait out outages. */
-  private consumerConnection(): Redis {
+  private consumerConnection(): RedisClient {
     this.consumer ??= this.connect(null);
     return this.consumer;
   }
 
-  private connect(maxRetriesPerRequest: number | null): Redis {
-    const redis = new Redis(this.options.connection, { maxRetriesPerRequest });
+  /**
+   * On a cluster the retry count goes to each node's connection, where BullMQ checks a worker's is null. A
+   * cluster client skips its ready check: while a master fails over the check fails, and the client reconnects
+   * without ever settling the `connect()` BullMQ awaits after its watchdog resets a worker's blocking
+   * connection, so the worker would stop taking jobs for good. Commands sent meanwhile wait out CLUSTERDOWN.
+   */
+  private connect(maxRetriesPerRequest: number | null): RedisClient {
+    const redis = createRedis(this.target, { maxRetriesPerRequest, ...(this.target.cluster ? { enableReadyCheck: false } : {}) });
     redis.on('error', this.onError);
     return redis;
   }

@@ -1,3 +1,5 @@
+import type { OutageState } from './infrastructure-error';
+
 /**
  * How several messages travel as one BullMQ job. A queue job costs Redis and the consumer far more than a
  * message's own handling (BullMQ on one Redis does a few thousand jobs a second), so messages sent to one
@@ -12,19 +14,26 @@ export interface Envelope {
   attempt: number;
   /** Why, when the envelope ended in the failed set (its last attempt). */
   errors?: string[];
+  /** Set while these messages are retried through an outage (their attempts are not used meanwhile). */
+  outage?: OutageState;
 }
 
-export function envelope(messages: unknown[], attempt = 0): Envelope {
-  return { envelope: 1, messages, attempt };
+export function envelope(messages: unknown[], attempt = 0, outage?: OutageState): Envelope {
+  return outage ? { envelope: 1, messages, attempt, outage } : { envelope: 1, messages, attempt };
 }
 
 /** A job's messages: an envelope's, or the job itself (a job written as one bare message, as before envelopes). */
 export function openEnvelope(data: unknown): Envelope {
   const e = data as Partial<Envelope> | null;
   if (e && typeof e === 'object' && e.envelope === 1 && Array.isArray(e.messages)) {
-    return { envelope: 1, messages: e.messages, attempt: Number.isInteger(e.attempt) ? e.attempt! : 0 };
+    return envelope(e.messages, Number.isInteger(e.attempt) ? e.attempt! : 0, validOutage(e.outage));
   }
   return envelope([data]);
+}
+
+function validOutage(o: unknown): OutageState | undefined {
+  const v = o as Partial<OutageState> | undefined;
+  return v && Number.isFinite(v.since) && Number.isInteger(v.retry) && typeof v.cause === 'string' ? (v as OutageState) : undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { baseQueue, InvalidMessageError, JobOf, QueueName, SCHEMA_VERSION, decodeJob } from '@crawler/contracts';
+import { infrastructureCause, outageDelay, OutageState } from './infrastructure-error';
 import { assertJobId } from './job-id';
-import type { ConsumeOptions, FailedMessage, JobHandler, JobOptions, QueueCounts, QueueTransport } from './queue-transport';
+import type { ConsumeOptions, FailedMessage, JobHandler, JobOptions, OutageRetries, QueueCounts, QueueTransport } from './queue-transport';
 
 /** Failed messages kept per queue (BullMQ's driver keeps as many failed jobs). */
 const FAILED_KEPT = 1000;
@@ -10,6 +11,10 @@ export interface MemoryQueueTransportOptions {
   attempts?: number;
   /** Delay before the first retry, doubled on each further retry. @defaultValue 100 */
   backoffMs?: number;
+  /** A message failing because S3 (or Redis) is down is retried this long, attempts unused. @defaultValue 600000 */
+  outageMaxMs?: number;
+  /** The longest wait between two outage retries (from `backoffMs`, doubled each time). @defaultValue 30000 */
+  outageBackoffMaxMs?: number;
   /**
    * Check each message against its queue's schema before delivering it (a bad one goes to the dead-letter
    * queue), on a copy taken when it is added. Off, a message is delivered as sent, neither checked nor
@@ -33,6 +38,8 @@ interface MemoryJob {
   payload: unknown;
   jobId?: string;
   attemptsMade: number;
+  /** Set while the job is retried through an outage. */
+  outage?: OutageState;
 }
 
 interface Consumer {
@@ -48,6 +55,8 @@ class MemoryQueue {
   readonly ids = new Set<string>();
   readonly consumers: Consumer[] = [];
   delayed = 0;
+  /** Delayed jobs that wait out an outage (a subset of `delayed`). */
+  readonly outageDelayed = new Set<MemoryJob>();
   active = 0;
   /** The failed messages, oldest first (at most FAILED_KEPT); `failed` counts them. */
   readonly failedMessages: FailedMessage[] = [];
@@ -68,6 +77,8 @@ export class MemoryQueueTransport implements QueueTransport {
   private readonly backoffMs: number;
   private readonly validate: boolean;
   private readonly maxWaiting: number;
+  private readonly outageMaxMs: number;
+  private readonly outageBackoffMaxMs: number;
   /** No new deliveries; handlers still running may add jobs. */
   private stopping = false;
   private closed = false;
@@ -78,6 +89,8 @@ export class MemoryQueueTransport implements QueueTransport {
     this.backoffMs = options.backoffMs ?? 100;
     this.validate = options.validate ?? true;
     this.maxWaiting = options.maxWaiting ?? Infinity;
+    this.outageMaxMs = options.outageMaxMs ?? 600_000;
+    this.outageBackoffMaxMs = options.outageBackoffMaxMs ?? 30_000;
   }
 
   async add<Q extends QueueName>(queue: Q, payload: JobOf<Q>, options?: JobOptions): Promise<void> {
@@ -107,8 +120,22 @@ export class MemoryQueueTransport implements QueueTransport {
     return { waiting: q.waiting.length, active: q.active, delayed: q.delayed, failed: q.failedMessages.length };
   }
 
+  /** A job of this driver is one message. */
+  messages(queue: QueueName): Promise<QueueCounts> {
+    return this.counts(queue);
+  }
+
   async failed(queue: QueueName, limit = FAILED_KEPT): Promise<FailedMessage[]> {
     return this.queue(queue).failedMessages.slice(-limit).reverse();
+  }
+
+  async outageRetries(queue: QueueName): Promise<OutageRetries | null> {
+    const jobs = [...this.queue(queue).outageDelayed];
+    if (jobs.length === 0) return null;
+    const causes: Record<string, number> = {};
+    for (const job of jobs) causes[job.outage!.cause] = (causes[job.outage!.cause] ?? 0) + 1;
+    const since = Math.min(...jobs.map((j) => j.outage!.since));
+    return { messages: jobs.length, causes, since: new Date(since).toISOString() };
   }
 
   async replayFailed(queue: QueueName): Promise<number> {
@@ -161,6 +188,7 @@ export class MemoryQueueTransport implements QueueTransport {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       q.delayed--;
+      q.outageDelayed.delete(job);
       q.waiting.push(job);
       this.pump(name, q);
     }, ms);
@@ -209,13 +237,26 @@ export class MemoryQueueTransport implements QueueTransport {
   }
 
   private retryOrFail(name: QueueName, q: MemoryQueue, job: MemoryJob, error: unknown): void {
+    const cause = name === QueueName.DeadLetter ? null : infrastructureCause(error);
+    if (cause) {
+      // An outage: waited out with capped backoff, its attempts kept for real failures.
+      job.outage = { since: job.outage?.since ?? Date.now(), cause, retry: job.outage ? job.outage.retry + 1 : 0 };
+      const wait = outageDelay({ backoffMs: this.backoffMs, maxBackoffMs: this.outageBackoffMaxMs, maxMs: this.outageMaxMs }, job.outage);
+      if (wait !== null) {
+        q.outageDelayed.add(job);
+        this.delay(name, q, job, wait);
+        return;
+      }
+    }
     job.attemptsMade++;
-    // Invalid messages are permanent failures; so is a malformed dead letter (dead-lettering it would loop).
-    const permanent = error instanceof InvalidMessageError;
+    // Invalid messages are permanent failures; so is a malformed dead letter (dead-lettering it would loop),
+    // and an outage that outlasted QUEUE_INFRA_OUTAGE_MAX_MS (the message was tried all along).
+    const permanent = error instanceof InvalidMessageError || cause !== null;
     if (!permanent && job.attemptsMade < this.attempts) {
       this.delay(name, q, job, this.backoffMs * 2 ** (job.attemptsMade - 1));
     } else {
-      q.failedMessages.push({ payload: job.payload, reason: error instanceof Error ? error.message : String(error), failedAt: new Date().toISOString() });
+      const reason = `${error instanceof Error ? error.message : String(error)}${cause ? ` (${cause} unavailable for longer than ${this.outageMaxMs} ms)` : ''}`;
+      q.failedMessages.push({ payload: job.payload, reason, failedAt: new Date().toISOString() });
       if (q.failedMessages.length > FAILED_KEPT) q.failedMessages.shift();
       q.release(job);
     }

@@ -1,10 +1,10 @@
 import { DeadLetter, fetchQueue, JobOf, QueueName } from '@crawler/contracts';
-import type { QueueTransport } from './queue-transport';
+import type { QueueCounts, QueueTransport } from './queue-transport';
 
 /**
  * The behaviour every QueueTransport driver must share, registered as jest tests. `make` builds a fresh
- * transport per test (with a small retry backoff, so retries take milliseconds); `cleanup` runs after it
- * is closed.
+ * transport per test (with a small retry backoff, so retries take milliseconds, and an outage period of
+ * about a second); `cleanup` runs after it is closed.
  */
 export function queueTransportContract(
   name: string,
@@ -115,6 +115,41 @@ export function queueTransportContract(
       gate.resolve();
       await waitFor(() => handled === 3);
       await waitForCounts(transport, q, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+    });
+
+    it('counts messages, not jobs: messages sent together, retried, failed for good and replayed never make it drift', async () => {
+      const q = QueueName.FrontierAdd;
+      const hosts = Array.from({ length: 20 }, (_, i) => `h${i}.test`);
+      await Promise.all(hosts.map((host) => transport.add(q, token(host))));
+      await transport.add(q, token('later.test'), { delayMs: 60_000 });
+      expect(await transport.messages(q)).toEqual({ waiting: 20, active: 0, delayed: 1, failed: 0 });
+
+      let broken = true;
+      const calls = new Map<string, number>();
+      const gate = deferred();
+      await transport.consume(
+        q,
+        async (p) => {
+          const host = new URL(p.urls[0].url).hostname;
+          calls.set(host, (calls.get(host) ?? 0) + 1);
+          await gate.promise;
+          if (host === 'h3.test' && calls.get(host) === 1) throw new Error('transient');
+          if (broken && (host === 'h5.test' || host === 'h9.test')) throw new Error('permanent');
+        },
+        { concurrency: 4 },
+      );
+      await waitFor(() => calls.size > 0);
+      // Taken messages are active (BullMQ: the whole envelope), the rest waiting: none lost, none twice.
+      const during = await transport.messages(q);
+      expect(during.waiting + during.active).toBe(20);
+      expect(during.active).toBeGreaterThan(0);
+
+      gate.resolve();
+      await waitForMessages(transport, q, { waiting: 0, active: 0, delayed: 1, failed: 2 });
+      expect(calls.get('h3.test')).toBe(2);
+      broken = false;
+      expect(await transport.replayFailed(q)).toBe(2);
+      await waitForMessages(transport, q, { waiting: 0, active: 0, delayed: 1, failed: 0 });
     });
 
     it('runs at most `concurrency` handlers at once', async () => {
@@ -241,6 +276,31 @@ export function queueTransportContract(
       expect(await transport.replayFailed(QueueName.FrontierAdd)).toBe(0);
     });
 
+    it('waits out an outage: a message failing on S3 connection errors is retried past its attempts, reported, then handled', async () => {
+      let calls = 0;
+      let outageSeen: unknown = null;
+      await transport.add(QueueName.FrontierAdd, token('a.test'));
+      await transport.consume(QueueName.FrontierAdd, async () => {
+        // Far more failures than the attempts (2 in these tests) allow: an outage does not use them up.
+        if (++calls <= 6) throw s3Unreachable();
+      });
+      await waitFor(async () => (outageSeen ??= await transport.outageRetries(QueueName.FrontierAdd)) !== null);
+      expect(outageSeen).toEqual({ messages: 1, causes: { s3: 1 }, since: expect.any(String) });
+      await waitFor(() => calls === 7);
+      await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0, failed: 0 });
+      expect(await transport.outageRetries(QueueName.FrontierAdd)).toBeNull();
+    });
+
+    it('keeps a message in the failed set once its outage outlasts the outage period, saying so', async () => {
+      await transport.add(QueueName.FrontierAdd, token('a.test'));
+      await transport.consume(QueueName.FrontierAdd, async () => {
+        throw s3Unreachable();
+      });
+      await waitForCounts(transport, QueueName.FrontierAdd, { waiting: 0, active: 0, delayed: 0, failed: 1 });
+      const [failed] = await transport.failed(QueueName.FrontierAdd);
+      expect(failed.reason).toMatch(/ECONNREFUSED.*\(s3 unavailable for longer than \d+ ms\)$/);
+    });
+
     it('close() waits for the in-flight handler', async () => {
       const gate = deferred();
       let started = false;
@@ -264,18 +324,26 @@ export function queueTransportContract(
   });
 }
 
-async function waitForCounts(
-  transport: QueueTransport,
-  queue: QueueName,
-  expected: Partial<Record<'waiting' | 'active' | 'delayed' | 'failed', number>>,
-): Promise<void> {
+type CountsExpected = Partial<Record<'waiting' | 'active' | 'delayed' | 'failed', number>>;
+
+/** Waits until the queue's job counts match `expected`. */
+function waitForCounts(transport: QueueTransport, queue: QueueName, expected: CountsExpected): Promise<void> {
+  return waitForTally('counts', (q) => transport.counts(q), queue, expected);
+}
+
+/** Waits until the queue's message counts match `expected`. */
+function waitForMessages(transport: QueueTransport, queue: QueueName, expected: CountsExpected): Promise<void> {
+  return waitForTally('messages', (q) => transport.messages(q), queue, expected);
+}
+
+async function waitForTally(what: string, read: (queue: QueueName) => Promise<QueueCounts>, queue: QueueName, expected: CountsExpected): Promise<void> {
   let last: unknown;
   await waitFor(async () => {
-    const counts = await transport.counts(queue);
+    const counts = await read(queue);
     last = counts;
     return Object.entries(expected).every(([k, v]) => counts[k as keyof typeof counts] === v);
   }).catch(() => {
-    throw new Error(`counts of ${queue} never matched ${JSON.stringify(expected)}; last ${JSON.stringify(last)}`);
+    throw new Error(`${what} of ${queue} never matched ${JSON.stringify(expected)}; last ${JSON.stringify(last)}`);
   });
 }
 
@@ -285,6 +353,12 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await sleep(10);
   }
+}
+
+/** What the S3 content store throws while its server is down. */
+function s3Unreachable(): Error {
+  const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+  return new Error('content store: put s3://bucket/pages/x failed (ECONNREFUSED): connect ECONNREFUSED 127.0.0.1:9', { cause });
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,37 +1,87 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { QueueName } from '@crawler/contracts';
+import { createRedis, scanKeys, unlinkKeys } from '@crawler/redis';
+import { bullmqKeyPrefix, bullmqQueueName } from './bullmq-keys';
 import { BullmqQueueTransport } from './bullmq-queue.driver';
 import { MemoryQueueTransport } from './memory-queue.driver';
 import { queueTransportContract } from './queue-transport.contract';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-// Small attempts and backoff keep the retry tests in milliseconds.
-const retries = { attempts: 2, backoffMs: 20 };
+// The local cluster `scripts/redis-cluster.sh start` runs (as test/support/redis-cluster.ts).
+const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
+// Small attempts and backoff keep the retry tests in milliseconds; outages are waited out for a second.
+const retries = { attempts: 2, backoffMs: 20, outageBackoffMaxMs: 60, outageMaxMs: 1000 };
 
 queueTransportContract('memory', async () => new MemoryQueueTransport(retries));
 
-describe('bullmq', () => {
+describe.each([
+  ['bullmq', REDIS_URL],
+  ['bullmq on a Redis Cluster', REDIS_CLUSTER_URL],
+])('%s', (name, url) => {
   let prefix = '';
   queueTransportContract(
-    'bullmq',
+    name,
     async () => {
-      prefix = `test-${process.pid}-${Math.random().toString(36).slice(2)}`;
-      return new BullmqQueueTransport({ connection: REDIS_URL, prefix, ...retries });
+      prefix = `t17q-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      return new BullmqQueueTransport({ connection: url, prefix, ...retries });
     },
-    () => deleteKeys(`${prefix}:*`),
+    () => deleteKeys(`${prefix}:*`, url),
   );
 });
 
-async function deleteKeys(pattern: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
+describe('bullmq: a job whose workers keep dying', () => {
+  const prefix = `test-stall-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const transports: BullmqQueueTransport[] = [];
+  const make = () => {
+    const transport = new BullmqQueueTransport({ connection: REDIS_URL, prefix, stalledMs: 500, ...retries });
+    transports.push(transport);
+    return transport;
+  };
+
+  /** As a SIGKILL would: its workers stop where they are (the lock is no longer renewed) and its connections drop. */
+  async function die(transport: BullmqQueueTransport): Promise<void> {
+    const internals = transport as unknown as { workers: { close(force: boolean): Promise<void> }[]; producer?: Redis; consumer?: Redis };
+    await Promise.all(internals.workers.map((worker) => worker.close(true)));
+    internals.producer?.disconnect();
+    internals.consumer?.disconnect();
+  }
+
+  afterAll(async () => {
+    // A dead transport's close() has nothing left to drain; it releases the queues' own handles.
+    await Promise.all(transports.map((transport) => Promise.race([transport.close().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000).unref())])));
+    await deleteKeys(`${prefix}:*`);
+  });
+
+  it('is handed on after each death (three in a row here), not moved to the failed set after the second', async () => {
+    const seed = { v: 1 as const, urls: [{ url: 'http://stall.test/', depth: 0, source: 'seed' as const, hops: 0 }] };
+    const producer = make();
+    await producer.add(QueueName.FilterUrls, seed);
+    for (let death = 1; death <= 3; death++) {
+      const doomed = make();
+      let taken!: () => void;
+      const took = new Promise<void>((resolve) => (taken = resolve));
+      await doomed.consume(QueueName.FilterUrls, () => {
+        taken();
+        return new Promise<void>(() => undefined);
+      });
+      const handedOn = await Promise.race([took.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 8_000).unref())]);
+      expect({ death, handedOn }).toEqual({ death, handedOn: true });
+      await die(doomed);
+    }
+    const survivor = make();
+    const handled = new Promise((resolve) => void survivor.consume(QueueName.FilterUrls, async (payload) => resolve(payload)));
+    expect(await handled).toEqual(seed);
+    expect((await producer.counts(QueueName.FilterUrls)).failed).toBe(0);
+    // Each death left the message counted once, whichever worker held it; done, it is counted nowhere.
+    await until(async () => JSON.stringify(await producer.messages(QueueName.FilterUrls)) === JSON.stringify({ waiting: 0, active: 0, delayed: 0, failed: 0 }));
+  }, 40_000);
+});
+
+async function deleteKeys(pattern: string, url = REDIS_URL): Promise<void> {
+  const redis = createRedis(url);
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    for await (const keys of scanKeys(redis, pattern)) await unlinkKeys(redis, keys);
   } finally {
     await redis.quit();
   }
@@ -104,15 +154,39 @@ describe('bullmq envelopes', () => {
     await until(async () => (await transport.counts(QueueName.FrontierAdd)).failed === 1);
     expect(bad).toBe(3);
     const redis = new Redis(REDIS_URL);
-    const [id] = await redis.zrange(`${prefix}:${QueueName.FrontierAdd}:failed`, 0, -1);
-    const data = JSON.parse((await redis.hget(`${prefix}:${QueueName.FrontierAdd}:${id}`, 'data'))!);
+    const keys = bullmqKeyPrefix(prefix, QueueName.FrontierAdd);
+    const [id] = await redis.zrange(`${keys}failed`, 0, -1);
+    const data = JSON.parse((await redis.hget(`${keys}${id}`, 'data'))!);
     await redis.quit();
     expect(data).toEqual({ envelope: 1, messages: [token('bad.test')], attempt: 3, errors: ['still broken'] });
+    // The job was sent with two messages and keeps one: the count follows what it keeps.
+    expect(await transport.messages(QueueName.FrontierAdd)).toEqual({ waiting: 0, active: 0, delayed: 0, failed: 1 });
+  });
+
+  it('counts the messages of jobs written before job names carried the count: a bare message, an envelope', async () => {
+    const connection = new Redis(REDIS_URL);
+    const queue = new Queue(bullmqQueueName(QueueName.FrontierAdd), { connection, prefix });
+    await queue.add(QueueName.FrontierAdd, token('bare.test'));
+    await queue.add(QueueName.FrontierAdd, { envelope: 1, messages: [token('a.test'), token('b.test'), token('c.test')], attempt: 0 });
+    await queue.close();
+    await connection.quit();
+    expect(await transport.messages(QueueName.FrontierAdd)).toEqual({ waiting: 4, active: 0, delayed: 0, failed: 0 });
+  });
+
+  it('reads at most countMaxJobs jobs of a state and scales their sum up to the whole state', async () => {
+    const bounded = new BullmqQueueTransport({ connection: REDIS_URL, prefix, countMaxJobs: 10, batchMaxMessages: 3, batchLingerMs: 1_000 });
+    try {
+      await Promise.all(Array.from({ length: 90 }, (_, i) => bounded.add(QueueName.FrontierAdd, token(`h${i}.test`))));
+      expect((await bounded.counts(QueueName.FrontierAdd)).waiting).toBe(30);
+      expect(await bounded.messages(QueueName.FrontierAdd)).toEqual({ waiting: 90, active: 0, delayed: 0, failed: 0 });
+    } finally {
+      await bounded.close();
+    }
   });
 
   it('reads a job written as one bare message (before envelopes)', async () => {
     const connection = new Redis(REDIS_URL);
-    const queue = new Queue(QueueName.FrontierAdd, { connection, prefix });
+    const queue = new Queue(bullmqQueueName(QueueName.FrontierAdd), { connection, prefix });
     await queue.add(QueueName.FrontierAdd, token('bare.test'));
     await queue.close();
     await connection.quit();

@@ -1,5 +1,6 @@
 import type { StateStore } from '@crawler/state';
 import { RobotsPolicy } from './robots-policy';
+import type { RobotsFailures } from './robots-retry';
 import { robotsCacheKey } from './robots-url';
 
 /** Parsed policies kept in process, so a site's robots.txt is parsed once per process, not once per URL. */
@@ -42,6 +43,27 @@ export class RobotsCache {
     this.remember(key, policy, expires);
   }
 
+  /** The site's current run of robots.txt failures, or null when its last fetch did not fail. */
+  async failures(pageUrl: string | URL): Promise<RobotsFailures | null> {
+    const stored = await this.store.get(failuresKey(pageUrl));
+    if (!stored) return null;
+    try {
+      const f = JSON.parse(stored) as RobotsFailures;
+      return [f.since, f.tries, f.nextTryAt, f.giveUpAt].every(Number.isInteger) ? f : null;
+    } catch {
+      return null; // unreadable: the run of failures starts again
+    }
+  }
+
+  /** Kept `ttlMs` (past the give-up time: a record that expires early only restarts the count). */
+  setFailures(pageUrl: string | URL, failures: RobotsFailures, ttlMs: number): Promise<void> {
+    return this.store.set(failuresKey(pageUrl), JSON.stringify(failures), ttlMs);
+  }
+
+  clearFailures(pageUrl: string | URL): Promise<void> {
+    return this.store.del(failuresKey(pageUrl));
+  }
+
   private remember(key: string, policy: RobotsPolicy, expires: number) {
     if (this.local.size >= LOCAL_CACHE_SIZE / 2) {
       this.localBefore = this.local;
@@ -50,6 +72,8 @@ export class RobotsCache {
     this.local.set(key, { policy, expires });
   }
 }
+
+const failuresKey = (pageUrl: string | URL) => `failed.${robotsCacheKey(pageUrl)}`;
 
 /** The state-store namespace of the robots cache. */
 export const ROBOTS_NAMESPACE = 'robots';

@@ -1,28 +1,55 @@
 import 'reflect-metadata';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, loadConfig } from '@crawler/config';
 import { createLogger, NestPinoLogger } from '@crawler/logging';
+import { listenPlan, ListenPlan } from './listen-address';
+import { checkRecords } from './records-check';
+import { checkRedis } from './redis-policy-check';
+import { surviveUnawaitedRedisErrors } from './unawaited-errors';
 import { RuntimeModule } from './runtime.module';
+
+export interface BootstrapOptions {
+  /** The service's routes change the crawl (the control plane): it binds to loopback unless it has a token. */
+  controlApi?: boolean;
+}
 
 /**
  * Starts one service as its own process: validated configuration (a bad value stops the process with a
  * message naming it), the shared runtime, the service's module, /health and /metrics, graceful shutdown.
  */
-export async function bootstrapService(service: string, serviceModule: Type<unknown> | DynamicModule): Promise<void> {
+export async function bootstrapService(service: string, serviceModule: Type<unknown> | DynamicModule, options: BootstrapOptions = {}): Promise<void> {
   let config;
+  let listen: ListenPlan;
   try {
     config = loadConfig();
+    listen = listenPlan(config, options.controlApi === true);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${service}: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (config.redisUrl) {
+    await checkRedis(config.redisUrl, config.redisStartupWaitMs, (error) => {
+      process.stderr.write(`${service}: refusing to start: ${error.message}\n`);
+      process.exit(2);
+    });
+  }
+  const recordsRefused = await checkRecords(config);
+  if (recordsRefused) {
+    process.stderr.write(`${service}: refusing to start: ${recordsRefused.message}\n`);
     process.exit(2);
   }
   @Module({ imports: [RuntimeModule.forRoot({ service, config }), serviceModule] })
   class ServiceAppModule {}
 
   const logger = createLogger({ level: config.logLevel, service });
-  const app = await NestFactory.create(ServiceAppModule, { logger: new NestPinoLogger(logger) });
+  surviveUnawaitedRedisErrors(logger);
+  // JSON bodies only, up to a named limit: a form or a text/plain body is never even parsed.
+  const app = await NestFactory.create<NestExpressApplication>(ServiceAppModule, { logger: new NestPinoLogger(logger), bodyParser: false });
+  app.useBodyParser('json', { limit: config.controlPlane.maxBodyBytes });
+  app.use(bodyErrors(config.controlPlane.maxBodyBytes));
   // app.close() runs every shutdown hook (workers finish their jobs, then the stores close); unlike
   // enableShutdownHooks(), which re-raises the signal afterwards, a drained service then exits 0.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -37,7 +64,32 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
       );
     });
   }
-  await app.listen(config.port, '0.0.0.0');
+  await app.listen(config.port, listen.address);
   const address = app.getHttpServer().address();
-  logger.info({ port: typeof address === 'object' ? address?.port : address }, `${service} ready`);
+  if (listen.notice) logger.warn({ address: listen.address }, `${service}: ${listen.notice}`);
+  logger.info({ address: listen.address, port: typeof address === 'object' ? address?.port : address }, `${service} ready`);
+}
+
+interface BodyError {
+  type?: string;
+  message?: string;
+}
+interface JsonResponse {
+  status(code: number): { json(body: unknown): unknown };
+}
+
+/** The JSON parser's refusals as JSON answers that name the cause (Express would answer with an HTML page). */
+function bodyErrors(limit: number) {
+  return (error: BodyError, _request: unknown, response: JsonResponse, next: (error?: unknown) => void) => {
+    if (error?.type === 'entity.too.large') {
+      response.status(413).json({
+        statusCode: 413,
+        message: `request body larger than CONTROL_PLANE_MAX_BODY_BYTES (${limit} bytes): send it in parts (the CLI splits seed lists itself)`,
+      });
+    } else if (error?.type === 'entity.parse.failed') {
+      response.status(400).json({ statusCode: 400, message: `body is not valid JSON: ${error.message}` });
+    } else {
+      next(error);
+    }
+  };
 }

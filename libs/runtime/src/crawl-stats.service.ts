@@ -1,5 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
+import { CRAWLER_CONFIG, type CrawlerConfig } from '@crawler/config';
+import { isClusterUrl } from '@crawler/redis';
 import { STATE_STORE, StateStore } from '@crawler/state';
 
 /**
@@ -7,6 +9,13 @@ import { STATE_STORE, StateStore } from '@crawler/state';
  * settle time (250 ms), so a job processed just before one reading always shows as progress in the next.
  */
 export const STATS_FLUSH_MS = 100;
+
+/**
+ * Hashes the totals are spread over on a Redis Cluster: every process adds to them every STATS_FLUSH_MS, and
+ * one hash would be one hot slot on one master. Each flush goes to the next shard; a reading sums them all.
+ * One on a single node: the totals stay the one hash `totals`.
+ */
+export const CLUSTER_STATS_SHARDS = 16;
 
 /**
  * Crawl totals shared by every process (a hash in the state store), mirrored as a Prometheus counter.
@@ -21,9 +30,16 @@ export class CrawlStats {
   private pending = new Map<string, number>();
   private flushing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
+  /** `totals`, then `totals:1` … on a cluster. */
+  private readonly shardKeys: string[];
+  /** Where the next flush adds; processes start at random shards, so they spread from the first flush. */
+  private nextShard: number;
 
-  constructor(@Inject(STATE_STORE) state: StateStore, registry: Registry) {
+  constructor(@Inject(STATE_STORE) state: StateStore, registry: Registry, @Optional() @Inject(CRAWLER_CONFIG) config?: CrawlerConfig) {
     this.store = state.namespace('stats');
+    const shards = isClusterUrl(config?.redisUrl) ? CLUSTER_STATS_SHARDS : 1;
+    this.shardKeys = Array.from({ length: shards }, (_, i) => (i === 0 ? 'totals' : `totals:${i}`));
+    this.nextShard = Math.floor(Math.random() * shards);
     this.events = new Counter({
       name: 'crawler_events_total',
       help: 'Crawl events by kind (fetched, stored, duplicate, disallowed, filtered.<reason>, error.<kind>, …)',
@@ -42,11 +58,14 @@ export class CrawlStats {
     return DONE;
   }
 
-  /** The shared totals, this process's latest counts included. */
+  /** The shared totals, this process's latest counts included: every shard read at once, summed. */
   async totals(): Promise<Record<string, number>> {
     await this.flush();
-    const raw = await this.store.hashGetAll('totals');
-    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, Number(v)]));
+    const totals: Record<string, number> = {};
+    for (const shard of await Promise.all(this.shardKeys.map((key) => this.store.hashGetAll(key)))) {
+      for (const [event, value] of Object.entries(shard)) totals[event] = (totals[event] ?? 0) + Number(value);
+    }
+    return totals;
   }
 
   /** Adds what was counted since the last flush to the totals; on failure the counts wait for the next one. */
@@ -56,7 +75,9 @@ export class CrawlStats {
       const batch = this.pending;
       this.pending = new Map();
       try {
-        await this.store.hashIncrMany('totals', batch);
+        const key = this.shardKeys[this.nextShard];
+        this.nextShard = (this.nextShard + 1) % this.shardKeys.length;
+        await this.store.hashIncrMany(key, batch);
       } catch (error) {
         for (const [event, by] of batch) this.pending.set(event, (this.pending.get(event) ?? 0) + by);
         throw error;

@@ -10,22 +10,49 @@ import {
   PageStore,
   SegmentedPageStore,
 } from '@crawler/content-store';
-import { FrontierStore, MemoryFrontierStore, RedisFrontierStore } from '@crawler/frontier-store';
+import { createRedisFrontierStore, FrontierStore, MemoryFrontierStore } from '@crawler/frontier-store';
 import { BullmqQueueTransport, MemoryQueueTransport, QueueTransport } from '@crawler/queue';
-import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
+import { BatchingRecordsStore, MemoryRecordsStore, PostgresRecordsStore, RecordsStore, RedisRecordsStore } from '@crawler/records';
+import { hashBucketsFor, MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 
 /** Redis when configured (distributed, durable), otherwise in-process memory (embedded). */
 export function createQueueTransport(config: CrawlerConfig): QueueTransport {
+  const outage = { outageMaxMs: config.queueInfraOutageMaxMs, outageBackoffMaxMs: config.queueInfraBackoffMaxMs };
   return config.redisUrl
-    ? new BullmqQueueTransport({ connection: config.redisUrl, prefix: config.prefix, stalledMs: config.queueStalledMs })
-    : new MemoryQueueTransport({ validate: config.queueValidateInProcess, maxWaiting: config.queueMaxWaitingInProcess });
+    ? new BullmqQueueTransport({
+        connection: config.redisUrl,
+        prefix: config.prefix,
+        stalledMs: config.queueStalledMs,
+        maxStalledCount: config.queueMaxStalled,
+        attempts: config.queueAttempts,
+        backoffMs: config.queueBackoffMs,
+        countMaxJobs: config.queueCountMaxJobs,
+        ...outage,
+      })
+    : new MemoryQueueTransport({ validate: config.queueValidateInProcess, maxWaiting: config.queueMaxWaitingInProcess, ...outage });
 }
 
 export function createStateStore(config: CrawlerConfig, onError?: (error: Error) => void): StateStore {
   return config.redisUrl ? new RedisStateStore({ url: config.redisUrl, prefix: config.prefix, onError }) : new MemoryStateStore();
 }
 
-/** The frontier's queues and heap: in Redis (shared, durable) or in memory. */
+/**
+ * The per-page records: PostgreSQL when RECORDS_URL is set (connected and migrated here: a database that
+ * cannot be reached or migrated rejects with RecordsSettingError), else the state store's Redis hashes when
+ * REDIS_URL is, else memory. Only PostgreSQL's calls are batched across jobs (RECORDS_BATCH_LINGER_MS,
+ * RECORDS_BATCH_MAX): memory has no round trip to save, and Redis answers a page's few commands in well under
+ * a millisecond.
+ */
+export async function createRecordsStore(config: CrawlerConfig, state: StateStore): Promise<RecordsStore> {
+  if (config.recordsUrl) {
+    // Each content-seen job records one page: coalesced across jobs, PostgreSQL gets a statement per batch.
+    const postgres = await PostgresRecordsStore.open({ url: config.recordsUrl, poolSize: config.recordsPoolSize });
+    return new BatchingRecordsStore(postgres, { lingerMs: config.recordsBatchLingerMs, maxItems: config.recordsBatchMax });
+  }
+  return config.redisUrl ? new RedisRecordsStore({ state, buckets: hashBucketsFor(config.redisUrl) }) : new MemoryRecordsStore();
+}
+
+/** The frontier's queues and heap: in Redis (shared, durable; sharded on a cluster) or in memory. */
 export function createFrontierStore(config: CrawlerConfig): FrontierStore {
   const f = config.frontier;
   const options = {
@@ -33,12 +60,13 @@ export function createFrontierStore(config: CrawlerConfig): FrontierStore {
     backQueues: f.backQueues,
     priorityBias: f.priorityBias,
     auditLength: f.auditLength,
+    batchMemoryMs: f.batchMemoryMs,
     perHostLimit: f.perHostLimit,
     perIpLimit: f.perIpLimit,
     perIpIntervalMs: f.perIpIntervalMs,
   };
   return config.redisUrl
-    ? new RedisFrontierStore({ url: config.redisUrl, prefix: `${config.prefix}:frontier` }, options)
+    ? createRedisFrontierStore({ url: config.redisUrl, prefix: `${config.prefix}:frontier`, shards: f.shards }, options)
     : new MemoryFrontierStore(options);
 }
 

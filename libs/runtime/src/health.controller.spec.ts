@@ -5,8 +5,10 @@ import { INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore, FsContentStore } from '@crawler/content-store';
+import { RecordsStore } from '@crawler/records';
 import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
 import { HEALTH_CHECK_TIMEOUT_MS, HealthController } from './health.controller';
+import { RedisMemoryGauge } from './redis-memory.service';
 import { RuntimeModule } from './runtime.module';
 
 describe('health endpoints over HTTP (the runtime with memory drivers)', () => {
@@ -95,6 +97,20 @@ describe('HealthController', () => {
     });
   });
 
+  it("checks the records' PostgreSQL when the store has a server of its own, naming it postgresql", async () => {
+    const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
+    const records = (ping?: () => Promise<void>) => ({ ...(ping ? { ping } : {}) }) as unknown as RecordsStore;
+    const away = new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records(() => Promise.reject(new Error('records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432'))));
+    expect(await failure(away.ready())).toEqual({
+      status: 503,
+      body: { service: 'content-seen', status: 'unavailable', checks: { redis: 'ok', s3: 'ok', postgresql: 'records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432' }, failing: ['postgresql'] },
+    });
+    const back = new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records(() => Promise.resolve()));
+    expect((await back.ready()).checks).toEqual({ redis: 'ok', s3: 'ok', postgresql: 'ok' });
+    // Records kept in Redis (or memory) have no server of their own: the state store's check covers them.
+    expect((await new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records()).ready()).checks).toEqual({ redis: 'ok', s3: 'ok' });
+  });
+
   it('gives up on a dependency that does not answer within HEALTH_CHECK_TIMEOUT_MS', async () => {
     jest.useFakeTimers();
     const hung = controller({ get: () => new Promise<never>(() => undefined) }, { ping: () => Promise.resolve() });
@@ -104,6 +120,15 @@ describe('HealthController', () => {
       status: 503,
       body: expect.objectContaining({ checks: { redis: `no answer within ${HEALTH_CHECK_TIMEOUT_MS} ms`, s3: 'ok' }, failing: ['redis'] }),
     });
+  });
+
+  it('is not ready while Redis is at its memory limit, saying so under redis', async () => {
+    const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
+    const gauge = { read: async () => ({ usedBytes: 10 * 1048576, maxBytes: 10 * 1048576, full: true }) } as unknown as RedisMemoryGauge;
+    const full = new HealthController('frontier', config, new MemoryStateStore(), new FsContentStore(dir), undefined, gauge);
+    const answer = await failure(full.ready());
+    expect(answer).toMatchObject({ status: 503, body: { failing: ['redis'], checks: { s3: 'ok' } } });
+    expect(answer.body.checks.redis).toMatch(/^Redis memory full: used 10\.0 MiB of maxmemory 10\.0 MiB; intake paused/);
   });
 
   it('is no longer ready once the service is shutting down, though still live', async () => {

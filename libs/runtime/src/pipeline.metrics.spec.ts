@@ -76,6 +76,8 @@ describe('Pipeline metrics: queue rates', () => {
     const text = await registry.metrics();
     expect(sample(text, 'crawler_queue_jobs_sent_total{queue="fetch"}')).toBe(1);
     expect(sample(text, 'crawler_queue_jobs_handled_total{queue="fetch",outcome="completed"}')).toBe(1);
-    expect(text).not.toContain(`queue="${shard}"`);
+    expect(sample(text, 'crawler_events_total{event="processed.fetch"}')).toBe(1);
+    // Nor in an event's name: every restart of a downloader (a new id) would start new series.
+    expect(text).not.toContain('dl-1');
   });
 });

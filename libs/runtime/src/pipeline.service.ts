@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { baseQueue, type JobOf, type QueueName } from '@crawler/contracts';
+import { metricQueue, type JobOf, type QueueName } from '@crawler/contracts';
 import { LOGGER, Logger } from '@crawler/logging';
-import { ConsumeOptions, JobOptions, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
+import { ConsumeOptions, infrastructureCause, isRedisOutOfMemory, JobOptions, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CircuitBreaker } from './circuit-breaker';
 import { CrawlStats } from './crawl-stats.service';
@@ -34,7 +34,7 @@ export class Pipeline {
     });
     this.handled = new Counter({
       name: 'crawler_queue_jobs_handled_total',
-      help: 'Jobs handled by this process, by queue and outcome (completed, failed: the handler threw and the job is retried)',
+      help: 'Jobs handled by this process, by queue and outcome (completed; failed: the handler threw and the job is retried; outage: it threw because Redis, S3 or PostgreSQL is down, and is retried until the outage ends)',
       labelNames: ['queue', 'outcome'],
       registers: [registry],
     });
@@ -53,7 +53,8 @@ export class Pipeline {
     this.consumed.add(queue);
     const breaker = new CircuitBreaker(this.config.breaker);
     const unexpected = this.logger.child({ log: 'unexpected' });
-    const label = baseQueue(queue);
+    const outage = this.logger.child({ log: 'infrastructure' });
+    const label = metricQueue(queue);
     return this.queues.consume(
       queue,
       async (payload) => {
@@ -63,19 +64,28 @@ export class Pipeline {
           await handler(payload);
         } catch (error) {
           // Anticipated failures (timeouts, refusals, HTTP errors) are outcomes, not exceptions: whatever
-          // reaches here was not anticipated. The transport retries with backoff; it is never swallowed.
-          unexpected.error({ event: 'job-failed', queue, err: error, payload: summarize(payload) }, 'unexpected error');
-          this.handled.inc({ queue: label, outcome: 'failed' });
-          await this.stats.count(`failed.${queue}`);
+          // reaches here was not anticipated. The transport retries with backoff; it is never swallowed. An
+          // outage of the infrastructure is retried until it ends, and said as such rather than as a bug.
+          const cause = infrastructureCause(error);
+          if (cause) {
+            const full = isRedisOutOfMemory(error);
+            outage.warn({ event: 'outage-retry', queue, cause, ...(full ? { outOfMemory: true } : {}), err: error, payload: summarize(payload) }, full ? 'Redis is full (OOM): retrying until memory is freed' : `${cause} unavailable: retrying until it is back`);
+            this.handled.inc({ queue: label, outcome: 'outage' });
+            await this.stats.count(`outage-retry.${label}`);
+          } else {
+            unexpected.error({ event: 'job-failed', queue, err: error, payload: summarize(payload) }, 'unexpected error');
+            this.handled.inc({ queue: label, outcome: 'failed' });
+            await this.stats.count(`failed.${label}`);
+          }
           if (breaker.failure()) {
             unexpected.error({ event: 'breaker-open', queue, cooldownMs: this.config.breaker.cooldownMs }, 'too many unexpected errors: pausing');
-            await this.stats.count(`breaker-open.${queue}`);
+            await this.stats.count(`breaker-open.${label}`);
           }
           throw error;
         }
         end();
         this.handled.inc({ queue: label, outcome: 'completed' });
-        await this.stats.count(`processed.${queue}`);
+        await this.stats.count(`processed.${label}`);
       },
       options,
     );
@@ -83,7 +93,7 @@ export class Pipeline {
 
   async send<Q extends QueueName>(queue: Q, payload: JobOf<Q>, options?: JobOptions): Promise<void> {
     await this.queues.add(queue, payload, options);
-    this.sent.inc({ queue: baseQueue(queue) });
+    this.sent.inc({ queue: metricQueue(queue) });
   }
 }
 

@@ -29,6 +29,10 @@ export interface PluginClaims {
   forContentType(contentType: string): PluginManifest | undefined;
   /** The plugins that want every new parsed page. */
   readonly pageHooks: readonly PluginManifest[];
+  /** Some plugin wants links to carry the page they were found on (PluginManifest.referrers). */
+  readonly referrers: boolean;
+  /** The plugin that takes this fetched HTML page before the parser (`claims.pages`), if any. */
+  claimsPage(url: string): PluginManifest | undefined;
 }
 
 /** The manifests compiled into lookups. Pure: unit-tested on its own. */
@@ -37,7 +41,9 @@ export function compilePluginClaims(manifests: readonly PluginManifest[]): Plugi
   const exactTypes = new Map<string, PluginManifest>();
   const typeRanges: [string, PluginManifest][] = [];
   const patterns: [RegExp, PluginManifest][] = [];
+  const pagePatterns: [RegExp, PluginManifest][] = [];
   for (const manifest of manifests) {
+    for (const pattern of manifest.claims.pages ?? []) pagePatterns.push([globToRegExp(pattern), manifest]);
     for (const ext of manifest.claims.extensions) if (!byExtension.has(ext)) byExtension.set(ext, manifest);
     for (const type of manifest.claims.contentTypes) {
       if (type.endsWith('/*')) typeRanges.push([type.slice(0, -1), manifest]);
@@ -51,6 +57,17 @@ export function compilePluginClaims(manifests: readonly PluginManifest[]): Plugi
     fetchesNothing,
     extensions: new Set(byExtension.keys()),
     pageHooks: manifests.filter((m) => m.pageHook),
+    referrers: manifests.some((m) => m.referrers === true),
+    claimsPage(input) {
+      if (pagePatterns.length === 0) return undefined;
+      let path: string;
+      try {
+        path = new URL(input).pathname;
+      } catch {
+        return undefined;
+      }
+      return pagePatterns.find(([re]) => re.test(path))?.[1];
+    },
     claimsUrl(input) {
       if (fetchesNothing) return undefined;
       let url: URL;

@@ -1,21 +1,27 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown, BeforeApplicationShutdown } from '@nestjs/common';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { BODY_STAGING, BodyStaging, CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createLogger, FetchLog, LOGGER, Logger } from '@crawler/logging';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
+import { RECORDS_STORE, RecordsStore } from '@crawler/records';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { CompletionProbe } from './completion-probe.service';
 import { CrawlActivity } from './crawl-activity.service';
+import { HostsAside } from './hosts-aside.service';
 import { CrawlStats } from './crawl-stats.service';
-import { createBodyStaging, createContentStore, createFrontierStore, createPageStore, createQueueTransport, createStateStore } from './drivers.factory';
+import { createBodyStaging, createContentStore, createFrontierStore, createPageStore, createQueueTransport, createRecordsStore, createStateStore } from './drivers.factory';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { PauseSwitch } from './pause-switch.service';
 import { Pipeline } from './pipeline.service';
 import { PluginRegistry } from './plugin-registry.service';
 import { QueueDepthMetrics } from './queue-depth.metrics';
+import { RedisMemoryGauge } from './redis-memory.service';
+import { UnreachedHostsRegistry } from './unreached-hosts.service';
+import { FailedUrls } from './failed-urls.service';
+import { HubLinks } from './hub-links.service';
 import { SERVICE_NAME } from './runtime.tokens';
 
 /** Closes the transport first (workers finish what they hold), then the stores they write to. */
@@ -23,6 +29,7 @@ class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicatio
   constructor(
     @Inject(QUEUE_TRANSPORT) private readonly queues: QueueTransport,
     @Inject(STATE_STORE) private readonly state: StateStore,
+    @Inject(RECORDS_STORE) private readonly records: RecordsStore,
     @Inject(FRONTIER_STORE) private readonly frontier: FrontierStore,
     @Inject(BODY_STAGING) private readonly staging: BodyStaging,
     @Inject(PAGE_STORE) private readonly pages: PageStore,
@@ -43,6 +50,7 @@ class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicatio
     await this.fetchLog.close();
     await this.stats.close().catch((err) => this.logger.warn({ event: 'stats-lost', err }, 'the last crawl counts could not be saved'));
     await this.activity.close().catch((err) => this.logger.warn({ event: 'activity-lost', err }, 'the last recent activity could not be saved'));
+    await this.records.close();
     await this.state.close();
     await this.frontier.close();
     this.logger.info('stopped');
@@ -81,11 +89,18 @@ export class RuntimeModule {
             const registry = new Registry();
             registry.setDefaultLabels({ service });
             collectDefaultMetrics({ register: registry });
+            // prom-client names a few gauges like counters (nodejs_active_handles_total…); tools treat
+            // `_total` as a counter (rate() of a gauge is wrong). The same numbers, by type, stay in
+            // nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
+            for (const metric of registry.getMetricsAsArray()) {
+              if (metric instanceof Gauge && metric.name.endsWith('_total')) registry.removeSingleMetric(metric.name);
+            }
             return registry;
           },
         },
         { provide: QUEUE_TRANSPORT, useFactory: () => createQueueTransport(config) },
         { provide: STATE_STORE, useFactory: () => createStateStore(config, redisErrorReporter(logger)) },
+        { provide: RECORDS_STORE, useFactory: (state: StateStore) => createRecordsStore(config, state), inject: [STATE_STORE] },
         { provide: CONTENT_STORE, useFactory: () => createContentStore(config) },
         {
           provide: BODY_STAGING,
@@ -99,8 +114,13 @@ export class RuntimeModule {
         CompletionProbe,
         PauseSwitch,
         CrawlActivity,
+        HostsAside,
+        UnreachedHostsRegistry,
+        FailedUrls,
+        HubLinks,
         PluginRegistry,
         QueueDepthMetrics,
+        RedisMemoryGauge,
         InfrastructureLifecycle,
       ],
       exports: [
@@ -111,6 +131,7 @@ export class RuntimeModule {
         Registry,
         QUEUE_TRANSPORT,
         STATE_STORE,
+        RECORDS_STORE,
         CONTENT_STORE,
         BODY_STAGING,
         PAGE_STORE,
@@ -120,7 +141,12 @@ export class RuntimeModule {
         CompletionProbe,
         PauseSwitch,
         CrawlActivity,
+        HostsAside,
+        UnreachedHostsRegistry,
+        FailedUrls,
+        HubLinks,
         PluginRegistry,
+        RedisMemoryGauge,
       ],
     };
   }

@@ -4,7 +4,8 @@ import { hammingDistance, toHex } from './simhash';
 import { SimhashIndex } from './simhash-index';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const uniquePrefix = () => `test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
+const uniquePrefix = () => `t17s-simhash-${process.pid}-${Math.random().toString(36).slice(2)}`;
 
 /** Deterministic random simhashes (xorshift32), so the statistics below never flake. */
 function randomSimhashes(seed: number) {
@@ -151,6 +152,8 @@ function simhashIndexContract(name: string, make: () => StateStore) {
 
 simhashIndexContract('the memory state store', () => new MemoryStateStore({ prefix: 'crawl' }));
 simhashIndexContract('the Redis state store', () => new RedisStateStore({ url: REDIS_URL, prefix: uniquePrefix() }));
+// A simhash's band buckets are keys of different slots: read and filed one script per slot.
+simhashIndexContract('the Redis state store on a cluster', () => new RedisStateStore({ url: REDIS_CLUSTER_URL, prefix: uniquePrefix() }));
 
 describe('SimhashIndex in Redis', () => {
   let redis: Redis;

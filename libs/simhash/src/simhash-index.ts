@@ -109,8 +109,8 @@ export class SimhashIndex {
   }
 }
 
-/** `width` (≤ 32) bits of the simhash from bit `start` (0 = most significant), as a number. */
-function bitsAt(hi: number, lo: number, start: number, width: number): number {
+/** `width` (≤ 32) bits of the simhash from bit `start` (0 = most significant), as an unsigned number: a band's value. */
+export function bitsAt(hi: number, lo: number, start: number, width: number): number {
   let value = 0;
   for (let bit = start; bit < start + width; bit++) {
     const set = bit < 32 ? (hi >>> (31 - bit)) & 1 : (lo >>> (63 - bit)) & 1;

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import { createRedis, groupBySlot, isCluster, scanKeys, unlinkKeys, type RedisClient } from '@crawler/redis';
 import type { StateStore } from './state-store';
 
 export type RedisStateStoreOptions = {
@@ -6,15 +6,25 @@ export type RedisStateStoreOptions = {
   prefix: string;
 } & (
   | {
-      /** Redis URL; the store opens its own connection and closes it in `close()`. */
+      /** REDIS_URL (one node or a cluster); the store opens its own connection and closes it in `close()`. */
       url: string;
       /** Told of connection errors (ioredis keeps reconnecting; without a listener it prints each one raw). */
       onError?: (error: Error) => void;
     }
-  | { /** A connection to share; the store never closes it. */ client: Redis }
+  | {
+      /**
+       * A connection to share; the store never closes it. A cluster client with auto-pipelining must list
+       * `stateSetAddMany` and `stateSetMembersMany` in `autoPipeliningIgnoredCommands`.
+       */
+      client: RedisClient;
+    }
 );
 
-/** The compound operations, each one Lua script so it is atomic. Without `numberOfKeys`, the first argument gives it. */
+/**
+ * The compound operations, each one Lua script so it is atomic. Without `numberOfKeys`, the first argument
+ * gives it. A script's keys must share one slot on a cluster: a list and its active flag do (the flag is
+ * tagged with the list's name); the many-set scripts are sent once per slot.
+ */
 const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
   // KEYS: list, active flag. ARGV: front ('1' or '0'), items. Front items keep their order at the head.
   stateQueuePush: {
@@ -84,7 +94,16 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
   },
 };
 
-interface ScriptedRedis extends Redis {
+/**
+ * Scripts that take their key count first: a cluster client's auto-pipelining would route them by that number
+ * and batch them with commands of other slots, so they are sent on their own (each is already one batch).
+ */
+export const MANY_KEY_SCRIPTS = ['stateSetAddMany', 'stateSetMembersMany'];
+
+/** Never auto-pipelined on a cluster: the key-count-first scripts, and BITFIELD, whose thousands of arguments ioredis would copy to find its key. */
+export const NOT_AUTO_PIPELINED = [...MANY_KEY_SCRIPTS, 'bitfield'];
+
+type ScriptedRedis = RedisClient & {
   stateQueuePush(list: string, flag: string, front: string, ...items: string[]): Promise<number>;
   stateQueueHeadOrIdle(list: string, flag: string): Promise<string | null>;
   stateQueueRemoveHead(list: string, item: string): Promise<number>;
@@ -93,7 +112,7 @@ interface ScriptedRedis extends Redis {
   stateSetAddMany(numberOfKeys: number, ...keysThenMembers: string[]): Promise<number[]>;
   stateSetMembersMany(numberOfKeys: number, ...keys: string[]): Promise<string[][]>;
   stateHashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
-}
+};
 
 /** The shared driver: all replicas see the same state, and it outlives restarts. */
 export class RedisStateStore implements StateStore {
@@ -106,7 +125,7 @@ export class RedisStateStore implements StateStore {
     if (!options.prefix) throw new Error('RedisStateStore needs a non-empty prefix');
     this.prefix = options.prefix;
     this.ownsConnection = 'url' in options;
-    const redis = 'url' in options ? new Redis(options.url, { enableAutoPipelining: true }) : options.client;
+    const redis = 'url' in options ? createRedis(options.url, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: NOT_AUTO_PIPELINED }) : options.client;
     if ('url' in options) redis.on('error', options.onError ?? (() => undefined));
     for (const [name, { numberOfKeys, lua }] of Object.entries(SCRIPTS)) {
       // Namespace views share a client that already has them.
@@ -219,15 +238,22 @@ export class RedisStateStore implements StateStore {
     return this.redis.smembers(this.key(key));
   }
 
+  /** One script on a node; on a cluster one per slot, in parallel, so each slot's sets are read at one instant. */
   async setMembersMany(keys: string[]): Promise<string[][]> {
     if (keys.length === 0) return [];
-    return this.redis.stateSetMembersMany(keys.length, ...keys.map((key) => this.key(key)));
+    const fullKeys = keys.map((key) => this.key(key));
+    return this.perSlot(fullKeys, (k) => k, (group) => this.redis.stateSetMembersMany(group.length, ...group));
   }
 
+  /** One atomic script on a node; on a cluster one per slot, in parallel: atomic per slot, not across slots. */
   async setAddMany(entries: [key: string, member: string][]): Promise<boolean[]> {
     if (entries.length === 0) return [];
-    const keys = entries.map(([key]) => this.key(key));
-    const added = await this.redis.stateSetAddMany(entries.length, ...keys, ...entries.map(([, member]) => member));
+    const fullEntries = entries.map(([key, member]): [string, string] => [this.key(key), member]);
+    const added = await this.perSlot(
+      fullEntries,
+      ([key]) => key,
+      (group) => this.redis.stateSetAddMany(group.length, ...group.map(([key]) => key), ...group.map(([, member]) => member)),
+    );
     return added.map((n) => n === 1);
   }
 
@@ -258,7 +284,8 @@ export class RedisStateStore implements StateStore {
     const args: (string | number)[] = [];
     for (const offsets of groups) for (const offset of offsets) args.push('SET', 'u1', offset, 1);
     if (args.length === 0) return groups.map(() => true);
-    const old = (await this.redis.call('BITFIELD', this.key(key), ...args)) as number[];
+    // Lower case: ioredis matches autoPipeliningIgnoredCommands against the name exactly as called.
+    const old = (await this.redis.call('bitfield', this.key(key), ...args)) as number[];
     let at = 0;
     return groups.map((offsets) => {
       let all = true;
@@ -271,13 +298,11 @@ export class RedisStateStore implements StateStore {
     return this.redis.bitcount(this.key(key));
   }
 
+  /** Every master is scanned (a cluster spreads the namespace over them); active flags begin with `{`. */
   async clear(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${escapeGlob(this.prefix)}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await this.redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    for (const match of [`${escapeGlob(this.prefix)}:*`, `{${escapeGlob(this.prefix)}:*`]) {
+      for await (const keys of scanKeys(this.redis, match)) await unlinkKeys(this.redis, keys);
+    }
   }
 
   async close(): Promise<void> {
@@ -288,8 +313,27 @@ export class RedisStateStore implements StateStore {
     return `${this.prefix}:${key}`;
   }
 
+  /**
+   * The list's active flag, in the list's slot (a script takes both): `{list}:~active`. A list whose name
+   * already has braces keeps its own hash tag in `list:~active`.
+   */
   private activeFlag(key: string): string {
-    return `${this.prefix}:${key}:~active`;
+    const list = this.key(key);
+    return /[{}]/.test(list) ? `${list}:~active` : `{${list}}:~active`;
+  }
+
+  /**
+   * Runs `run` on the items of each slot (all at once on a node) in parallel, and answers the runs' answers
+   * in the items' order.
+   */
+  private async perSlot<T, A>(items: T[], keyOf: (item: T) => string, run: (group: T[]) => Promise<A[]>): Promise<A[]> {
+    if (!isCluster(this.redis)) return run(items);
+    const indexed = items.map((item, at) => ({ item, at }));
+    const groups = [...groupBySlot(indexed, ({ item }) => keyOf(item)).values()];
+    const answers = await Promise.all(groups.map((group) => run(group.map(({ item }) => item))));
+    const inOrder = new Array<A>(items.length);
+    groups.forEach((group, g) => group.forEach(({ at }, i) => (inOrder[at] = answers[g][i])));
+    return inOrder;
   }
 }
 

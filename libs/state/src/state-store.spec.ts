@@ -1,14 +1,19 @@
+import { createRedis, isCluster, mastersOf, slotOf, type RedisClient } from '@crawler/redis';
 import { Redis } from 'ioredis';
 import { MemoryStateStore } from './memory-state.driver';
-import { RedisStateStore } from './redis-state.driver';
+import { MANY_KEY_SCRIPTS, NOT_AUTO_PIPELINED, RedisStateStore } from './redis-state.driver';
 import { stateStoreContract } from './state-store.contract';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const uniquePrefix = () => `test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
+const uniquePrefix = () => `t17s-state-${process.pid}-${Math.random().toString(36).slice(2)}`;
 
 stateStoreContract('memory', async () => new MemoryStateStore());
 stateStoreContract('memory with a prefix', async () => new MemoryStateStore({ prefix: 'crawl' }));
 stateStoreContract('redis', async () => new RedisStateStore({ url: REDIS_URL, prefix: uniquePrefix() }));
+// The same contract on a Redis Cluster: a script, MULTI or multi-key command whose keys are in different
+// slots is refused there (CROSSSLOT), so every operation passing here keeps to one slot per step.
+stateStoreContract('redis cluster', async () => new RedisStateStore({ url: REDIS_CLUSTER_URL, prefix: uniquePrefix() }));
 
 describe('RedisStateStore', () => {
   let redis: Redis;
@@ -20,19 +25,19 @@ describe('RedisStateStore', () => {
   });
 
   afterEach(async () => {
-    const leftovers = await redis.keys(`${prefix}*`);
+    const leftovers = await redis.keys(`*${prefix}*`);
     if (leftovers.length > 0) await redis.del(...leftovers);
     await redis.quit();
   });
 
-  it('stores keys as `prefix:key` and clear() leaves none behind', async () => {
+  it('stores keys as `prefix:key`, a queue flag as `{prefix:key}:~active`, and clear() leaves none behind', async () => {
     const store = new RedisStateStore({ url: REDIS_URL, prefix });
     await store.set('k', 'v');
     await store.namespace('ns').queuePush('q', ['a']);
-    const keys = (await redis.keys(`${prefix}:*`)).sort();
-    expect(keys).toEqual([`${prefix}:k`, `${prefix}:ns:q`, `${prefix}:ns:q:~active`]);
+    const keys = (await redis.keys(`*${prefix}*`)).sort();
+    expect(keys).toEqual([`${prefix}:k`, `${prefix}:ns:q`, `{${prefix}:ns:q}:~active`].sort());
     await store.clear();
-    expect(await redis.keys(`${prefix}*`)).toEqual([]);
+    expect(await redis.keys(`*${prefix}*`)).toEqual([]);
     await store.close();
   });
 
@@ -61,5 +66,88 @@ describe('RedisStateStore', () => {
     await store.set('k', 'v');
     await store.close();
     expect(await redis.get(`${prefix}:k`)).toBe('v');
+  });
+});
+
+describe('RedisStateStore on a Redis Cluster', () => {
+  let cluster: RedisClient;
+  let store: RedisStateStore;
+  let prefix: string;
+  const sets = Array.from({ length: 24 }, (_, i) => `s${i}`);
+
+  beforeEach(() => {
+    cluster = createRedis(REDIS_CLUSTER_URL, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: MANY_KEY_SCRIPTS });
+    prefix = uniquePrefix();
+    store = new RedisStateStore({ client: cluster, prefix });
+  });
+
+  afterEach(async () => {
+    await store.clear();
+    await cluster.quit();
+  });
+
+  it('is really a cluster whose sets here spread over slots and masters (else the tests below prove nothing)', async () => {
+    expect(isCluster(cluster)).toBe(true);
+    await store.setAddMany(sets.map((key) => [key, 'm']));
+    const keysPerMaster = await Promise.all(mastersOf(cluster).map(async (node) => (await node.keys(`${prefix}:*`)).length));
+    expect(keysPerMaster.filter((n) => n > 0).length).toBeGreaterThan(1);
+    const slots = new Set(sets.map((key) => slotOf(`${prefix}:${key}`)));
+    expect(slots.size).toBe(sets.length);
+  });
+
+  it('refuses one script over sets of different slots: what setAddMany splits by slot', async () => {
+    const plain = createRedis(REDIS_CLUSTER_URL); // no auto-pipelining: the cluster itself refuses
+    try {
+      const script = "return redis.call('SADD', KEYS[1], 'x') + redis.call('SADD', KEYS[2], 'x')";
+      await expect(plain.eval(script, 2, 't17s-state-a', 't17s-state-b')).rejects.toThrow(/CROSSSLOT/);
+    } finally {
+      await plain.quit();
+    }
+  });
+
+  it('adds to and reads sets over many slots in one call, answering in the caller order', async () => {
+    const entries: [string, string][] = sets.flatMap((key, i) => [[key, `m${i}`], [key, `m${i}`], [sets[(i + 1) % sets.length], `n${i}`]]);
+    const answers = await store.setAddMany(entries);
+    expect(answers).toEqual(sets.flatMap(() => [true, false, true]));
+    const members = await store.setMembersMany([...sets].reverse());
+    expect(members.map((m) => m.sort())).toEqual(
+      [...sets].reverse().map((key) => {
+        const i = sets.indexOf(key);
+        return [`m${i}`, `n${(i - 1 + sets.length) % sets.length}`].sort();
+      }),
+    );
+  });
+
+  it('clears, from a store that has sent nothing yet, every key of its prefix on every master', async () => {
+    await store.setAddMany(sets.map((key) => [key, 'm']));
+    await store.namespace('ns').queuePush('q', ['a']);
+    const fresh = new RedisStateStore({ url: REDIS_CLUSTER_URL, prefix });
+    await fresh.clear();
+    await fresh.close();
+    const left = await Promise.all(mastersOf(cluster).map((node) => node.keys(`*${prefix}*`)));
+    expect(left.flat()).toEqual([]);
+  });
+
+  it('sends a Bloom batch (BITFIELD) on its own, never in an automatic pipeline', async () => {
+    const client = createRedis(REDIS_CLUSTER_URL, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: NOT_AUTO_PIPELINED });
+    const bits = new RedisStateStore({ client, prefix });
+    try {
+      await client.ping();
+      const pending = bits.bitsTestAndSet('bloom', [[1, 2, 3], [4, 5]]);
+      // Queued for an automatic pipeline, it would wait there for the next tick; sent on its own, it is not.
+      expect(client.autoPipelineQueueSize).toBe(0);
+      expect(await pending).toEqual([false, false]);
+      expect(await bits.bitsTestAndSet('bloom', [[1, 2, 3], [4, 6]])).toEqual([true, false]);
+    } finally {
+      await client.quit();
+    }
+  });
+
+  it('keeps a queue and its active flag in one slot, and del removes both', async () => {
+    expect(await store.queuePush('q', ['a'])).toBe(true);
+    expect(await store.queuePush('q', ['b'])).toBe(false);
+    await store.del('q');
+    expect(await store.queuePush('q', ['c'])).toBe(true);
+    expect(await store.queueHeadOrIdle('q')).toBe('c');
   });
 });

@@ -33,13 +33,14 @@ export interface StateStore {
   /** Removes a member; answers how many members are left (0: the set is gone), in the same step. */
   setRemove(key: string, member: string): Promise<number>;
   setMembers(key: string): Promise<string[]>;
-  /** The members of each set, in one step (one round trip however many sets). */
+  /** The members of each set, in one step (one round trip however many sets; on a Redis Cluster one per slot, in parallel). */
   setMembersMany(keys: string[]): Promise<string[][]>;
 
   /**
    * Adds each member to its own set, every entry in one atomic step (one round trip however many sets);
    * answers, for each entry, whether its member was new to its set. For a set split into many small ones
-   * (URL-seen's fingerprint buckets).
+   * (URL-seen's fingerprint buckets). On a Redis Cluster, one atomic step per slot, in parallel: each
+   * entry is still added and answered atomically, but the batch is not one instant.
    */
   setAddMany(entries: [key: string, member: string][]): Promise<boolean[]>;
 

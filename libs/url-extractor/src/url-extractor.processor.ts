@@ -17,11 +17,17 @@ export class UrlExtractorProcessor implements OnApplicationBootstrap {
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {}
 
+  /** The recrawl policy `hubs` counts each page's new links by their referrer (HubLinks). */
+  private get countsHubLinks(): boolean {
+    const { recrawl, recrawlPolicy } = this.config.frontier;
+    return recrawl && recrawlPolicy === 'hubs';
+  }
+
   async onApplicationBootstrap() {
     await this.pipeline.consume(
       QueueName.ExtractLinks,
       async (page) => {
-        const urls = this.extractor.extract(page, page.kind === 'sitemap' ? undefined : await this.plugins.claims());
+        const urls = this.extractor.extract(page, page.kind === 'sitemap' ? undefined : await this.plugins.claims(), this.countsHubLinks);
         await this.stats.count('links.extracted', urls.length);
         // A sitemap lists up to 50,000 URLs: more than one message may carry.
         for (let i = 0; i < urls.length; i += MAX_BATCH) {

@@ -98,6 +98,21 @@ describe('UrlExtractorService', () => {
       ]);
     });
 
+    it('gives every link its page as referrer while a plugin asks for referrers, following no asset it does not claim', () => {
+      const focus = compilePluginClaims([{ v: SCHEMA_VERSION, name: 'focus', claims: { contentTypes: [], extensions: [], urlPatterns: [] }, pageHook: true, referrers: true, queue: pluginQueue('focus') }]);
+      expect(extractor.extract(page({ links }), focus).map((u) => [u.url, u.referrer])).toEqual([
+        ['http://a.test/next', 'http://a.test/dir/page'],
+        ['http://a.test/report.png', 'http://a.test/dir/page'],
+      ]);
+    });
+
+    it('gives every link its page as referrer when the caller asks (the recrawl policy hubs), with no plugin', () => {
+      expect(extractor.extract(page({ links }), undefined, true).map((u) => [u.url, u.referrer])).toEqual([
+        ['http://a.test/next', 'http://a.test/dir/page'],
+        ['http://a.test/report.png', 'http://a.test/dir/page'],
+      ]);
+    });
+
     it('still obeys nofollow for claimed URLs', () => {
       expect(extractor.extract(page({ links, nofollow: true }), png)).toEqual([]);
     });

@@ -12,12 +12,14 @@ const NO_PLUGINS = compilePluginClaims([]);
  * and the page, non-web schemes dropped, `rel=nofollow` and page-level nofollow obeyed, repeats removed.
  *
  * Plugins: an `<img src>` or a non-page `<link>` (an icon…) is followed only when an enabled plugin claims
- * its URL (`claims`), and a claimed URL carries the page as its `referrer`. With no plugin the result is
- * exactly the core's.
+ * its URL (`claims`), and a claimed URL carries the page as its `referrer` (every link does while a plugin
+ * asks for referrers, e.g. a prioritizer learning where links lead). With no plugin the result is
+ * exactly the core's. `referrers` asks for every link's referrer without a plugin (the recrawl policy
+ * `hubs` counts each page's new links by it).
  */
 @Injectable()
 export class UrlExtractorService {
-  extract(page: PageLinks, claims: PluginClaims = NO_PLUGINS): CrawlUrl[] {
+  extract(page: PageLinks, claims: PluginClaims = NO_PLUGINS, referrers = false): CrawlUrl[] {
     if (page.kind === 'sitemap') return this.fromSitemap(page);
     if (page.nofollow) return [];
     const seen = new Set<string>();
@@ -33,7 +35,8 @@ export class UrlExtractorService {
       const claimed = claims.fetchesNothing ? undefined : claims.claimsUrl(url);
       if (asset && !claimed) continue;
       seen.add(url);
-      urls.push(claimed ? { url, depth: page.depth + 1, source: 'link', hops: 0, referrer: page.url } : { url, depth: page.depth + 1, source: 'link', hops: 0 });
+      const referred = claimed !== undefined || claims.referrers || referrers;
+      urls.push(referred ? { url, depth: page.depth + 1, source: 'link', hops: 0, referrer: page.url } : { url, depth: page.depth + 1, source: 'link', hops: 0 });
     }
     return urls;
   }

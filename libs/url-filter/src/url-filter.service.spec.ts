@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '@crawler/config';
 import { CrawlUrl, PluginManifest, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
 import { PluginRegistry, PluginUnavailableError } from '@crawler/runtime';
 import type { Logger } from '@crawler/logging';
-import { MemoryStateStore, StateStore } from '@crawler/state';
+import { hashBucketsFor, MemoryStateStore, PartitionedHash, RedisStateStore, StateStore } from '@crawler/state';
 import { DEFAULT_STRIP_PARAMS, registrableDomain } from '@crawler/url';
 import { stripParamsOption, UrlFilterService } from './url-filter.service';
 
@@ -200,6 +200,41 @@ describe('UrlFilterService', () => {
       ]);
       expect(accepted.map((u) => u.url)).toEqual(['http://blog.a.test/', 'http://a.test/', 'http://x.y.a.test/']);
       expect(rejected).toEqual({ 'out-of-scope': 2 });
+    });
+
+    it('refuses seeds, links, redirect targets and sitemaps on ports no HTTP should reach', async () => {
+      const f = filter({ 'filter.scope': 'host' });
+      const { accepted, rejected } = await f.filter([
+        seed('http://site.test:25/'),
+        seed('http://site.test/'),
+        link('http://site.test:6379/'),
+        link('http://site.test:9000/bucket'),
+        link('https://site.test:22/'),
+        link('http://site.test:81/'),
+        link('http://site.test:5432/'),
+        link('http://[::1]:11211/'),
+        redirect('http://site.test:27017/', 1),
+        sitemap('http://site.test:9200/sitemap.xml'),
+        link('http://site.test:8080/ok'),
+        link('http://site.test:45123/ok'),
+        link('https://site.test:443/ok'),
+      ]);
+      expect(rejected).toEqual({ port: 9 });
+      expect(urls({ accepted })).toEqual(['http://site.test/', 'http://site.test:8080/ok', 'http://site.test:45123/ok', 'https://site.test/ok']);
+    });
+
+    it('takes the ports from URL_FILTER_ALLOWED_PORTS and URL_FILTER_BLOCKED_PORTS', async () => {
+      const f = filter({}, new MemoryStateStore(), { URL_FILTER_ALLOWED_PORTS: '443,8000-8999,9000', URL_FILTER_BLOCKED_PORTS: '8080' });
+      const { accepted, rejected } = await f.filter([
+        link('https://site.test/'),
+        link('http://site.test/'),
+        link('http://site.test:8080/'),
+        link('http://site.test:8081/'),
+        link('http://site.test:9000/'),
+        link('http://site.test:9001/'),
+      ]);
+      expect(rejected).toEqual({ port: 3 });
+      expect(urls({ accepted })).toEqual(['https://site.test/', 'http://site.test:8081/', 'http://site.test:9000/']);
     });
 
     it('keeps sites under a private PSL suffix apart', async () => {
@@ -533,5 +568,42 @@ describe('UrlFilterService: per-host page budget', () => {
     expect(urls(await limited.filter([sitemap('http://a.test/sitemap.xml'), sitemap('http://a.test/sitemap-2.xml'), link('http://a.test/')]))).toHaveLength(3);
     const unlimited = filter({ 'filter.maxPagesPerHost': 0 });
     expect(urls(await unlimited.filter(pages('a.test', 50)))).toHaveLength(50);
+  });
+});
+
+describe('UrlFilterService: per-host page budget on a Redis Cluster', () => {
+  const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
+  const env = { REDIS_URL: REDIS_CLUSTER_URL };
+  const pages = (host: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => link(`http://${host}/p/${from + i}`));
+  let state: RedisStateStore;
+  let hostPages: PartitionedHash;
+
+  beforeEach(() => {
+    state = new RedisStateStore({ url: REDIS_CLUSTER_URL, prefix: `t17h-url-filter-${process.pid}-${Math.random().toString(36).slice(2)}` });
+    hostPages = new PartitionedHash(state.namespace('url-filter'), 'host-pages', hashBucketsFor(REDIS_CLUSTER_URL));
+  });
+
+  afterEach(async () => {
+    await state.clear();
+    await state.close();
+  });
+
+  it('admits maxPagesPerHost URLs of each of many hosts in one batch, counted in the host-pages buckets', async () => {
+    const f = filter({ 'filter.maxPagesPerHost': 2 }, state, env);
+    const hosts = Array.from({ length: 30 }, (_, i) => `h${i}.test`);
+    const result = await f.filter(hosts.flatMap((host) => pages(host, 3)));
+    expect(urls(result)).toEqual(hosts.flatMap((host) => pages(host, 2).map((u) => u.url)));
+    expect(result.rejected).toEqual({ 'host-budget': 30 });
+    expect(await hostPages.getAll()).toEqual(Object.fromEntries(hosts.map((host) => [host, '2'])));
+    expect(new Set(hosts.map((host) => hostPages.keyOf(host))).size).toBeGreaterThan(20);
+    expect(await state.namespace('url-filter').hashGetAll('host-pages')).toEqual({});
+  });
+
+  it('never admits more than the budget, however many replicas ask at once', async () => {
+    const replicas = [filter({ 'filter.maxPagesPerHost': 10 }, state, env), filter({ 'filter.maxPagesPerHost': 10 }, state, env)];
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => replicas[i % 2].filter([...pages('a.test', 1, i), ...pages('b.test', 1, i)])));
+    expect(results.reduce((n, r) => n + r.accepted.length, 0)).toBe(20);
+    expect(await hostPages.get('a.test')).toBe('10');
+    expect(await hostPages.get('b.test')).toBe('10');
   });
 });

@@ -3,7 +3,7 @@ import { CrawlUrl } from '@crawler/contracts';
 import { ConfigError, CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
 import { PluginClaims, PluginRegistry } from '@crawler/runtime';
-import { STATE_STORE, StateStore } from '@crawler/state';
+import { hashBucketsFor, PartitionedHash, STATE_STORE, StateStore } from '@crawler/state';
 import { ROBOTS_NAMESPACE, RobotsCache } from '@crawler/robots';
 import {
   canonicalize,
@@ -12,6 +12,7 @@ import {
   isBlockedExtension,
   matchesDomain,
   normalizeDomain,
+  PortPolicy,
   scopeKey,
   spiderTrap,
   toExtensionSet,
@@ -25,6 +26,7 @@ export type FilterReason =
   | 'malformed'
   | 'scheme'
   | 'credentials'
+  | 'port'
   | 'too-long'
   | 'too-many-redirects'
   | 'too-deep'
@@ -63,7 +65,8 @@ const COUNTED_MEMORY = 65_536;
 
 /**
  * Canonical form first (so every later stage sees one spelling of a URL, tracking and session parameters
- * gone), then the rules, first match wins, those that need no shared state first: URL length, redirect
+ * gone), then the rules, first match wins, those that need no shared state first: the port (no request
+ * may reach a mail server, a database or the crawler's own Redis however a link names it), URL length, redirect
  * hops, depth, domain blocklist, file extension, spider traps (too many query parameters, repeated path
  * segments, calendar dates far from today), scope, robots.txt when the site's policy is cached, and last
  * the host's page budget, so that only URLs the filter accepts are counted against it.
@@ -81,6 +84,8 @@ const COUNTED_MEMORY = 65_536;
 @Injectable()
 export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   private readonly store: StateStore;
+  /** Host → pages admitted: a field per host the crawl meets, so partitioned over a cluster's masters. */
+  private readonly hostPages: PartitionedHash;
   private readonly blockedExtensions: ReadonlySet<string>;
   private readonly stripParams: readonly (string | RegExp)[];
   private readonly allowedDomains: ReadonlySet<string>;
@@ -88,6 +93,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   private readonly configProblems: string[] = [];
   private readonly blocklist: DomainBlocklist | undefined;
   private readonly traps: TrapLimits;
+  private readonly ports: PortPolicy;
   private readonly inScopeCache = new Set<string>();
   private readonly robots: RobotsCache;
   /** URLs this process counted against their host's budget lately: re-discoveries are not counted again. */
@@ -103,11 +109,13 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   ) {
     const { filter } = config;
     this.store = state.namespace('url-filter');
+    this.hostPages = new PartitionedHash(this.store, 'host-pages', hashBucketsFor(config.redisUrl));
     this.robots = new RobotsCache(state.namespace(ROBOTS_NAMESPACE));
     this.blockedExtensions = filter.blockedExtensions ? toExtensionSet(filter.blockedExtensions) : DEFAULT_BLOCKED_EXTENSIONS;
     this.stripParams = stripParamsOption(filter.stripParams);
     this.allowedDomains = allowedDomains(filter.allowedDomains, filter.scope, this.configProblems);
     this.passed = new RecentUrls(filter.recentUrls);
+    this.ports = new PortPolicy({ allowed: filter.allowedPorts, blocked: filter.blockedPorts });
     this.traps = { maxPathRepeats: filter.maxPathRepeats, calendarWindowDays: filter.calendarWindowDays, maxQueryParams: filter.maxQueryParams };
     if (filter.blocklistFile) this.blocklist = new DomainBlocklist(filter.blocklistFile, filter.blocklistReloadMs, logger);
   }
@@ -181,10 +189,11 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     if (!canonical.ok) return canonical.reason;
     const { url, host } = canonical;
     const page = entry.kind !== 'sitemap';
+    const parsed = new URL(url);
+    if (this.ports.refusal(parsed)) return 'port';
     if (url.length > maxUrlLength) return 'too-long';
     if (entry.hops > this.config.downloader.maxRedirects) return 'too-many-redirects';
     if (entry.depth > maxDepth) return 'too-deep';
-    const parsed = new URL(url);
     if (this.blocklist?.blocks(parsed.hostname)) return 'blocklisted';
     if (page && isBlockedExtension(parsed, this.blockedExtensions, claims.extensions) && !claims.claimsUrl(parsed)) return 'extension';
     const trap = page ? spiderTrap(parsed, this.traps, now) : null;
@@ -222,14 +231,14 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * The per-host page budget: URLs admitted per host (`host-pages` in the state store, shared by every
-   * replica), at most `maxPagesPerHost`. The filter runs before URL-seen, so the same URL found on many
+   * replica; partitioned by host on a cluster), at most `maxPagesPerHost`. The filter runs before URL-seen, so the same URL found on many
    * pages would count each time; a process remembers the URLs it counted lately and counts those once
    * (another replica, or this one after forgetting, may count a URL again: the count is never below the
    * number of distinct URLs admitted, so a host never gets more fetches than its budget, and a site with
    * many repeated links may reach its budget a little before that many distinct pages).
    *
-   * Increment first, then give the unit back when over: an atomic count, no check-then-act race between
-   * replicas.
+   * Increment first, then give the unit back when over: an atomic count per host, no check-then-act race
+   * between replicas.
    */
   private async withinHostBudgets(urls: { url: string; host: string; page: boolean }[]): Promise<boolean[]> {
     const budget = this.config.filter.maxPagesPerHost;
@@ -241,7 +250,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
       if (page && !this.counted.has(url) && !first.has(url)) first.set(url, i);
     });
     const toCount = [...first.values()];
-    const counts = await this.store.hashIncrEach('host-pages', toCount.map((i) => urls[i].host));
+    const counts = await this.hostPages.incrEach(toCount.map((i) => urls[i].host));
     const givenBack = new Map<string, number>();
     toCount.forEach((i, n) => {
       const { url, host } = urls[i];
@@ -254,7 +263,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
       const j = first.get(url);
       if (j !== undefined) within[i] = within[j];
     });
-    if (givenBack.size) await this.store.hashIncrMany('host-pages', givenBack);
+    if (givenBack.size) await this.hostPages.incrMany(givenBack);
     return within;
   }
 

@@ -1,45 +1,131 @@
-import { BLOOM_HASHER_NAME, BloomHasher, bloomParameters, type BloomParameters, estimatedFalsePositiveRate, estimatedItems } from '@crawler/bloom';
+import { BLOOM_HASHER_NAME, BloomHasher, shardedBloomParameters, type ShardedBloomParameters, estimatedFalsePositiveRate, estimatedItems } from '@crawler/bloom';
 import type { StateStore } from '@crawler/state';
 import type { BloomSeenStats, SeenSet } from './seen-set';
 
+/** The bitmap of an unsharded filter (and of every filter before shards). */
 const KEY = 'bloom';
 
+/** URLs one test-and-set of a shard carries at most, however many callers are waiting for it. */
+export const MAX_URLS_PER_STEP = 2000;
+
+interface Waiting {
+  offsets: number[][];
+  resolve: (seen: boolean[]) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
- * A Bloom filter whose bits are one bitmap in the state store, sized for `expectedUrls` at
- * `falsePositiveRate` (at 1 %: 9.59 bits = 1.2 bytes a URL). Test-and-set of a URL's k bits is one atomic
- * step (`bitsTestAndSet`), so two replicas never both admit one URL. A false positive loses a URL.
+ * One shard's test-and-sets, one step in flight at a time: what callers ask meanwhile waits and goes as one
+ * step when it returns (the first step waits for the calls of the same turn). A host's batch of links is
+ * a few URLs, which a sharded filter cuts into one step a shard each: without this a page cost URL-seen
+ * ~20 Redis commands on a cluster, one for every couple of URLs. A URL asked twice in one step is new the
+ * first time only, as if asked one after the other.
+ */
+class ShardSteps {
+  private waiting: Waiting[] = [];
+  private running = false;
+
+  constructor(private readonly step: (offsets: number[][]) => Promise<boolean[]>) {}
+
+  testAndSet(offsets: number[][]): Promise<boolean[]> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ offsets, resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch: Waiting[] = [];
+      let urls = 0;
+      while (this.waiting.length > 0 && (batch.length === 0 || urls + this.waiting[0].offsets.length <= MAX_URLS_PER_STEP)) {
+        const next = this.waiting.shift()!;
+        batch.push(next);
+        urls += next.offsets.length;
+      }
+      try {
+        const seen = await this.step(batch.flatMap((w) => w.offsets));
+        let at = 0;
+        for (const w of batch) w.resolve(seen.slice(at, (at += w.offsets.length)));
+      } catch (error) {
+        for (const w of batch) w.reject(error);
+      }
+    }
+    this.running = false;
+  }
+}
+
+/**
+ * A Bloom filter whose bits are bitmaps in the state store, sized for `expectedUrls` at `falsePositiveRate`
+ * (at 1 %: 9.59 bits = 1.2 bytes a URL). A Redis bitmap holds 2^32 bits (≈ 448 M URLs at 1 %), so a larger
+ * filter, or one on a cluster (`minShards`: its shards spread over the masters), is split into shards by URL
+ * hash, each its own key: a URL's k bits are all in its shard, and its test-and-set is one atomic step
+ * there (`bitsTestAndSet`), so two replicas never both admit one URL. A false positive loses a URL.
  */
 export class BloomSeenSet implements SeenSet {
   readonly layout: string;
-  readonly params: BloomParameters;
+  readonly params: ShardedBloomParameters;
   private readonly hasher: BloomHasher;
+  private readonly keys: string[];
+  private readonly steps: ShardSteps[];
 
   constructor(
     private readonly store: StateStore,
     expectedUrls: number,
     falsePositiveRate: number,
+    minShards = 1,
   ) {
-    this.params = bloomParameters(expectedUrls, falsePositiveRate);
+    this.params = shardedBloomParameters(expectedUrls, falsePositiveRate, minShards);
+    const { shards, bits, hashes } = this.params;
     this.hasher = new BloomHasher(this.params);
-    this.layout = `bloom bits=${this.params.bits} hashes=${this.params.hashes} hasher=${BLOOM_HASHER_NAME} seed=0`;
+    // No hash tag: on a cluster each shard lands in its own slot, spread over the masters.
+    this.keys = shards === 1 ? [KEY] : Array.from({ length: shards }, (_, i) => `${KEY}:${i}`);
+    this.steps = this.keys.map((key) => new ShardSteps((offsets) => this.store.bitsTestAndSet(key, offsets)));
+    const sharding = shards === 1 ? '' : `shards=${shards} `;
+    this.layout = `bloom ${sharding}bits=${bits} hashes=${hashes} hasher=${BLOOM_HASHER_NAME} seed=0`;
   }
 
-  testAndAdd(urls: string[]): Promise<boolean[]> {
-    return this.store.bitsTestAndSet(KEY, urls.map((url) => this.hasher.offsets(url)));
+  /** One test-and-set per shard the batch touches (shared with concurrent callers), in parallel; answers in the URLs' order. */
+  async testAndAdd(urls: string[]): Promise<boolean[]> {
+    if (urls.length === 0) return [];
+    if (this.keys.length === 1) return this.steps[0].testAndSet(urls.map((url) => this.hasher.offsets(url)));
+    const byShard = new Map<number, { at: number[]; offsets: number[][] }>();
+    urls.forEach((url, at) => {
+      const { shard, offsets } = this.hasher.place(url, this.keys.length);
+      let batch = byShard.get(shard);
+      if (!batch) byShard.set(shard, (batch = { at: [], offsets: [] }));
+      batch.at.push(at);
+      batch.offsets.push(offsets);
+    });
+    const answers = new Array<boolean>(urls.length);
+    await Promise.all(
+      [...byShard].map(async ([shard, batch]) => {
+        const seen = await this.steps[shard].testAndSet(batch.offsets);
+        batch.at.forEach((at, i) => (answers[at] = seen[i]));
+      }),
+    );
+    return answers;
   }
 
+  /** Each shard's BITCOUNT, in parallel; the estimates sum (URLs) or average (false positives) over shards. */
   async stats(): Promise<BloomSeenStats> {
-    const { bits, hashes } = this.params;
-    const bitsSet = await this.store.bitCount(KEY);
+    const { shards, bits, hashes, totalBits } = this.params;
+    const counts = await Promise.all(this.keys.map((key) => this.store.bitCount(key)));
+    const bitsSet = counts.reduce((sum, n) => sum + n, 0);
     return {
       mode: 'bloom',
-      bits,
+      shards,
+      bits: totalBits,
       hashes,
       bitsSet,
-      fillRatio: bitsSet / bits,
-      urls: estimatedItems(bitsSet, bits, hashes),
-      falsePositiveRate: estimatedFalsePositiveRate(bitsSet, bits, hashes),
-      bytes: Math.ceil(bits / 8),
+      fillRatio: bitsSet / totalBits,
+      urls: counts.reduce((sum, n) => sum + estimatedItems(n, bits, hashes), 0),
+      // A URL never seen is tested in one shard, each as likely.
+      falsePositiveRate: counts.reduce((sum, n) => sum + estimatedFalsePositiveRate(n, bits, hashes), 0) / shards,
+      bytes: Math.ceil(bits / 8) * shards,
     };
   }
 }

@@ -41,7 +41,8 @@ export function fingerprintSlot(url: string, bucketBits: number): { bucket: numb
  * 5·10^-13 at 10 M URLs): the first 8 bytes of the URL's SHA-256, spread over 2^b small sets so that Redis
  * stores each as an intset — 9.2 bytes a URL measured at 1 M URLs, against 48–56 in one big set
  * (bench/url-seen.ts). A batch's adds are one atomic step (`setAddMany`: SADD answers whether each member
- * was new), so two replicas never both admit one URL.
+ * was new; on a cluster one step per slot, each URL's still atomic), so two replicas never both admit one
+ * URL. Bucket keys carry no hash tag: on a cluster they spread over every slot.
  */
 export class ExactSeenSet implements SeenSet {
   readonly layout: string;

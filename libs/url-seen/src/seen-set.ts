@@ -17,18 +17,20 @@ export interface SeenSet {
 
 export interface BloomSeenStats {
   mode: 'bloom';
-  /** Size of the filter (m) and hashes per URL (k), from `seen.expectedUrls` and `seen.falsePositiveRate`. */
+  /** Bitmaps the filter is split into (by URL hash), each its own key: 1 unless it needs more than 2^32 bits or runs on a cluster. */
+  shards: number;
+  /** Size of the filter (m, all shards) and hashes per URL (k), from `seen.expectedUrls` and `seen.falsePositiveRate`. */
   bits: number;
   hashes: number;
-  /** Bits set (X), by BITCOUNT. */
+  /** Bits set (X), by BITCOUNT of every shard. */
   bitsSet: number;
   /** X / m. */
   fillRatio: number;
-  /** URLs in the filter, estimated from the fill: −(m/k)·ln(1 − X/m); Infinity once saturated. */
+  /** URLs in the filter, estimated from the fill: −(m/k)·ln(1 − X/m) summed over shards; Infinity once one is saturated. */
   urls: number;
-  /** Odds that a URL never seen is taken for seen (and lost), now: (X/m)^k. */
+  /** Odds that a URL never seen is taken for seen (and lost), now: (X/m)^k, averaged over shards. */
   falsePositiveRate: number;
-  /** Memory of the bitmap once fully written: m / 8. */
+  /** Memory of the bitmaps once fully written: m / 8. */
   bytes: number;
 }
 

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { createRedis, mastersOf } from '@crawler/redis';
 import { bloomParameters } from '@crawler/bloom';
 import { loadConfig } from '@crawler/config';
 import { CrawlUrl } from '@crawler/contracts';
@@ -8,9 +9,11 @@ import { fingerprintBucketBits, fingerprintSlot } from './exact-seen-set';
 import { describeSeenStats, UrlSeenLayoutError, UrlSeenService } from './url-seen.service';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
 type Mode = 'bloom' | 'exact';
-const config = (mode: Mode = 'bloom', expectedUrls = 10_000) =>
-  loadConfig({}, { 'seen.mode': mode, 'seen.expectedUrls': expectedUrls, 'seen.falsePositiveRate': 0.001 });
+/** `redisUrl`: where the service is told its state lives (a cluster shards the Bloom filter). */
+const config = (mode: Mode = 'bloom', expectedUrls = 10_000, redisUrl?: string) =>
+  loadConfig({}, { 'seen.mode': mode, 'seen.expectedUrls': expectedUrls, 'seen.falsePositiveRate': 0.001, ...(redisUrl ? { redisUrl } : {}) });
 const link = (url: string, depth = 1): CrawlUrl => ({ url, depth, source: 'link', hops: 0 });
 const urls = (n: number, prefix = 'http://site.test/page/') => Array.from({ length: n }, (_, i) => link(`${prefix}${i}`));
 
@@ -28,9 +31,9 @@ async function race(a: UrlSeenService, b: UrlSeenService) {
  * The behaviour both modes share, on one driver. `connect()` is one replica's connection to the shared
  * state (the same store in memory; a new connection with the same prefix in Redis).
  */
-function urlSeenContract(driver: string, connect: () => StateStore, cleanup: () => Promise<void>) {
+function urlSeenContract(driver: string, connect: () => StateStore, cleanup: () => Promise<void>, redisUrl?: string) {
   describe.each<Mode>(['bloom', 'exact'])(`UrlSeenService (%s mode, ${driver} store)`, (mode) => {
-    const service = (state = connect()) => new UrlSeenService(state, config(mode));
+    const service = (state = connect()) => new UrlSeenService(state, config(mode, undefined, redisUrl));
     afterEach(cleanup);
 
     it('admits a URL once', async () => {
@@ -115,10 +118,10 @@ function urlSeenContract(driver: string, connect: () => StateStore, cleanup: () 
 
     it('refuses to boot on state written under another layout, naming the settings', async () => {
       await service().admit(urls(3));
-      const other = new UrlSeenService(connect(), config(mode === 'bloom' ? 'exact' : 'bloom'));
+      const other = new UrlSeenService(connect(), config(mode === 'bloom' ? 'exact' : 'bloom', undefined, redisUrl));
       await expect(other.onModuleInit()).rejects.toThrow(UrlSeenLayoutError);
       await expect(other.admit(urls(3))).rejects.toThrow(/URL_SEEN_MODE, URL_SEEN_EXPECTED_URLS and URL_SEEN_FALSE_POSITIVE_RATE/);
-      const resized = new UrlSeenService(connect(), config(mode, 100_000_000));
+      const resized = new UrlSeenService(connect(), config(mode, 100_000_000, redisUrl));
       await expect(resized.onModuleInit()).rejects.toThrow(`was written as "${service().layout}"`);
       await service().onModuleInit(); // the same configuration boots
     });
@@ -130,27 +133,32 @@ urlSeenContract('memory', () => memory.store, async () => {
   memory.store = new MemoryStateStore();
 });
 
-const redis = { prefix: '', stores: [] as StateStore[] };
-urlSeenContract(
-  'redis',
-  () => {
-    redis.prefix ||= `test-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    const store = new RedisStateStore({ url: REDIS_URL, prefix: redis.prefix });
-    redis.stores.push(store);
-    return store;
-  },
-  async () => {
-    await redis.stores[0]?.clear();
-    await Promise.all(redis.stores.splice(0).map((s) => s.close()));
-    redis.prefix = '';
-  },
-);
+/** Replicas' connections to one Redis (node or cluster) under one prefix per test. */
+function redisReplicas(url: string): [connect: () => StateStore, cleanup: () => Promise<void>] {
+  const run = { prefix: '', stores: [] as StateStore[] };
+  return [
+    () => {
+      run.prefix ||= `t17s-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      const store = new RedisStateStore({ url, prefix: run.prefix });
+      run.stores.push(store);
+      return store;
+    },
+    async () => {
+      await run.stores[0]?.clear();
+      await Promise.all(run.stores.splice(0).map((s) => s.close()));
+      run.prefix = '';
+    },
+  ];
+}
+urlSeenContract('redis', ...redisReplicas(REDIS_URL));
+// On a cluster the Bloom filter is sharded (16 keys over the masters), the exact buckets spread by slot.
+urlSeenContract('redis cluster', ...redisReplicas(REDIS_CLUSTER_URL), REDIS_CLUSTER_URL);
 
 describe('UrlSeenService, bloom mode', () => {
   it('reports the filter’s size from configuration and how full it is', async () => {
     const seen = new UrlSeenService(new MemoryStateStore(), config('bloom'));
     const expected = bloomParameters(10_000, 0.001);
-    expect(await seen.stats()).toEqual({ mode: 'bloom', ...expected, bitsSet: 0, fillRatio: 0, urls: 0, falsePositiveRate: 0, bytes: Math.ceil(expected.bits / 8) });
+    expect(await seen.stats()).toEqual({ mode: 'bloom', shards: 1, ...expected, bitsSet: 0, fillRatio: 0, urls: 0, falsePositiveRate: 0, bytes: Math.ceil(expected.bits / 8) });
     expect(expected.bits).toBeGreaterThan(10_000 * 14);
     expect(expected.hashes).toBe(10);
 
@@ -167,11 +175,51 @@ describe('UrlSeenService, bloom mode', () => {
     expect(describeSeenStats(after)).toMatch(/^bloom: ≈ 100 URLs, 0\.\d\d % of 143,776 bits set \(0\.0 MB, 10 hashes\), false-positive rate now \d\.\de-\d+$/);
   });
 
-  it('keeps its bits in one bitmap of its namespace', async () => {
+  it('keeps its bits in one bitmap of its namespace, under the layout of before shards (a crawl resumes)', async () => {
     const state = new MemoryStateStore();
-    await new UrlSeenService(state, config('bloom')).admit(urls(5));
+    const seen = new UrlSeenService(state, config('bloom'));
+    expect(seen.layout).toBe('bloom bits=143776 hashes=10 hasher=murmur3x4-edh seed=0');
+    await seen.admit(urls(5));
     expect(await state.namespace('url-seen').bitCount('bloom')).toBeGreaterThan(0);
     expect(await state.bitCount('bloom')).toBe(0);
+  });
+
+  it('takes URL_SEEN_EXPECTED_URLS=1e10 at 1 %: 23 shards of under 2^32 bits, 12 GB in all', async () => {
+    const big = loadConfig({ URL_SEEN_EXPECTED_URLS: '1e10', URL_SEEN_FALSE_POSITIVE_RATE: '0.01' });
+    const seen = new UrlSeenService(new MemoryStateStore(), big);
+    expect(seen.layout).toMatch(/^bloom shards=23 bits=4\d{9} hashes=7 hasher=murmur3x4-edh seed=0$/);
+    const stats = await seen.stats();
+    if (stats.mode !== 'bloom') throw new Error('not bloom');
+    expect(stats).toMatchObject({ shards: 23, hashes: 7, bitsSet: 0, urls: 0, falsePositiveRate: 0 });
+    expect(stats.bits / 23).toBeLessThanOrEqual(2 ** 32);
+    expect(stats.bytes / 1e9).toBeCloseTo(12, 0);
+    expect(describeSeenStats(stats)).toMatch(/\(11981\.\d MB in 23 shards, 7 hashes\)/);
+  });
+
+  it('on a cluster, splits into 16 shards, each its own key, spread over the masters; stats sum them', async () => {
+    const prefix = `t17s-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const store = new RedisStateStore({ url: REDIS_CLUSTER_URL, prefix });
+    const cluster = createRedis(REDIS_CLUSTER_URL);
+    try {
+      const seen = new UrlSeenService(store, config('bloom', 10_000, REDIS_CLUSTER_URL));
+      expect(seen.layout).toMatch(/^bloom shards=16 bits=8986 hashes=10 /);
+      expect(await seen.admit(urls(2000))).toHaveLength(2000);
+      expect(await seen.admit(urls(2000))).toHaveLength(0);
+      const shardKeys = Array.from({ length: 16 }, (_, i) => `${prefix}:url-seen:bloom:${i}`);
+      const counts = await Promise.all(shardKeys.map((key) => cluster.bitcount(key)));
+      for (const count of counts) expect(count).toBeGreaterThan(0); // 2000 URLs reach every shard
+      expect(await cluster.exists(`${prefix}:url-seen:bloom`)).toBe(0);
+      const masters = await Promise.all(mastersOf(cluster).map(async (node) => (await node.keys(`${prefix}:url-seen:bloom:*`)).length));
+      expect(masters.filter((n) => n > 0).length).toBeGreaterThan(1);
+      const stats = await seen.stats();
+      if (stats.mode !== 'bloom') throw new Error('not bloom');
+      expect(stats).toMatchObject({ shards: 16, bits: 16 * 8986, bitsSet: counts.reduce((a, b) => a + b, 0) });
+      expect(Math.abs(stats.urls - 2000)).toBeLessThan(40);
+    } finally {
+      await store.clear();
+      await store.close();
+      await cluster.quit();
+    }
   });
 });
 
@@ -205,7 +253,7 @@ describe('UrlSeenService, exact mode', () => {
   });
 
   it('keeps its fingerprints in Redis intsets of its namespace', async () => {
-    const prefix = `test-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const prefix = `t17s-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
     const store = new RedisStateStore({ url: REDIS_URL, prefix });
     const admin = new Redis(REDIS_URL);
     try {

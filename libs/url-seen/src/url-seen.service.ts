@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { CrawlUrl } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { isClusterUrl } from '@crawler/redis';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { BloomSeenSet } from './bloom-seen-set';
 import { ExactSeenSet } from './exact-seen-set';
@@ -8,6 +9,11 @@ import type { SeenSet, SeenStats } from './seen-set';
 
 /** How long a batch's answer is remembered for a redelivery of the same message (well past any retry backoff). */
 export const ANSWER_MEMORY_MS = 15 * 60 * 1000;
+/**
+ * Bloom shards at least, on a Redis Cluster: its bitmaps spread over the masters (each shard is one key, so
+ * one master's memory and one master's CPU) instead of one master holding the whole filter.
+ */
+export const CLUSTER_BLOOM_SHARDS = 16;
 /** A batch's answer while it is being worked out: no answer is a string of '0' and '1' only. */
 const CLAIMED = 'claimed';
 
@@ -56,7 +62,10 @@ export class UrlSeenService implements OnModuleInit {
     const { mode, expectedUrls, falsePositiveRate } = config.seen;
     this.store = state.namespace('url-seen');
     this.mode = mode;
-    this.set = mode === 'exact' ? new ExactSeenSet(this.store, expectedUrls) : new BloomSeenSet(this.store, expectedUrls, falsePositiveRate);
+    this.set =
+      mode === 'exact'
+        ? new ExactSeenSet(this.store, expectedUrls)
+        : new BloomSeenSet(this.store, expectedUrls, falsePositiveRate, isClusterUrl(config.redisUrl) ? CLUSTER_BLOOM_SHARDS : 1);
   }
 
   /** Refuses to boot on state another configuration wrote (its bits or buckets would mean other URLs). */
@@ -101,7 +110,15 @@ export class UrlSeenService implements OnModuleInit {
     return { fresh: unique.filter((u) => fresh.has(u)), answerLost: false };
   }
 
-  /** How full the structure is. Bloom: one BITCOUNT over the whole filter — cache it for frequent callers. */
+  /**
+   * Drops a batch's kept answer once its URLs are sent on: answers are then kept only for the batches in
+   * flight, not for every batch of the crawl. One left behind (a crash before this) expires after ANSWER_MEMORY_MS.
+   */
+  forgetBatch(batchId: string): Promise<void> {
+    return this.store.del(`answer:${batchId}`);
+  }
+
+  /** How full the structure is. Bloom: a BITCOUNT over the whole filter (every shard) — cache it for frequent callers. */
   stats(): Promise<SeenStats> {
     return this.set.stats();
   }
@@ -127,9 +144,10 @@ export function describeSeenStats(stats: SeenStats): string {
     return `exact: ${stats.urls.toLocaleString('en-US')} URL fingerprints in ${stats.buckets.toLocaleString('en-US')} sets, false-positive rate ${rate}`;
   }
   const mb = (stats.bytes / 1e6).toFixed(1);
+  const shards = stats.shards > 1 ? ` in ${stats.shards} shards` : '';
   const urls = Number.isFinite(stats.urls) ? `≈ ${Math.round(stats.urls).toLocaleString('en-US')} URLs` : 'saturated';
   return (
     `bloom: ${urls}, ${(stats.fillRatio * 100).toFixed(2)} % of ${stats.bits.toLocaleString('en-US')} bits set ` +
-    `(${mb} MB, ${stats.hashes} hashes), false-positive rate now ${rate}`
+    `(${mb} MB${shards}, ${stats.hashes} hashes), false-positive rate now ${rate}`
   );
 }

@@ -4,3 +4,4 @@ export * from './url-scope';
 export * from './extension-filter';
 export * from './url-fingerprint';
 export * from './spider-traps';
+export * from './port-policy';

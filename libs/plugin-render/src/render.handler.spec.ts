@@ -1,0 +1,140 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { ConfigError, loadConfig } from '@crawler/config';
+import { PluginFetched, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { FsContentStore, MemoryBodyStaging, SegmentedPageStore } from '@crawler/content-store';
+import { loadPluginConfig, PluginContext } from '@crawler/plugin-sdk';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { MemoryStateStore } from '@crawler/state';
+import { RENDER_CONFIG, RenderConfig } from './render.config';
+import { RenderPluginHandler } from './render.handler';
+import { renderPlugin } from './render.plugin';
+import { BrowserCrashedError } from './browser-pool';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+async function setup(env: NodeJS.ProcessEnv = {}, crawlerSettings: Record<string, unknown> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'plugin-render-'));
+  dirs.push(dir);
+  const state = new MemoryStateStore();
+  const content = new FsContentStore(join(dir, 'content'));
+  const stats = new CrawlStats(state, new Registry());
+  const staging = new MemoryBodyStaging();
+  const sent: { queue: string; payload: any }[] = [];
+  const pipeline = { send: async (queue: string, payload: unknown) => void sent.push({ queue, payload }) } as unknown as Pipeline;
+  const crawler = loadConfig({}, { 'plugins.enabled': ['render'], dataDir: dir, ...crawlerSettings });
+  const config = loadPluginConfig(renderPlugin, { PLUGIN_RENDER_TIMEOUT_MS: '3000', PLUGIN_RENDER_MAX_HEAP_MB: '64', ...env }) as RenderConfig;
+  const ctx = new PluginContext('render', config, crawler, state, content, new SegmentedPageStore(content), new Registry(), pipeline, stats, pino({ enabled: false }), staging);
+  const handler = new RenderPluginHandler(ctx);
+  await handler.onModuleInit();
+  handlers.push(handler);
+  const job = async (path: string, html: string): Promise<{ fetched: PluginFetched; body: Buffer }> => {
+    const body = Buffer.from(html);
+    const bodyKey = await staging.stage(body);
+    const fetched: PluginFetched = {
+      v: SCHEMA_VERSION,
+      hook: 'fetched',
+      fetchId: `f${path.replace(/\W/g, '')}`,
+      url: `http://app.test${path}`,
+      depth: 0,
+      status: 200,
+      headers: { 'content-type': 'text/html; charset=windows-1251' },
+      contentType: 'text/html; charset=windows-1251',
+      bodyKey,
+      length: body.length,
+      truncated: false,
+      fetchedAt: '2026-01-01T00:00:00.000Z',
+    };
+    return { fetched, body };
+  };
+  return { handler, sent, staging, stats, job };
+}
+const handlers: RenderPluginHandler[] = [];
+afterAll(() => Promise.all(handlers.map((h) => h.onApplicationShutdown())));
+
+describe('RenderPluginHandler (real Chromium)', () => {
+  it('hands a page that is not script-built on to the parser as fetched, and renders one that is', async () => {
+    const { handler, sent, staging, stats, job } = await setup({ PLUGIN_RENDER_DETECT: 'true' });
+    const plain = await job('/plain', '<html><body><a href="/x">x</a><script>1</script></body></html>');
+    await handler.onFetched(plain.fetched, plain.body);
+    const app = await job('/', '<html><body><div id="app"></div><script>document.getElementById("app").innerHTML = \'<a href="/made">made</a>\'</script></body></html>');
+    await handler.onFetched(app.fetched, app.body);
+
+    expect(sent.map((s) => s.queue)).toEqual([QueueName.Parse, QueueName.Parse]);
+    const [asFetched, rendered] = sent.map((s) => s.payload);
+    const { hook: _h, ...plainPage } = plain.fetched;
+    expect(asFetched).toEqual(plainPage);
+    expect(rendered).toMatchObject({ url: 'http://app.test/', via: 'render', contentType: 'text/html; charset=utf-8', truncated: false });
+    expect(rendered.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(rendered.bodyKey).not.toBe(app.fetched.bodyKey);
+    const body = (await staging.read(rendered.bodyKey))!.body;
+    expect(body.toString('utf8')).toContain('<a href="/made">made</a>');
+    expect(rendered.length).toBe(body.length);
+    expect(await stats.totals()).toMatchObject({ 'plugin.render.passed': 1, 'plugin.render.rendered': 1 });
+  }, 30_000);
+
+  it('renders by URL pattern only, without detection', async () => {
+    const { handler, sent, job } = await setup({ PLUGIN_RENDER_URL_PATTERNS: '/app/**' });
+    const inside = await job('/app/a/b', '<html><body><p>hi</p><a href="/y">y</a></body></html>');
+    const outside = await job('/other', '<html><body><div id="root"></div><script>1</script></body></html>');
+    await handler.onFetched(inside.fetched, inside.body);
+    await handler.onFetched(outside.fetched, outside.body);
+    expect(sent.map((s) => s.payload.via)).toEqual(['render', undefined]);
+    expect(renderPlugin.claims instanceof Function && renderPlugin.claims({ detect: false, urlPatterns: ['/app/**'] } as RenderConfig)).toEqual({ pages: ['/app/**'] });
+  }, 30_000);
+
+  it('throws a crashed render so the queue retries it, then, past PLUGIN_RENDER_CRASH_RETRIES, hands the page on as fetched', async () => {
+    const { handler, sent, stats, job } = await setup({ PLUGIN_RENDER_URL_PATTERNS: '/**', PLUGIN_RENDER_CRASH_RETRIES: '1' });
+    const hog = await job('/hog', '<html><body><script>const keep = []; for (;;) keep.push(new Array(1 << 20).fill(Math.random()));</script></body></html>');
+    await expect(handler.onFetched(hog.fetched, hog.body)).rejects.toBeInstanceOf(BrowserCrashedError);
+    expect(sent).toEqual([]);
+    await handler.onFetched(hog.fetched, hog.body);
+    expect(sent.map((s) => [s.queue, s.payload.bodyKey, s.payload.via])).toEqual([[QueueName.Parse, hog.fetched.bodyKey, undefined]]);
+    expect(await stats.totals()).toMatchObject({ 'plugin.render.crashed': 2, 'plugin.render.crash-gave-up': 1 });
+  }, 30_000);
+
+  it('hands a page whose rendered DOM is larger than DOWNLOADER_MAX_BODY_BYTES on as fetched', async () => {
+    const { handler, sent, stats, job } = await setup({ PLUGIN_RENDER_URL_PATTERNS: '/**' }, { 'downloader.maxBodyBytes': 64 * 1024 });
+    const big = await job('/big', '<html><body><div id="app"></div><script>document.getElementById("app").textContent = "x".repeat(200000)</script></body></html>');
+    await handler.onFetched(big.fetched, big.body);
+    expect(sent.map((s) => [s.payload.bodyKey, s.payload.via])).toEqual([[big.fetched.bodyKey, undefined]]);
+    expect(await stats.totals()).toMatchObject({ 'plugin.render.too-large': 1 });
+  }, 30_000);
+
+  it('hands a page cut at the time limit on as fetched', async () => {
+    const { handler, sent, stats, job } = await setup({ PLUGIN_RENDER_URL_PATTERNS: '/**', PLUGIN_RENDER_TIMEOUT_MS: '1000' });
+    const loop = await job('/loop', '<html><body><script>for (;;) {}</script></body></html>');
+    await handler.onFetched(loop.fetched, loop.body);
+    expect(sent.map((s) => [s.payload.bodyKey, s.payload.via])).toEqual([[loop.fetched.bodyKey, undefined]]);
+    expect((await stats.totals())['plugin.render.timeout']).toBe(1);
+  }, 30_000);
+});
+
+describe('render settings', () => {
+  it('stops at boot, naming PLUGIN_RENDER_CHROMIUM_PATH, when no Chromium is found or the path is no executable', () => {
+    expect(() => loadPluginConfig(renderPlugin, { PLUGIN_RENDER_CHROMIUM_PATH: '/nonexistent/chromium' })).toThrow(ConfigError);
+    expect(() => loadPluginConfig(renderPlugin, { PLUGIN_RENDER_CHROMIUM_PATH: '/nonexistent/chromium' })).toThrow(/PLUGIN_RENDER_CHROMIUM_PATH: \/nonexistent\/chromium is not an executable/);
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      expect(() => loadPluginConfig(renderPlugin, {})).toThrow(/PLUGIN_RENDER_CHROMIUM_PATH: no Chromium found: none of chromium, chromium-browser/);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  it('refuses bad values, named', () => {
+    expect(() => loadPluginConfig(renderPlugin, { PLUGIN_RENDER_CONTEXTS: '0' })).toThrow(/PLUGIN_RENDER_CONTEXTS/);
+    expect(() => loadPluginConfig(renderPlugin, { PLUGIN_RENDER_URL_PATTERNS: 'app/*' })).toThrow(/PLUGIN_RENDER_URL_PATTERNS/);
+    expect(() => loadPluginConfig(renderPlugin, { PLUGIN_RENDER_DETECT: 'maybe' })).toThrow(/PLUGIN_RENDER_DETECT/);
+  });
+
+  it('documents every setting in docs/configuration.md', () => {
+    const doc = readFileSync(join(__dirname, '../../../docs/configuration.md'), 'utf8');
+    expect(Object.keys(RENDER_CONFIG.env).filter((name) => !doc.includes(`| \`${name}\` |`))).toEqual([]);
+  });
+});

@@ -1,0 +1,142 @@
+import { lookup } from 'node:dns/promises';
+import { isIP, LookupFunction } from 'node:net';
+import { Agent, fetch } from 'undici';
+import { AddressPolicy } from '@crawler/net';
+import { RobotsPolicy, robotsUrlFor } from '@crawler/robots';
+
+export interface GateOptions {
+  /** The crawl's address rules (DNS_ALLOW_PRIVATE, DNS_ALLOW_CIDRS). */
+  allowPrivate: boolean;
+  allowCidrs: readonly string[];
+  /** The crawl's pinned names (DNS_HOSTS / DNS_HOSTS_FILE), answered before DNS as the resolver does. */
+  hosts: Readonly<Record<string, string>>;
+  userAgent: string;
+  /** Bytes read of one response; a longer one is refused. */
+  maxBytes: number;
+  /** How long a robots.txt answer is kept. */
+  robotsTtlMs: number;
+  robotsMaxBytes: number;
+  /** Least time between two requests of this process to one host (the crawl's FRONTIER_MIN_DELAY_MS). */
+  hostIntervalMs: number;
+}
+
+export type GateAnswer =
+  | { ok: true; status: number; headers: Record<string, string>; body: Buffer }
+  | { ok: false; reason: 'scheme' | 'address' | 'dns' | 'robots' | 'too-large' | 'network'; detail: string };
+
+/** Response headers not passed back to the browser: they describe the wire, not the body it gets. */
+const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length', 'set-cookie']);
+
+/**
+ * Every request a rendered page makes, answered by the crawler instead of by the browser: only http(s);
+ * the host resolved (the crawl's hosts first, then DNS) and its address vetted by the crawl's own rules
+ * (libs/net), then connected to at exactly that address, so a name that changes its answer between the
+ * check and the connection (DNS rebinding) cannot lead inside; robots.txt of the request's origin obeyed
+ * (fetched through this same gate, cached); one request at a time per host, spaced by the crawl's delay.
+ */
+export class SubrequestGate {
+  private readonly policy: AddressPolicy;
+  private readonly robots = new Map<string, { policy: Promise<RobotsPolicy>; at: number }>();
+  /** When each host may be asked next (pacing of this process's sub-requests). */
+  private readonly nextAt = new Map<string, Promise<void>>();
+
+  constructor(private readonly options: GateOptions) {
+    this.policy = new AddressPolicy({ allowPrivate: options.allowPrivate, allowCidrs: options.allowCidrs });
+  }
+
+  /** Fetches `url` for the browser, or says why not. `signal` ends it with the render. */
+  async fetch(url: string, init: { method: string; headers: Record<string, string>; body?: Buffer | null }, signal: AbortSignal): Promise<GateAnswer> {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return { ok: false, reason: 'scheme', detail: `not a URL: ${url}` };
+    }
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return { ok: false, reason: 'scheme', detail: `${target.protocol} is not http(s)` };
+    // The address first: a host the crawl may not reach is refused as such, not as "robots.txt unreachable".
+    const vetted = await this.vet(target.hostname);
+    if (!vetted.ok) return vetted;
+    const robots = await this.robotsOf(target, signal);
+    if (!robots.isAllowed(target.href)) return { ok: false, reason: 'robots', detail: `${target.href} is disallowed by robots.txt` };
+    return this.request(target, init, signal);
+  }
+
+  /** The vetted address of a host, or why there is none. */
+  async vet(hostname: string): Promise<{ ok: true; address: string } | { ok: false; reason: 'address' | 'dns'; detail: string }> {
+    const name = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    let address: string;
+    if (isIP(name)) address = name;
+    else if (Object.hasOwn(this.options.hosts, name)) address = this.options.hosts[name];
+    else {
+      try {
+        address = (await lookup(name)).address;
+      } catch (error) {
+        return { ok: false, reason: 'dns', detail: `${name}: ${(error as Error).message}` };
+      }
+    }
+    const refusal = this.policy.refusal(address);
+    return refusal ? { ok: false, reason: 'address', detail: `${name}: ${refusal}` } : { ok: true, address };
+  }
+
+  private robotsOf(target: URL, signal: AbortSignal): Promise<RobotsPolicy> {
+    const robotsUrl = robotsUrlFor(target);
+    const cached = this.robots.get(robotsUrl);
+    if (cached && Date.now() - cached.at < this.options.robotsTtlMs) return cached.policy;
+    const policy = this.request(new URL(robotsUrl), { method: 'GET', headers: {} }, signal).then((answer) =>
+      answer.ok
+        ? RobotsPolicy.fromResponse(answer.status, answer.body.toString('utf8'), robotsUrl, this.options.userAgent, { maxBytes: this.options.robotsMaxBytes })
+        : RobotsPolicy.unreachable(robotsUrl, this.options.userAgent),
+    );
+    this.robots.set(robotsUrl, { policy, at: Date.now() });
+    // An unreachable answer is not kept: the next sub-request of that origin asks again.
+    policy.then((p) => p.outcome === 'unreachable' && this.robots.delete(robotsUrl)).catch(() => this.robots.delete(robotsUrl));
+    if (this.robots.size > 10_000) this.robots.delete(this.robots.keys().next().value!);
+    return policy;
+  }
+
+  private async request(target: URL, init: { method: string; headers: Record<string, string>; body?: Buffer | null }, signal: AbortSignal): Promise<GateAnswer> {
+    const vetted = await this.vet(target.hostname);
+    if (!vetted.ok) return vetted;
+    await this.turn(target.host, signal);
+    const family = isIP(vetted.address);
+    const agent = new Agent({
+      connect: {
+        // The connection goes to the vetted address, whatever DNS would answer now.
+        lookup: ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
+          options?.all ? callback(null, [{ address: vetted.address, family }]) : callback(null, vetted.address, family)) as unknown as LookupFunction,
+      },
+    });
+    try {
+      const headers = { ...init.headers, 'user-agent': this.options.userAgent };
+      delete (headers as Record<string, string>).host;
+      const response = await fetch(target, { method: init.method, headers, body: init.body ?? undefined, redirect: 'manual', dispatcher: agent, signal });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of response.body ?? []) {
+        size += chunk.length;
+        if (size > this.options.maxBytes) return { ok: false, reason: 'too-large', detail: `${target.href}: over ${this.options.maxBytes} bytes` };
+        chunks.push(Buffer.from(chunk));
+      }
+      const out: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        if (!HOP_HEADERS.has(name)) out[name] = value;
+      });
+      return { ok: true, status: response.status, headers: out, body: Buffer.concat(chunks) };
+    } catch (error) {
+      return { ok: false, reason: 'network', detail: `${target.href}: ${(error as Error).message}` };
+    } finally {
+      void agent.close();
+    }
+  }
+
+  /** Waits for this host's turn: requests to one host leave at least hostIntervalMs apart. */
+  private async turn(host: string, signal: AbortSignal): Promise<void> {
+    const interval = this.options.hostIntervalMs;
+    if (interval <= 0) return;
+    const previous = this.nextAt.get(host) ?? Promise.resolve();
+    const mine = previous.then(() => new Promise<void>((resolve) => setTimeout(resolve, interval).unref()));
+    this.nextAt.set(host, mine);
+    await Promise.race([previous, new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
+    void mine.then(() => this.nextAt.get(host) === mine && this.nextAt.delete(host));
+  }
+}

@@ -1,0 +1,3 @@
+export * from './redis-client';
+export * from './redis-url';
+export * from './redis-probe';

@@ -1,0 +1,99 @@
+import { execFile, spawn } from 'node:child_process';
+import http from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { TestDnsServer } from '../dns/test-dns-server';
+import { closeServer, listenOnLoopback } from '../support/local-server';
+import { removeTempDirs, tempDir } from '../support/temp-dirs';
+
+const run = promisify(execFile);
+const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+
+/**
+ * A run that fetches nothing, or leaves hosts behind, says why in words (the summary and its JSON) and exits
+ * non-zero when nothing at all was fetched; Ctrl-C still writes the summary of what was done.
+ */
+describe('the embedded crawl says what happened', () => {
+  let site: http.Server;
+  let port: number;
+  let dns: TestDnsServer;
+  let pagesServed = 0;
+  const env = { ...process.env, REDIS_URL: '', S3_URL: '', FRONTIER_PER_IP_INTERVAL_MS: '0' };
+
+  beforeAll(async () => {
+    pagesServed = 0;
+    const page = (i: number) => `<!doctype html><title>page ${i}</title><p>Page ${i}.</p><a href="/p/${i + 1}">next</a>`;
+    site = http.createServer((req, res) => {
+      if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+      if (req.url === '/' || req.url!.startsWith('/p/')) return void (pagesServed++, res.writeHead(200, { 'content-type': 'text/html' }).end(page(Number(req.url!.slice(3)) || 0)));
+      res.writeHead(404).end();
+    });
+    port = await listenOnLoopback(site);
+    dns = await TestDnsServer.start({ 'loop-a.test': { address: '127.0.0.1', ttl: 60 }, 'loop-b.test': { address: '127.0.0.1', ttl: 60 } });
+  });
+
+  afterAll(async () => {
+    await closeServer(site);
+    await dns.close();
+    removeTempDirs();
+  });
+
+  async function crawl(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [CLI, ...args, '--out', tempDir('explains-'), '--json'], { env: { ...env, ...extra }, timeout: 60_000 });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  }
+
+  it('names refused addresses: how many hosts, and the option that allows them; exits 3 when nothing was fetched', async () => {
+    const { code, stdout, stderr } = await crawl([`http://loop-a.test:${port}/`, `http://loop-b.test:${port}/`], { DNS_SERVERS: `127.0.0.1:${dns.port}` });
+    expect(code).toBe(3);
+    const summary = JSON.parse(stdout);
+    expect(summary.notFetched).toEqual([expect.objectContaining({ reason: 'address-refused', hosts: 2 })]);
+    expect(summary.notFetched[0].detail).toMatch(/2 hosts resolved to addresses the crawl may not reach .*loop-a\.test.*loop-b\.test.*--allow-private/);
+    expect(stderr).toMatch(/crawl: nothing was fetched\. 2 hosts resolved to addresses .*--allow-private/);
+  });
+
+  it('names DNS failures with the first errors', async () => {
+    const { code, stdout } = await crawl([`http://nowhere.test:${port}/`], { DNS_SERVERS: `127.0.0.1:${dns.port}` });
+    expect(code).toBe(3);
+    const summary = JSON.parse(stdout);
+    expect(summary.notFetched).toEqual([expect.objectContaining({ reason: 'dns-failed', hosts: 1, detail: expect.stringMatching(/1 host did not resolve: nowhere\.test:\d+ \(DNS lookup of nowhere\.test failed: ENOTFOUND\)/) })]);
+  });
+
+  it('exits 0 with nothing to explain when pages were fetched; a repeated seed is one seed, a missing sitemap no error', async () => {
+    const seed = `http://loop-a.test:${port}/`;
+    const { code, stdout } = await crawl([seed, seed, `http://LOOP-A.test:${port}`, '--max-pages', '3', '--allow-private', '--delay', '0.01'], {
+      DNS_SERVERS: `127.0.0.1:${dns.port}`,
+    });
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout);
+    expect(summary.notFetched).toEqual([]);
+    expect(summary.totals.seeds).toBe(1);
+    expect(summary.totals['sitemap.missing']).toBe(1);
+    expect(summary.totals['status.4xx']).toBeUndefined();
+  });
+
+  it('Ctrl-C writes the summary of what was done, then exits 130', async () => {
+    pagesServed = 0;
+    const child = spawn(process.execPath, [CLI, `http://loop-a.test:${port}/`, '--allow-private', '--delay', '1', '--sitemaps', 'off', '--out', tempDir('explains-int-'), '--json'], {
+      env: { ...env, DNS_SERVERS: `127.0.0.1:${dns.port}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    // Let it fetch robots.txt and a page (one request a second), then interrupt it.
+    const until = Date.now() + 20_000;
+    while (pagesServed < 1 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(130);
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({ complete: false, interrupted: 'SIGINT' });
+    expect(summary.pagesFetched).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+});

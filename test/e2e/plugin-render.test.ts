@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { FsContentStore } from '@crawler/content-store';
+import { TestWeb } from '../web/test-web';
+import { storedPages } from '../support/stored-pages';
+import { removeTempDirs, tempDir } from '../support/temp-dirs';
+import { ASK_ONCE_ENV, ONE_ADDRESS_ENV } from '../support/test-web-cluster';
+
+const run = promisify(execFile);
+const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+
+afterAll(removeTempDirs);
+
+/**
+ * The rendering plugin in the embedded crawl (`--plugins render`), on the test web's script-built host
+ * `app-0.test`: its home page has no link until its script has fetched `/links.json` and written them.
+ * Crawled from that home page without the plugin, then with it (real Chromium).
+ */
+describe('embedded crawl with the render plugin (--plugins render)', () => {
+  let web: TestWeb;
+  let plain: Record<string, any>;
+  let plainPaths: string[];
+  let rendered: Record<string, any>;
+  let renderedPaths: string[];
+  let out: string;
+
+  const crawl = async (dir: string, flags: string[], env: Record<string, string> = {}) => {
+    const hostsFile = join(dir, 'testweb.hosts');
+    writeFileSync(hostsFile, web.hostsFile());
+    const { stdout } = await run(
+      process.execPath,
+      [CLI, web.expected.scripted[0], '--scope', 'any', '--max-depth', '10', '--delay', '0.05', '--hosts-file', hostsFile, '--allow-private', '--out', dir, '--json', ...flags],
+      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, PLUGINS: '', ...env }, timeout: 120_000 },
+    );
+    return JSON.parse(stdout);
+  };
+  // The crawl's probe for a sitemap (/sitemap.xml, a 404 here) is no page: left out.
+  const paths = () => web.requests.filter((r) => r.host === 'app-0.test' && r.path !== '/sitemap.xml').map((r) => r.path);
+
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 12, scripted: true });
+    plain = await crawl(tempDir('crawl-plain-'), []);
+    plainPaths = paths();
+    web.reset();
+    out = tempDir('crawl-render-');
+    rendered = await crawl(out, ['--plugins', 'render'], { PLUGIN_RENDER_DETECT: 'true' });
+    renderedPaths = paths();
+  }, 200_000);
+
+  afterAll(() => web?.close());
+
+  it('without the plugin, finds only the home page: its links exist only once its script has run', () => {
+    expect(plain.complete).toBe(true);
+    expect(plainPaths.sort()).toEqual(['/', '/robots.txt']);
+    expect(Object.keys(plain.totals).filter((k) => k.includes('plugin'))).toEqual([]);
+  });
+
+  it('with it, renders the home page and finds every page its script links to, each fetched once', () => {
+    expect(rendered.complete).toBe(true);
+    const pages = web.expected.scripted.map((u) => new URL(u).pathname);
+    // The pages, and the sub-requests of the render: the bundle and its JSON. robots.txt twice: the
+    // downloader's copy, and the render plugin's own (its sub-requests obey robots.txt too).
+    expect(renderedPaths.sort()).toEqual([...pages, '/robots.txt', '/robots.txt', '/app.js', '/links.json'].sort());
+    expect(rendered.pagesStored).toBe(pages.length);
+    expect(rendered.totals['plugin.render.rendered']).toBe(1);
+    // The other pages have links of their own: not script-built, they go on to the parser as fetched.
+    expect(rendered.totals['plugin.render.passed']).toBe(pages.length - 1);
+  });
+
+  it('refuses the script’s request to the cloud metadata address, though the crawl allows private addresses', () => {
+    expect(rendered.totals['plugin.render.refused.address']).toBe(1);
+  });
+
+  it('stores the rendered DOM of the home page, and records that it was rendered', async () => {
+    const stored = await storedPages(new FsContentStore(join(out, 'content')));
+    const home = stored.get(web.expected.scripted[0])!;
+    expect(home.meta).toMatchObject({ via: 'render', contentType: 'text/html; charset=utf-8' });
+    for (const url of web.expected.scripted.slice(1)) expect(stored.get(url)?.meta.via).toBeUndefined();
+  });
+});
+
+describe('the plugin-render service without a Chromium', () => {
+  it('stops at boot with exit code 2, naming the setting', async () => {
+    const main = join(__dirname, '../../dist/apps/plugin-render/src/main.js');
+    const failed = await run(process.execPath, [main], { env: { ...process.env, REDIS_URL: '', S3_URL: '', PLUGINS: 'render', PLUGIN_RENDER_CHROMIUM_PATH: '/nonexistent/chromium' }, timeout: 30_000 }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toMatch(/plugin-render: [\s\S]*PLUGIN_RENDER_CHROMIUM_PATH: \/nonexistent\/chromium is not an executable file/);
+  });
+});
