@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { collectKeys, MinioContentStore, S3TestServer, startS3TestServer } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
@@ -10,11 +8,9 @@ import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
 import { REDIS_CLUSTER_URL } from '../support/redis-cluster';
 import { keysByMaster } from '../support/redis-keys';
 import { storedPages } from '../support/stored-pages';
+import { runCrawlCli } from '../support/run-crawl-cli';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { ASK_ONCE_ENV, ONE_ADDRESS_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS } from '../support/test-web-cluster';
-
-const run = promisify(execFile);
-const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
 
 afterAll(removeTempDirs);
 
@@ -36,12 +32,12 @@ describe.each([
     s3 = await startS3TestServer();
     const dir = tempDir('cli-infra-');
     writeFileSync(join(dir, 'hosts'), web.hostsFile());
-    const { stdout } = await run(
-      process.execPath,
-      [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0.1', '--hosts-file', join(dir, 'hosts'), '--allow-private',
+    const { stdout, code, stderr } = await runCrawlCli(
+      [...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0.1', '--hosts-file', join(dir, 'hosts'), '--allow-private',
         '--redis', redisUrl, '--s3', s3.url, '--prefix', prefix, '--out', dir, '--json'],
-      { env: { ...process.env, ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, S3_BUCKET: prefix, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS }, timeout: 120_000 },
+      { env: { ...process.env, ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, S3_BUCKET: prefix, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS }, timeoutMs: 110_000 },
     );
+    expect({ code, stderr }).toMatchObject({ code: 0 });
     summary = JSON.parse(stdout);
   }, 150_000);
 
