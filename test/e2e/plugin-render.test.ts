@@ -25,6 +25,8 @@ describe('embedded crawl with the render plugin (--plugins render)', () => {
   let rendered: Record<string, any>;
   let renderedPaths: string[];
   let out: string;
+  let both: Record<string, any>;
+  let bothPaths: string[];
 
   const crawl = async (dir: string, flags: string[], env: Record<string, string> = {}) => {
     const hostsFile = join(dir, 'testweb.hosts');
@@ -47,7 +49,12 @@ describe('embedded crawl with the render plugin (--plugins render)', () => {
     out = tempDir('crawl-render-');
     rendered = await crawl(out, ['--plugins', 'render'], { PLUGIN_RENDER_DETECT: 'true' });
     renderedPaths = paths();
-  }, 200_000);
+    web.reset();
+    // Both plugins at once: the focused crawl judges the pages the rendered DOM led to. The topic's term is on
+    // the pages behind the script-written links, not on the home page, rendered or not.
+    both = await crawl(tempDir('crawl-render-focus-'), ['--plugins', 'render,focus'], { PLUGIN_RENDER_DETECT: 'true', PLUGIN_FOCUS_TERMS: 'script-built' });
+    bothPaths = paths();
+  }, 300_000);
 
   afterAll(() => web?.close());
 
@@ -71,6 +78,16 @@ describe('embedded crawl with the render plugin (--plugins render)', () => {
 
   it('refuses the script’s request to the cloud metadata address, though the crawl allows private addresses', () => {
     expect(rendered.totals['plugin.render.refused.address']).toBe(1);
+  });
+
+  it('with the focus plugin too (--plugins render,focus), renders the same pages and judges every one of them', () => {
+    expect(both.complete).toBe(true);
+    expect(bothPaths.sort()).toEqual(renderedPaths.sort());
+    expect(both.pagesStored).toBe(rendered.pagesStored);
+    expect(both.totals['plugin.render.rendered']).toBe(1);
+    expect(both.totals['plugin.focus.judged']).toBe(both.pagesStored);
+    // /p/1 … /p/3 say "Script-built site"; the home page, rendered, holds only their links.
+    expect(both.totals['plugin.focus.relevant']).toBe(web.expected.scripted.length - 1);
   });
 
   it('stores the rendered DOM of the home page, and records that it was rendered', async () => {
