@@ -438,6 +438,8 @@ export const CrawlerConfigSchema = z.object({
      * @defaultValue 1000000
      */
     recentUrls: int(0).default(1_000_000),
+    /** Log every URL's decision with the rule that made it (one line per URL: for tracing a rule, not for a whole crawl). @defaultValue false */
+    debug: bool.default(false),
   }),
   seen: z.object({
     /** URL batches checked at once per process. @defaultValue 64 */
@@ -628,6 +630,7 @@ export const ENV_NAMES: Record<string, string> = {
   URL_FILTER_RECENT_URLS: 'filter.recentUrls',
   URL_FILTER_ALLOWED_PORTS: 'filter.allowedPorts',
   URL_FILTER_BLOCKED_PORTS: 'filter.blockedPorts',
+  URL_FILTER_DEBUG: 'filter.debug',
   URL_SEEN_CONCURRENCY: 'seen.concurrency',
   URL_SEEN_MODE: 'seen.mode',
   URL_SEEN_EXPECTED_URLS: 'seen.expectedUrls',
