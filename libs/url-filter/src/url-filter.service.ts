@@ -10,34 +10,21 @@ import {
   DEFAULT_BLOCKED_EXTENSIONS,
   DEFAULT_STRIP_PARAMS,
   isBlockedExtension,
+  isCalendarTrap,
   matchesDomain,
   normalizeDomain,
+  pathRepeats,
   PortPolicy,
+  queryParamCount,
   scopeKey,
-  spiderTrap,
   toExtensionSet,
   TrapLimits,
 } from '@crawler/url';
 import { DomainBlocklist } from './domain-blocklist';
 import { RecentUrls } from './recent-urls';
+import { FILTER_RULES, FilterReason, FilterRuleName, UrlRuleName } from './url-filter.rules';
 
-/** Why a URL was dropped; each is counted as `filtered.<reason>`. */
-export type FilterReason =
-  | 'malformed'
-  | 'scheme'
-  | 'credentials'
-  | 'port'
-  | 'too-long'
-  | 'too-many-redirects'
-  | 'too-deep'
-  | 'blocklisted'
-  | 'out-of-scope'
-  | 'extension'
-  | 'too-many-params'
-  | 'trap.repeated-path'
-  | 'trap.calendar'
-  | 'robots'
-  | 'host-budget';
+export type { FilterReason } from './url-filter.rules';
 
 export interface FilterResult {
   accepted: CrawlUrl[];
@@ -63,23 +50,44 @@ export function stripParamsOption(configured: readonly string[] | undefined): re
 /** How many URLs a process remembers having counted against their host's budget. */
 const COUNTED_MEMORY = 65_536;
 
+/** One URL under judgement: what the rules read, built once per URL that has a canonical form. */
+interface Candidate {
+  readonly entry: CrawlUrl;
+  /** The canonical URL, the one that goes on. */
+  readonly url: string;
+  readonly host: string;
+  readonly parsed: URL;
+  /** Not a sitemap: the rules that apply to `pages` judge it. */
+  readonly page: boolean;
+  readonly now: number;
+  readonly claims: PluginClaims;
+  /** Whether its extension is blocked, worked out once for `plugin-claim` and `extension` together. */
+  blockedExtension?: boolean;
+}
+
+/** Whether a rule has its opinion of the URL; a promise only when it must read the shared store. */
+type RuleTest = (c: Candidate) => boolean | Promise<boolean>;
+
+/** A `url`-stage rule of FILTER_RULES with its test, compiled once. */
+interface UrlRule {
+  readonly name: UrlRuleName;
+  readonly pagesOnly: boolean;
+  /** Its opinion skips the next rule rather than rejecting. */
+  readonly exempts: boolean;
+  readonly test: RuleTest;
+}
+
 /**
- * Canonical form first (so every later stage sees one spelling of a URL, tracking and session parameters
- * gone), then the rules, first match wins, those that need no shared state first: the port (no request
- * may reach a mail server, a database or the crawler's own Redis however a link names it), URL length, redirect
- * hops, depth, domain blocklist, file extension, spider traps (too many query parameters, repeated path
- * segments, calendar dates far from today), scope, robots.txt when the site's policy is cached, and last
- * the host's page budget, so that only URLs the filter accepts are counted against it.
- *
- * Sitemaps (`kind: 'sitemap'`) skip the extension rule (they are XML, often `.xml.gz`), the trap heuristics
- * and the page budget; every other rule applies to them.
- *
- * Plugins: a URL an enabled plugin claims (by extension, e.g. `png`, or path pattern) is not blocked by
- * the extension rule; every other rule applies to it. The claims come from the plugin registry.
+ * The URL filter: canonical form first (so every later stage sees one spelling of a URL, tracking and session
+ * parameters gone), then the decide rules of FILTER_RULES in their order, the first opinion deciding (see
+ * url-filter.rules.ts for the list and why first-wins). Those that need no shared state come first, and the
+ * host's page budget last, so that only URLs every other rule accepts are counted against it.
  *
  * Scope: with 'host' or 'domain' each seed registers its host or registrable domain, and so does the target
  * of a seed's redirect (http://example.com → https://www.example.com); with 'allowlist' only the configured
  * domains and their subdomains are in scope, seeds included (a seed is not added to the list).
+ *
+ * With `filter.debug` (URL_FILTER_DEBUG) every URL's decision is logged with the rule that made it.
  */
 @Injectable()
 export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
@@ -93,6 +101,8 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   private readonly configProblems: string[] = [];
   private readonly blocklist: DomainBlocklist | undefined;
   private readonly traps: TrapLimits;
+  /** The `url` stage of FILTER_RULES, in order, each with its test. */
+  private readonly rules: readonly UrlRule[];
   private readonly ports: PortPolicy;
   private readonly inScopeCache = new Set<string>();
   private readonly robots: RobotsCache;
@@ -104,7 +114,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(STATE_STORE) state: StateStore,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
-    @Inject(LOGGER) logger: Logger,
+    @Inject(LOGGER) private readonly logger: Logger,
     private readonly plugins: PluginRegistry = PluginRegistry.none(),
   ) {
     const { filter } = config;
@@ -118,6 +128,32 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     this.ports = new PortPolicy({ allowed: filter.allowedPorts, blocked: filter.blockedPorts });
     this.traps = { maxPathRepeats: filter.maxPathRepeats, calendarWindowDays: filter.calendarWindowDays, maxQueryParams: filter.maxQueryParams };
     if (filter.blocklistFile) this.blocklist = new DomainBlocklist(filter.blocklistFile, filter.blocklistReloadMs, logger);
+    this.rules = compileRules(this.ruleTests());
+  }
+
+  /** What each per-URL rule of FILTER_RULES tests: true = the rule has its opinion (see its `decision`). */
+  private ruleTests(): Record<UrlRuleName, RuleTest> {
+    const { maxUrlLength, maxDepth } = this.config.filter;
+    const maxRedirects = this.config.downloader.maxRedirects;
+    const traps = this.traps;
+    return {
+      port: (c) => this.ports.refusal(c.parsed) !== undefined,
+      'too-long': (c) => c.url.length > maxUrlLength,
+      'too-many-redirects': (c) => c.entry.hops > maxRedirects,
+      'too-deep': (c) => c.entry.depth > maxDepth,
+      blocklisted: (c) => this.blocklist?.blocks(c.parsed.hostname) === true,
+      'plugin-claim': (c) => !c.claims.fetchesNothing && this.hasBlockedExtension(c) && c.claims.claimsUrl(c.parsed) !== undefined,
+      extension: (c) => this.hasBlockedExtension(c),
+      'too-many-params': (c) => queryParamCount(c.parsed) > traps.maxQueryParams,
+      'trap.repeated-path': (c) => pathRepeats(c.parsed.pathname) > traps.maxPathRepeats,
+      'trap.calendar': (c) => isCalendarTrap(c.parsed, traps.calendarWindowDays, c.now),
+      'out-of-scope': (c) => this.outOfScope(c.parsed, c.entry),
+      robots: (c) => this.disallowedByRobots(c.parsed),
+    };
+  }
+
+  private hasBlockedExtension(c: Candidate): boolean {
+    return (c.blockedExtension ??= isBlockedExtension(c.parsed, this.blockedExtensions));
   }
 
   /**
@@ -140,29 +176,34 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     const accepted: CrawlUrl[] = [];
     const rejected: FilterResult['rejected'] = {};
     let repeats = 0;
-    const { maxUrlLength, maxDepth } = this.config.filter;
+    const debug = this.config.filter.debug;
     const claims = await this.plugins.claims();
-    const passing: { entry: CrawlUrl; url: string; host: string }[] = [];
+    const passing: Candidate[] = [];
     const judged = new Set<string>();
     for (const entry of urls) {
       if (this.passedLately(entry) || (isFound(entry) && judged.has(entry.url))) {
         repeats++;
+        if (debug) this.logDecision(entry.url, undefined, 'repeat');
         continue;
       }
       judged.add(entry.url);
-      const verdict = await this.judge(entry, maxUrlLength, maxDepth, now, claims);
-      if (typeof verdict === 'string') rejected[verdict] = (rejected[verdict] ?? 0) + 1;
-      else passing.push({ entry, ...verdict });
+      const verdict = await this.judge(entry, now, claims);
+      if (typeof verdict === 'string') {
+        rejected[verdict] = (rejected[verdict] ?? 0) + 1;
+        if (debug) this.logDecision(entry.url, undefined, verdict);
+      } else passing.push(verdict);
     }
     // The page budget last, for the whole batch in one round trip: only URLs every other rule accepts count.
-    const within = await this.withinHostBudgets(passing.map(({ entry, url, host }) => ({ url, host, page: entry.kind !== 'sitemap' })));
+    const within = await this.withinHostBudgets(passing);
     const links: string[] = [];
     passing.forEach(({ entry, url }, i) => {
-      if (!within[i]) rejected['host-budget'] = (rejected['host-budget'] ?? 0) + 1;
+      const rule = within[i] ? 'accept' : 'host-budget';
+      if (rule === 'host-budget') rejected['host-budget'] = (rejected['host-budget'] ?? 0) + 1;
       else {
         accepted.push({ ...entry, url });
         if (isFound(entry)) links.push(entry.url);
       }
+      if (debug) this.logDecision(entry.url, url, rule);
     });
     return { accepted, rejected, repeats, links };
   }
@@ -183,24 +224,30 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     return isFound(entry) && this.passed.has(entry.url);
   }
 
-  /** The reason to drop `entry` by every rule but the page budget, or its canonical URL and host. */
-  private async judge(entry: CrawlUrl, maxUrlLength: number, maxDepth: number, now: number, claims: PluginClaims): Promise<FilterReason | { url: string; host: string }> {
+  /**
+   * The rule that rejects `entry`, or the candidate every per-URL rule let through (the batch rules come
+   * after). First opinion wins; a rule whose test is async is awaited, the others are not.
+   */
+  private async judge(entry: CrawlUrl, now: number, claims: PluginClaims): Promise<FilterReason | Candidate> {
     const canonical = canonicalize(entry.url, undefined, { stripParams: this.stripParams });
     if (!canonical.ok) return canonical.reason;
     const { url, host } = canonical;
-    const page = entry.kind !== 'sitemap';
-    const parsed = new URL(url);
-    if (this.ports.refusal(parsed)) return 'port';
-    if (url.length > maxUrlLength) return 'too-long';
-    if (entry.hops > this.config.downloader.maxRedirects) return 'too-many-redirects';
-    if (entry.depth > maxDepth) return 'too-deep';
-    if (this.blocklist?.blocks(parsed.hostname)) return 'blocklisted';
-    if (page && isBlockedExtension(parsed, this.blockedExtensions, claims.extensions) && !claims.claimsUrl(parsed)) return 'extension';
-    const trap = page ? spiderTrap(parsed, this.traps, now) : null;
-    if (trap) return trap;
-    if (!(await this.inScope(parsed, entry))) return 'out-of-scope';
-    if (await this.disallowedByRobots(parsed)) return 'robots';
-    return { url, host };
+    const c: Candidate = { entry, url, host, parsed: new URL(url), page: entry.kind !== 'sitemap', now, claims, blockedExtension: undefined };
+    const rules = this.rules;
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i];
+      if (rule.pagesOnly && !c.page) continue;
+      const opinion = rule.test(c);
+      if (opinion === false || (opinion !== true && !(await opinion))) continue;
+      if (rule.exempts) i++;
+      else return rule.name as FilterReason;
+    }
+    return c;
+  }
+
+  /** One line per URL with the rule that decided it (`repeat`: dropped before the rules, passed on lately). */
+  private logDecision(input: string, url: string | undefined, rule: FilterRuleName | 'repeat'): void {
+    this.logger.info({ event: 'url-filter-decision', url: input, ...(url && url !== input ? { canonical: url } : {}), rule }, `url-filter: ${rule} ${input}`);
   }
 
   /**
@@ -213,20 +260,25 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     return policy !== null && policy.outcome !== 'unreachable' && !policy.isAllowed(url);
   }
 
-  private async inScope(url: URL, entry: CrawlUrl): Promise<boolean> {
+  /** Sync unless the scope must be registered or looked up in the shared store. */
+  private outOfScope(url: URL, entry: CrawlUrl): boolean | Promise<boolean> {
     const { scope } = this.config.filter;
-    if (scope === 'allowlist') return matchesDomain(url.hostname, this.allowedDomains);
+    if (scope === 'allowlist') return !matchesDomain(url.hostname, this.allowedDomains);
     const key = scopeKey(url, scope);
-    if (key === null) return true;
-    if (entry.source === 'seed' || (entry.source === 'redirect' && entry.depth === 0)) {
-      await this.store.setAdd('scope', [key]);
-      this.inScopeCache.add(key);
-      return true;
-    }
-    if (this.inScopeCache.has(key)) return true;
-    const allowed = await this.store.setHas('scope', key);
-    if (allowed) this.inScopeCache.add(key);
-    return allowed;
+    if (key === null) return false;
+    if (entry.source === 'seed' || (entry.source === 'redirect' && entry.depth === 0)) return this.registerScope(key);
+    if (this.inScopeCache.has(key)) return false;
+    return this.store.setHas('scope', key).then((allowed) => {
+      if (allowed) this.inScopeCache.add(key);
+      return !allowed;
+    });
+  }
+
+  /** A seed (or a seed's redirect) brings its host or domain into scope; never out of scope itself. */
+  private async registerScope(key: string): Promise<false> {
+    await this.store.setAdd('scope', [key]);
+    this.inScopeCache.add(key);
+    return false;
   }
 
   /**
@@ -240,7 +292,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
    * Increment first, then give the unit back when over: an atomic count per host, no check-then-act race
    * between replicas.
    */
-  private async withinHostBudgets(urls: { url: string; host: string; page: boolean }[]): Promise<boolean[]> {
+  private async withinHostBudgets(urls: readonly { url: string; host: string; page: boolean }[]): Promise<boolean[]> {
     const budget = this.config.filter.maxPagesPerHost;
     const within = urls.map(() => true);
     if (budget === 0) return within;
@@ -267,6 +319,16 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     return within;
   }
 
+}
+
+/** The `url` stage of FILTER_RULES, in order, each with its test. */
+function compileRules(tests: Record<UrlRuleName, RuleTest>): UrlRule[] {
+  const rules: UrlRule[] = [];
+  for (const spec of FILTER_RULES) {
+    if (spec.stage !== 'url') continue;
+    rules.push({ name: spec.name, pagesOnly: spec.appliesTo === 'pages', exempts: spec.decision === 'exempt', test: tests[spec.name] });
+  }
+  return rules;
 }
 
 /** A URL found on a page or in a sitemap (seeds and redirects register scope, and are never taken for repeats). */
