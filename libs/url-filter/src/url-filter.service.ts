@@ -70,10 +70,9 @@ type RuleTest = (c: Candidate) => boolean | Promise<boolean>;
 
 /** A `url`-stage rule of FILTER_RULES with its test, compiled once. */
 interface UrlRule {
-  readonly name: UrlRuleName;
   readonly pagesOnly: boolean;
-  /** Its opinion skips the next rule rather than rejecting. */
-  readonly exempts: boolean;
+  /** What its opinion rejects the URL as; none: an exemption, whose opinion skips the next rule instead. */
+  readonly rejects: FilterReason | undefined;
   readonly test: RuleTest;
 }
 
@@ -239,8 +238,8 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
       if (rule.pagesOnly && !c.page) continue;
       const opinion = rule.test(c);
       if (opinion === false || (opinion !== true && !(await opinion))) continue;
-      if (rule.exempts) i++;
-      else return rule.name as FilterReason;
+      if (rule.rejects) return rule.rejects;
+      i++;
     }
     return c;
   }
@@ -326,7 +325,8 @@ function compileRules(tests: Record<UrlRuleName, RuleTest>): UrlRule[] {
   const rules: UrlRule[] = [];
   for (const spec of FILTER_RULES) {
     if (spec.stage !== 'url') continue;
-    rules.push({ name: spec.name, pagesOnly: spec.appliesTo === 'pages', exempts: spec.decision === 'exempt', test: tests[spec.name] });
+    const rejects = spec.decision === 'reject' ? spec.name : undefined;
+    rules.push({ pagesOnly: spec.appliesTo === 'pages', rejects, test: tests[spec.name] });
   }
   return rules;
 }
