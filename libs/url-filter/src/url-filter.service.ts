@@ -24,8 +24,6 @@ import { DomainBlocklist } from './domain-blocklist';
 import { RecentUrls } from './recent-urls';
 import { FILTER_RULES, FilterReason, FilterRuleName, UrlRuleName } from './url-filter.rules';
 
-export type { FilterReason } from './url-filter.rules';
-
 export interface FilterResult {
   accepted: CrawlUrl[];
   /** Rejections counted by reason. */
