@@ -1,4 +1,4 @@
-import { BloomHasher, murmur3x4 } from './bloom-hasher';
+import { BloomHasher } from './bloom-hasher';
 import { estimatedFalsePositiveRate, estimatedItems } from './bloom-estimates';
 import { bloomParameters } from './bloom-params';
 
@@ -60,19 +60,6 @@ describe('BloomHasher', () => {
     expect(new BloomHasher(params).offsets('https://example.com/')).toEqual(GOLDEN_DEFAULT_SEED);
     expect(new BloomHasher({ bits: 2 ** 32, hashes: 3 }, 42).offsets('héllo')).toEqual(GOLDEN_SEED_42);
     expect(new BloomHasher({ bits: 1_000_003, hashes: 4 }, 7).offsets('a😀b')).toEqual(GOLDEN_ASTRAL);
-  });
-
-  it('hashes with MurmurHash3_x86_32 over UTF-16LE (the reference vectors)', () => {
-    // '' under seeds 0, 1 and 2^32 − 1: Appleby's SMHasher verification values.
-    expect(murmur3x4('', [0, 1, -1, 0])).toEqual([0, 0x514e28b7, 0x81f16f39, 0]);
-    // "hello" as UTF-16LE bytes (68 00 65 00 …), from the independent Python implementation below.
-    expect(murmur3x4('hello', [0, 1, 0, 1])).toEqual([3619887497, 2474293433, 3619887497, 2474293433]);
-    // An odd length (the 2-byte tail), non-ASCII, an astral character and negative seeds, each lane equal to
-    // the byte-wise MurmurHash3_x86_32 (checked against the reference vectors) of Buffer.from(text, 'utf16le').
-    expect(murmur3x4('a', [0, 1, 2, 3])).toEqual([1867108634, 3484942910, 1485495528, 1009084850]);
-    expect(murmur3x4('héllo wörld', [0x2545f491, 0x6c8e9cf5, 0x1b873593, 0x5bd1e995])).toEqual([795331741, 4177562983, 313960785, 1560316917]);
-    expect(murmur3x4('a😀b', [7, -1640531522, -2048144788, -1028477390])).toEqual([746142463, 291198783, 2659956723, 98003242]);
-    expect(murmur3x4('https://example.com/path?q=1', [-1, 0, 42, 0x7fffffff])).toEqual([4115743049, 3291518825, 2527564081, 3508744880]);
   });
 
   it('covers the whole range of a 2^32-bit filter', () => {
