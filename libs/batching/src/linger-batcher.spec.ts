@@ -95,4 +95,26 @@ describe('LingerBatcher', () => {
     await draining;
     expect(written).toEqual([[1, 2], [3]]);
   });
+
+  it('flush writes the batch filling and waits for the batches sealed so far, not for those sealed after', async () => {
+    const written: number[][] = [];
+    const gates: (() => void)[] = [];
+    const batcher = new LingerBatcher(
+      async (items: number[]) => {
+        await new Promise<void>((resolve) => gates.push(resolve));
+        written.push(items);
+      },
+      { lingerMs: 60_000, maxItems: 100 },
+    );
+    void batcher.add(1);
+    const flushed = batcher.flush();
+    void batcher.add(2);
+    const later = batcher.flush();
+    gates[0]();
+    await flushed;
+    expect(written).toEqual([[1]]);
+    gates[1]();
+    await later;
+    expect(written).toEqual([[1], [2]]);
+  });
 });

@@ -69,7 +69,13 @@ export class LingerBatcher<I, R = void> {
     });
   }
 
-  /** Writes the batch filling now, then waits for every batch in flight (those sealed meanwhile included). */
+  /** Writes the batch filling now; resolves once every batch sealed so far is written (or failed). */
+  async flush(): Promise<void> {
+    this.seal();
+    await Promise.all(this.inFlight);
+  }
+
+  /** Writes the batch filling now, then waits until no batch is in flight (those sealed meanwhile included). */
   async drain(): Promise<void> {
     this.seal();
     while (this.inFlight.size > 0) await Promise.all(this.inFlight);
