@@ -1,9 +1,8 @@
+import { murmur3x4 } from '@crawler/murmur3';
 import { MAX_BLOOM_BITS, type BloomParameters } from './bloom-params';
 
 /** The hasher's name in a filter's layout: stored bits mean something only to the hasher that set them. */
 export const BLOOM_HASHER_NAME = 'murmur3x4-edh';
-
-const imul = Math.imul;
 
 /**
  * The k bit offsets of an item, by enhanced double hashing (Dillinger & Manolios): two 53-bit values X, Y,
@@ -16,8 +15,8 @@ const imul = Math.imul;
  * to collide in our filter, and a collision costs one false positive, which the filter's rate allows for.
  *
  * The offsets ARE the persisted format of a shared filter (bits in Redis that must mean the same to every
- * replica, across restarts and upgrades): changing anything below changes BLOOM_HASHER_NAME too, and a
- * filter written under another name is refused at start (url-seen's layout check).
+ * replica, across restarts and upgrades): changing anything below, or murmur3x4 in `@crawler/murmur3`, changes
+ * BLOOM_HASHER_NAME too, and a filter written under another name is refused at start (url-seen's layout check).
  */
 export class BloomHasher {
   readonly bits: number;
@@ -69,54 +68,4 @@ export class BloomHasher {
     }
     return out;
   }
-}
-
-/**
- * MurmurHash3_x86_32 (Appleby) of the UTF-16LE bytes of `text`, under four seeds at once, as unsigned
- * 32-bit integers. A 4-byte block is two code units, low unit first.
- */
-export function murmur3x4(text: string, seeds: readonly [number, number, number, number]): [number, number, number, number] {
-  let [a, b, c, d] = seeds;
-  const n = text.length;
-  const even = n & ~1;
-  for (let i = 0; i < even; i += 2) {
-    let k = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16);
-    k = imul(k, 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    k = imul(k, 0x1b873593);
-    a ^= k;
-    a = (a << 13) | (a >>> 19);
-    a = (imul(a, 5) + 0xe6546b64) | 0;
-    b ^= k;
-    b = (b << 13) | (b >>> 19);
-    b = (imul(b, 5) + 0xe6546b64) | 0;
-    c ^= k;
-    c = (c << 13) | (c >>> 19);
-    c = (imul(c, 5) + 0xe6546b64) | 0;
-    d ^= k;
-    d = (d << 13) | (d >>> 19);
-    d = (imul(d, 5) + 0xe6546b64) | 0;
-  }
-  if (n !== even) {
-    // The 2-byte tail: one code unit.
-    let k = text.charCodeAt(even);
-    k = imul(k, 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    k = imul(k, 0x1b873593);
-    a ^= k;
-    b ^= k;
-    c ^= k;
-    d ^= k;
-  }
-  const bytes = 2 * n;
-  return [fmix32(a ^ bytes), fmix32(b ^ bytes), fmix32(c ^ bytes), fmix32(d ^ bytes)];
-}
-
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }

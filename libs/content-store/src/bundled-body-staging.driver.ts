@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
+import { LingerBatcher } from '@crawler/batching';
 import type { StateStore } from '@crawler/state';
 import type { BodyStaging, StagedBody } from './body-staging';
 import type { ContentStore } from './content-store';
@@ -21,13 +22,6 @@ export interface BundledBodyStagingOptions {
   gzipThreads?: number;
   /** Bundles kept in memory for readers (a reader usually wants the rest of the bundle next), bytes. @defaultValue 33554432 */
   cacheBytes?: number;
-}
-
-interface OpenBundle {
-  parts: Buffer[];
-  bytes: number;
-  waiters: { resolve: (ref: string) => void; reject: (error: unknown) => void }[];
-  timer?: NodeJS.Timeout;
 }
 
 interface BundleRef {
@@ -51,13 +45,9 @@ interface BundleRef {
 export class BundledBodyStaging implements BodyStaging {
   private readonly instance = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
   private sequence = 0;
-  private open?: OpenBundle;
-  private readonly writing = new Set<Promise<void>>();
+  private readonly bundles: LingerBatcher<Buffer, string>;
   private readonly cache = new Map<string, { bundle: Promise<Buffer | null>; bytes: number }>();
   private cachedBytes = 0;
-  private readonly maxBodies: number;
-  private readonly maxBytes: number;
-  private readonly lingerMs: number;
   private readonly gzipLevel: number;
   private readonly cacheBytes: number;
   private readonly gzipThreads: number;
@@ -69,23 +59,19 @@ export class BundledBodyStaging implements BodyStaging {
     private readonly state: StateStore,
     options: BundledBodyStagingOptions = {},
   ) {
-    this.maxBodies = options.maxBodies ?? 64;
-    this.maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
-    this.lingerMs = options.lingerMs ?? 10;
+    this.bundles = new LingerBatcher((members) => this.write(members), {
+      lingerMs: options.lingerMs ?? 10,
+      maxItems: options.maxBodies ?? 64,
+      maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
+      bytesOf: (member) => member.length,
+    });
     this.gzipLevel = options.gzipLevel ?? 6;
     this.cacheBytes = options.cacheBytes ?? 32 * 1024 * 1024;
     this.gzipThreads = options.gzipThreads ?? 0;
   }
 
   async stage(body: Buffer): Promise<string> {
-    const member = await this.gzip(body);
-    return new Promise((resolve, reject) => {
-      const bundle = (this.open ??= this.startBundle());
-      bundle.parts.push(member);
-      bundle.bytes += member.length;
-      bundle.waiters.push({ resolve, reject });
-      if (bundle.parts.length >= this.maxBodies || bundle.bytes >= this.maxBytes) this.seal();
-    });
+    return this.bundles.add(await this.gzip(body));
   }
 
   async read(ref: string): Promise<StagedBody | null> {
@@ -111,8 +97,7 @@ export class BundledBodyStaging implements BodyStaging {
   }
 
   async close(): Promise<void> {
-    this.seal();
-    while (this.writing.size) await Promise.allSettled([...this.writing]);
+    await this.bundles.drain();
     await this.threads?.close();
   }
 
@@ -122,39 +107,21 @@ export class BundledBodyStaging implements BodyStaging {
     return this.threads.gzip(body);
   }
 
-  private startBundle(): OpenBundle {
-    const bundle: OpenBundle = { parts: [], bytes: 0, waiters: [] };
-    bundle.timer = setTimeout(() => this.open === bundle && this.seal(), this.lingerMs);
-    return bundle;
-  }
-
-  /** Writes the open bundle (if any); bodies staged from now on start the next one. */
-  private seal(): void {
-    const bundle = this.open;
-    if (!bundle) return;
-    this.open = undefined;
-    clearTimeout(bundle.timer);
-    const write = this.write(bundle).finally(() => this.writing.delete(write));
-    this.writing.add(write);
-  }
-
-  private async write(bundle: OpenBundle): Promise<void> {
+  /** Writes one bundle of gzip members; answers each member's reference. */
+  private async write(parts: Buffer[]): Promise<string[]> {
     const id = `${this.instance}-${(this.sequence++).toString(36)}`;
     const key = `staging/${id}.gz`;
-    try {
-      const data = Buffer.concat(bundle.parts);
-      await this.content.put(key, data);
-      await this.state.setAdd(`bundle:${id}`, bundle.parts.map((_, i) => String(i)));
-      // The writer is the likeliest next reader's neighbour: readers in this process find it cached.
-      this.remember(key, Promise.resolve(data), data.length);
-      let offset = 0;
-      bundle.parts.forEach((part, i) => {
-        bundle.waiters[i].resolve(`${key}#${i}.${offset}.${part.length}`);
-        offset += part.length;
-      });
-    } catch (error) {
-      for (const waiter of bundle.waiters) waiter.reject(error);
-    }
+    const data = Buffer.concat(parts);
+    await this.content.put(key, data);
+    await this.state.setAdd(`bundle:${id}`, parts.map((_, i) => String(i)));
+    // The writer is the likeliest next reader's neighbour: readers in this process find it cached.
+    this.remember(key, Promise.resolve(data), data.length);
+    let offset = 0;
+    return parts.map((part, i) => {
+      const ref = `${key}#${i}.${offset}.${part.length}`;
+      offset += part.length;
+      return ref;
+    });
   }
 
   private bundle(key: string): Promise<Buffer | null> {

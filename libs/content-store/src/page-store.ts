@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { LingerBatcher } from '@crawler/batching';
 import type { ContentStore } from './content-store';
 
 /** What is kept about a stored page beside its bytes. */
@@ -49,12 +50,9 @@ export interface SegmentedPageStoreOptions {
   maxBytes?: number;
 }
 
-interface OpenSegment {
-  parts: Buffer[];
-  metas: StoredPageMeta[];
-  bytes: number;
-  waiters: { resolve: (ref: string) => void; reject: (error: unknown) => void }[];
-  timer?: NodeJS.Timeout;
+interface PendingPage {
+  gzipped: Buffer;
+  meta: StoredPageMeta;
 }
 
 /**
@@ -72,30 +70,22 @@ interface OpenSegment {
 export class SegmentedPageStore implements PageStore {
   private readonly instance = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
   private sequence = 0;
-  private open?: OpenSegment;
-  private readonly writing = new Set<Promise<void>>();
-  private readonly lingerMs: number;
-  private readonly maxPages: number;
-  private readonly maxBytes: number;
+  private readonly segments: LingerBatcher<PendingPage, string>;
 
   constructor(
     private readonly content: ContentStore,
     options: SegmentedPageStoreOptions = {},
   ) {
-    this.lingerMs = options.lingerMs ?? 50;
-    this.maxPages = options.maxPages ?? 256;
-    this.maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+    this.segments = new LingerBatcher((pages) => this.write(pages), {
+      lingerMs: options.lingerMs ?? 50,
+      maxItems: options.maxPages ?? 256,
+      maxBytes: options.maxBytes ?? 16 * 1024 * 1024,
+      bytesOf: (page) => page.gzipped.length,
+    });
   }
 
   store(gzipped: Buffer, meta: StoredPageMeta): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const segment = (this.open ??= this.startSegment());
-      segment.parts.push(gzipped);
-      segment.metas.push(meta);
-      segment.bytes += gzipped.length;
-      segment.waiters.push({ resolve, reject });
-      if (segment.parts.length >= this.maxPages || segment.bytes >= this.maxBytes) this.seal();
-    });
+    return this.segments.add({ gzipped, meta });
   }
 
   async read(ref: string, options: { meta?: boolean } = {}): Promise<StoredPage | null> {
@@ -108,8 +98,7 @@ export class SegmentedPageStore implements PageStore {
   }
 
   async close(): Promise<void> {
-    this.seal();
-    while (this.writing.size) await Promise.allSettled([...this.writing]);
+    await this.segments.drain();
   }
 
   private async meta(key: string, offset: number): Promise<StoredPageMeta | undefined> {
@@ -122,39 +111,21 @@ export class SegmentedPageStore implements PageStore {
     return undefined;
   }
 
-  private startSegment(): OpenSegment {
-    const segment: OpenSegment = { parts: [], metas: [], bytes: 0, waiters: [] };
-    segment.timer = setTimeout(() => this.open === segment && this.seal(), this.lingerMs);
-    return segment;
-  }
-
-  private seal(): void {
-    const segment = this.open;
-    if (!segment) return;
-    this.open = undefined;
-    clearTimeout(segment.timer);
-    const write = this.write(segment).finally(() => this.writing.delete(write));
-    this.writing.add(write);
-  }
-
-  private async write(segment: OpenSegment): Promise<void> {
+  /** Writes one segment and its index; answers each page's reference. */
+  private async write(pages: PendingPage[]): Promise<string[]> {
     const day = new Date().toISOString().slice(0, 10);
     const key = `pages/${day}/${this.instance}-${(this.sequence++).toString(36)}.gz`;
-    try {
-      let offset = 0;
-      const refs: string[] = [];
-      const lines: string[] = [];
-      segment.parts.forEach((part, i) => {
-        refs.push(`${key}#${offset}.${part.length}`);
-        lines.push(JSON.stringify({ offset, length: part.length, meta: segment.metas[i] }));
-        offset += part.length;
-      });
-      await this.content.put(key, Buffer.concat(segment.parts), { pages: String(segment.parts.length) });
-      await this.content.put(indexKeyOf(key), Buffer.from(`${lines.join('\n')}\n`), { contentType: 'application/x-ndjson' });
-      segment.waiters.forEach((w, i) => w.resolve(refs[i]));
-    } catch (error) {
-      for (const waiter of segment.waiters) waiter.reject(error);
+    let offset = 0;
+    const refs: string[] = [];
+    const lines: string[] = [];
+    for (const { gzipped, meta } of pages) {
+      refs.push(`${key}#${offset}.${gzipped.length}`);
+      lines.push(JSON.stringify({ offset, length: gzipped.length, meta }));
+      offset += gzipped.length;
     }
+    await this.content.put(key, Buffer.concat(pages.map((page) => page.gzipped)), { pages: String(pages.length) });
+    await this.content.put(indexKeyOf(key), Buffer.from(`${lines.join('\n')}\n`), { contentType: 'application/x-ndjson' });
+    return refs;
   }
 }
 

@@ -118,6 +118,10 @@ export const FetchErrorKind = z.enum([
 ]);
 export type FetchErrorKind = z.infer<typeof FetchErrorKind>;
 
+/** Why a turn was `deferred`: the host's robots.txt is unreachable, or its name failed to resolve for now. */
+export const DeferralCause = z.enum(['robots', 'dns']);
+export type DeferralCause = z.infer<typeof DeferralCause>;
+
 export const FetchOutcome = z.object({
   v: version,
   leaseId: z.string().min(1),
@@ -129,10 +133,15 @@ export const FetchOutcome = z.object({
    * `skipped`: not attempted (the lease was about to run out), put the URL back.
    * `resolved`: only the host's address was looked up (a `resolveOnly` request): `ip` is it, put the URL back.
    * `deferred`: not attempted because robots.txt could not be fetched ("disallow all for now", RFC 9309), or
-   * because the name did not resolve for a reason that may pass (a DNS timeout or server failure; `error`
-   * says so): the host waits `retryAfterMs`, and gives up after the retry limit.
+   * because the name did not resolve for a reason that may pass (a DNS timeout or server failure): `cause`
+   * says which; the host waits `retryAfterMs`, and gives up after the retry limit.
    */
   kind: z.enum(['fetched', 'robots-fetched', 'disallowed', 'error', 'skipped', 'deferred', 'resolved']),
+  /**
+   * For a `deferred` outcome: why, set by its producer (the downloader: `robots`; the resolver: `dns`).
+   * Absent on outcomes queued by a version before it existed.
+   */
+  cause: DeferralCause.optional(),
   /** Whether a request reached the host this turn (if not, no politeness delay is owed). */
   requested: z.boolean(),
   status: z.number().int().optional(),

@@ -36,7 +36,7 @@ describe('DnsResolverProcessor', () => {
     expect(sent).toEqual([
       {
         queue: QueueName.FrontierDone,
-        payload: expect.objectContaining({ kind: 'deferred', requested: false, retryAfterMs: 7000, leaseId: 'l1', retry: expect.objectContaining({ url: 'http://a.test/p', depth: 2, attempts: 1 }) }),
+        payload: expect.objectContaining({ kind: 'deferred', cause: 'dns', requested: false, retryAfterMs: 7000, leaseId: 'l1', retry: expect.objectContaining({ url: 'http://a.test/p', depth: 2, attempts: 1 }) }),
       },
     ]);
     expect(totals).toEqual({ 'deferred.dns': 1 });

@@ -53,7 +53,7 @@ export class DnsResolverProcessor implements OnApplicationBootstrap {
       // an unreachable robots.txt; after FRONTIER_MAX_RETRIES such turns the frontier gives the host up.
       this.logger.warn({ event: 'dns-deferred', url: request.url, error: resolution.error });
       await this.stats.count('deferred.dns');
-      await this.pipeline.send(QueueName.FrontierDone, { ...failed, kind: 'deferred', retryAfterMs: this.config.dns.failureTtlMs, retry: retryOf(request) });
+      await this.pipeline.send(QueueName.FrontierDone, { ...failed, kind: 'deferred', cause: 'dns', retryAfterMs: this.config.dns.failureTtlMs, retry: retryOf(request) });
       return;
     }
     this.logger.warn({ event: 'dns-refused', url: request.url, error: resolution.error });

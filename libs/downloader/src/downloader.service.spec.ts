@@ -354,13 +354,13 @@ describe('DownloaderService', () => {
     const { service, request, requested, sent } = await setup({ robots: (req, res) => res.writeHead(500).end('oops') });
     // The failed fetch is the first deferral; the next try is DOWNLOADER_ROBOTS_RETRY_MS (60 s) away, ±25%.
     const first = (await service.download(request('/')))!;
-    expect(first).toMatchObject({ kind: 'deferred', requested: true, status: 500, retry: { url: expect.stringMatching(/\/$/) } });
+    expect(first).toMatchObject({ kind: 'deferred', cause: 'robots', requested: true, status: 500, retry: { url: expect.stringMatching(/\/$/) } });
     expect(first.retryAfterMs).toBeGreaterThanOrEqual(45_000);
     expect(first.retryAfterMs).toBeLessThanOrEqual(75_000);
     expect(first.robotsUnreachable).toMatchObject({ tries: 1, giveUp: false, giveUpAt: first.robotsUnreachable!.since + 1_800_000 });
     for (const path of ['/', '/page', '/image.png']) {
       const outcome = (await service.download(request(path)))!;
-      expect(outcome).toMatchObject({ kind: 'deferred', requested: false, retry: { url: expect.stringContaining(path) }, robotsUnreachable: { tries: 1 } });
+      expect(outcome).toMatchObject({ kind: 'deferred', cause: 'robots', requested: false, retry: { url: expect.stringContaining(path) }, robotsUnreachable: { tries: 1 } });
       expect(outcome.retryAfterMs).toBeLessThanOrEqual(first.retryAfterMs!);
     }
     expect(requested).toEqual(['/robots.txt']);

@@ -89,6 +89,7 @@ export class DownloaderService implements OnApplicationShutdown {
       return {
         ...base,
         kind: 'deferred',
+        cause: 'robots',
         requested: false,
         durationMs: 0,
         retryAfterMs: Math.max(0, nextTryAt - Date.now()),
@@ -158,6 +159,7 @@ export class DownloaderService implements OnApplicationShutdown {
     return {
       ...base,
       kind: 'deferred',
+      cause: 'robots',
       requested: true,
       status: robots.status ?? undefined,
       durationMs: robots.durationMs,

@@ -1,5 +1,5 @@
 import { DEFAULT_VIRTUAL_NODES, HashRing } from './hash-ring';
-import { murmur3_32 } from './murmur3';
+import { murmur3_32 } from '@crawler/murmur3';
 import { movedKeys } from './ring-movement';
 
 const HOSTS = Array.from({ length: 10_000 }, (_, i) => `site-${i}.test`);

@@ -1,4 +1,4 @@
-import { murmur3_32 } from './murmur3';
+import { murmur3_32 } from '@crawler/murmur3';
 
 export interface HashRingOptions {
   /**
@@ -25,7 +25,7 @@ export const MAX_VIRTUAL_NODES = 10_000;
  * Member m puts points h(`${m}#0`) … h(`${m}#${V−1}`) on a 2^32 circle; a key belongs to the member of the
  * first point at or clockwise after h(key). Adding a member therefore moves to it only the keys on the arcs
  * its new points cut off (~1/N of them), and removing one hands only its own keys to the next points along;
- * every other key keeps its owner. h is MurmurHash3 x86_32 over UTF-8 (see murmur3.ts), so every process
+ * every other key keeps its owner. h is MurmurHash3 x86_32 over UTF-8 (`@crawler/murmur3`), so every process
  * builds the same ring from the same member ids.
  *
  * Two points that collide (same 32-bit value) are ordered by member id, and a key on that value goes to the

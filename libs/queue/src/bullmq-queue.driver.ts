@@ -1,8 +1,9 @@
 import { Job, JobsOptions, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { LingerBatcher } from '@crawler/batching';
 import { InvalidMessageError, JobOf, QueueName, SCHEMA_VERSION, decodeJob } from '@crawler/contracts';
 import { createRedis, parseRedisUrl, type RedisClient, type RedisTarget } from '@crawler/redis';
 import { bullmqQueueName } from './bullmq-keys';
-import { envelope, Envelope, openEnvelope, Outbox, Semaphore } from './envelope';
+import { envelope, Envelope, openEnvelope, Semaphore } from './envelope';
 import { ENVELOPE_COUNT_SCRIPT, envelopeName } from './envelope-count';
 import { infrastructureCause, OutageRetryPolicy, outageDelay, OutageState } from './infrastructure-error';
 import { assertJobId } from './job-id';
@@ -79,10 +80,10 @@ export class BullmqQueueTransport implements QueueTransport {
   }
 
   async add<Q extends QueueName>(queue: Q, payload: JobOf<Q>, options?: JobOptions): Promise<void> {
-    if (!needsOwnJob(options)) return this.outbox(queue).push(payload);
+    if (!needsOwnJob(options)) return this.outbox(queue).add(payload);
     const opts = this.jobOptions(options);
     // What was sent before it goes first: order is kept per producer.
-    await this.outboxes.get(queue)?.drain();
+    await this.outboxes.get(queue)?.flush();
     await this.addEnvelope(queue, envelope([payload]), opts);
   }
 
@@ -198,7 +199,7 @@ export class BullmqQueueTransport implements QueueTransport {
   private async shutdown(): Promise<void> {
     // Workers first: they finish in-flight jobs, which may still add to the queues closed next.
     await Promise.all(this.workers.map((w) => w.close()));
-    await Promise.all([...this.outboxes.values()].map((o) => o.drain()));
+    await Promise.all([...this.outboxes.values()].map((o) => o.flush()));
     this.queuesClosed = true;
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     await Promise.all([this.producer, this.consumer].map((c) => c?.quit()));
@@ -266,11 +267,10 @@ export class BullmqQueueTransport implements QueueTransport {
   private outbox(queue: QueueName): Outbox {
     let outbox = this.outboxes.get(queue);
     if (!outbox) {
-      outbox = new Outbox(
-        (messages) => this.addEnvelope(queue, envelope(messages)),
-        this.options.batchLingerMs ?? 5,
-        this.options.batchMaxMessages ?? 100,
-      );
+      outbox = new LingerBatcher((messages) => this.addEnvelope(queue, envelope(messages)), {
+        lingerMs: this.options.batchLingerMs ?? 5,
+        maxItems: this.options.batchMaxMessages ?? 100,
+      });
       this.outboxes.set(queue, outbox);
     }
     return outbox;
@@ -335,6 +335,13 @@ export class BullmqQueueTransport implements QueueTransport {
     return redis;
   }
 }
+
+/**
+ * Messages waiting to be sent to one queue, sent together as one envelope. Each message's promise resolves
+ * when its envelope is in Redis (or rejects with its error), so a handler that awaits what it sends still
+ * completes only after its output is durable.
+ */
+type Outbox = LingerBatcher<unknown, void>;
 
 /** A job id or a delay needs a BullMQ job of its own; any other message travels in an outbox envelope. */
 function needsOwnJob(options?: JobOptions): boolean {

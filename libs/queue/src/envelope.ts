@@ -36,55 +36,6 @@ function validOutage(o: unknown): OutageState | undefined {
   return v && Number.isFinite(v.since) && Number.isInteger(v.retry) && typeof v.cause === 'string' ? (v as OutageState) : undefined;
 }
 
-/**
- * Messages waiting to be sent to one queue: sent together `lingerMs` after the first, or at once when
- * `maxMessages` are waiting. Each `push` resolves when its envelope is in Redis (or rejects with its error),
- * so a handler that awaits what it sends still completes only after its output is durable.
- */
-export class Outbox {
-  private messages: unknown[] = [];
-  private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
-  private timer?: NodeJS.Timeout;
-  private sending = new Set<Promise<void>>();
-
-  constructor(
-    private readonly send: (messages: unknown[]) => Promise<void>,
-    private readonly lingerMs: number,
-    private readonly maxMessages: number,
-  ) {}
-
-  push(message: unknown): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.messages.push(message);
-      this.waiters.push({ resolve, reject });
-      if (this.messages.length >= this.maxMessages) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.lingerMs);
-    });
-  }
-
-  /** Sends what is waiting now; resolves once every envelope sent so far is in Redis. */
-  async drain(): Promise<void> {
-    this.flush();
-    await Promise.allSettled([...this.sending]);
-  }
-
-  private flush(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.messages.length === 0) return;
-    const messages = this.messages;
-    const waiters = this.waiters;
-    this.messages = [];
-    this.waiters = [];
-    const sent = this.send(messages).then(
-      () => waiters.forEach((w) => w.resolve()),
-      (error) => waiters.forEach((w) => w.reject(error)),
-    );
-    this.sending.add(sent);
-    void sent.finally(() => this.sending.delete(sent));
-  }
-}
-
 /** At most `permits` tasks at once; the rest wait their turn, in order. */
 export class Semaphore {
   private waiting: (() => void)[] = [];

@@ -33,4 +33,16 @@ describe('CrawlActivity', () => {
       { host: 'b.test', requests: 1 },
     ]);
   });
+
+  it('tells a name that failed to resolve from an unreachable robots.txt by the outcome\'s cause, and an older outcome by its text', async () => {
+    const activity = new CrawlActivity(new MemoryStateStore());
+    await activity.recordOutcome(outcome({ url: 'http://c.test/', host: 'c.test', kind: 'deferred', cause: 'dns', error: 'the server timed out' }));
+    await activity.recordOutcome(outcome({ url: 'http://d.test/', host: 'd.test', kind: 'deferred', cause: 'robots', status: 503, error: 'DNS-like wording' }));
+    await activity.recordOutcome(outcome({ url: 'http://e.test/', host: 'e.test', kind: 'deferred', error: 'DNS lookup of e.test failed: ETIMEOUT' }));
+    expect((await activity.recentErrors()).map((e) => [e.kind, e.url, e.error])).toEqual([
+      ['address', 'http://e.test/', 'DNS lookup of e.test failed: ETIMEOUT: site deferred'],
+      ['robots', 'http://d.test/', 'robots.txt unreachable: site deferred'],
+      ['address', 'http://c.test/', 'the server timed out: site deferred'],
+    ]);
+  });
 });

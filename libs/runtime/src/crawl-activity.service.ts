@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FetchOutcome } from '@crawler/contracts';
 import { STATE_STORE, StateStore } from '@crawler/state';
+import { PeriodicFlush } from './periodic-flush';
 
 /** One failed turn: a fetch error, an HTTP error status, an unresolvable or refused host, an unreachable robots.txt. */
 export interface RecentError {
@@ -40,13 +41,11 @@ export class CrawlActivity {
   private readonly store: StateStore;
   private requests: string[] = [];
   private errors: Omit<RecentError, 'seq'>[] = [];
-  private flushing: Promise<void> = Promise.resolve();
-  private readonly timer: NodeJS.Timeout;
+  private readonly flusher: PeriodicFlush;
 
   constructor(@Inject(STATE_STORE) state: StateStore) {
     this.store = state.namespace('activity');
-    this.timer = setInterval(() => void this.flush().catch(() => undefined), FLUSH_MS);
-    this.timer.unref();
+    this.flusher = new PeriodicFlush(() => this.write(), FLUSH_MS);
   }
 
   /** Called once per fetch outcome (by the frontier, which receives them all). */
@@ -59,28 +58,28 @@ export class CrawlActivity {
 
   /** Writes what was recorded since the last flush (kept for the next one when the store fails). */
   flush(): Promise<void> {
-    this.flushing = this.flushing.catch(() => undefined).then(async () => {
-      const [requests, errors] = [this.requests, this.errors];
-      this.requests = [];
-      this.errors = [];
-      try {
-        await Promise.all([
-          this.push('requests', CrawlActivity.REQUEST_WINDOW, requests.map((host) => () => host)),
-          this.push('errors', CrawlActivity.ERROR_WINDOW, errors.map((e) => (seq: number) => JSON.stringify({ seq, ...e }))),
-        ]);
-      } catch (error) {
-        this.requests.unshift(...requests);
-        this.errors.unshift(...errors);
-        throw error;
-      }
-    });
-    return this.flushing;
+    return this.flusher.flush();
   }
 
   /** Stops the timer and writes the last records (before the state store closes). */
-  async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flush();
+  close(): Promise<void> {
+    return this.flusher.close();
+  }
+
+  private async write(): Promise<void> {
+    const [requests, errors] = [this.requests, this.errors];
+    this.requests = [];
+    this.errors = [];
+    try {
+      await Promise.all([
+        this.push('requests', CrawlActivity.REQUEST_WINDOW, requests.map((host) => () => host)),
+        this.push('errors', CrawlActivity.ERROR_WINDOW, errors.map((e) => (seq: number) => JSON.stringify({ seq, ...e }))),
+      ]);
+    } catch (error) {
+      this.requests.unshift(...requests);
+      this.errors.unshift(...errors);
+      throw error;
+    }
   }
 
   /** Newest first. */
@@ -126,10 +125,18 @@ const DONE = Promise.resolve();
 function errorOf(o: FetchOutcome): Omit<RecentError, 'seq' | 'at'> | null {
   const base = { url: o.url, host: o.host };
   if (o.kind === 'error') return { ...base, kind: o.requested ? 'fetch' : 'address', error: o.error };
-  if (o.kind === 'deferred' && o.error?.startsWith('DNS ')) return { ...base, kind: 'address', error: `${o.error}: site deferred` };
+  if (o.kind === 'deferred' && deferredByDns(o)) return { ...base, kind: 'address', error: `${o.error}: site deferred` };
   if (o.kind === 'deferred') return { ...base, kind: 'robots', status: o.status, error: 'robots.txt unreachable: site deferred' };
   // A sitemap that is not there is no error: /sitemap.xml is a guess (SITEMAP_MODE=robots+probe).
   const missingSitemap = o.retry?.kind === 'sitemap' && (o.status === 404 || o.status === 410);
   if (o.kind === 'fetched' && o.status !== undefined && o.status >= 400 && !missingSitemap) return { ...base, kind: 'http', status: o.status };
   return null;
+}
+
+/**
+ * An outcome queued by a version before `cause` existed says so only in its error text (the resolver's
+ * "DNS lookup of … failed"): read it there while such outcomes may still wait in the frontier-done queue.
+ */
+function deferredByDns(o: FetchOutcome): boolean {
+  return o.cause === undefined ? o.error?.startsWith('DNS ') === true : o.cause === 'dns';
 }

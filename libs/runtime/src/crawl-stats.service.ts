@@ -3,6 +3,7 @@ import { Counter, Registry } from 'prom-client';
 import { CRAWLER_CONFIG, type CrawlerConfig } from '@crawler/config';
 import { isClusterUrl } from '@crawler/redis';
 import { STATE_STORE, StateStore } from '@crawler/state';
+import { PeriodicFlush } from './periodic-flush';
 
 /**
  * How often a process adds up what it counted into the shared totals. Shorter than the completion probe's
@@ -28,8 +29,7 @@ export class CrawlStats {
   private readonly store: StateStore;
   private readonly events: Counter<'event'>;
   private pending = new Map<string, number>();
-  private flushing: Promise<void> = Promise.resolve();
-  private readonly timer: NodeJS.Timeout;
+  private readonly flusher: PeriodicFlush;
   /** `totals`, then `totals:1` … on a cluster. */
   private readonly shardKeys: string[];
   /** Where the next flush adds; processes start at random shards, so they spread from the first flush. */
@@ -46,8 +46,7 @@ export class CrawlStats {
       labelNames: ['event'],
       registers: [registry],
     });
-    this.timer = setInterval(() => void this.flush().catch(() => undefined), STATS_FLUSH_MS);
-    this.timer.unref();
+    this.flusher = new PeriodicFlush(() => this.write(), STATS_FLUSH_MS);
   }
 
   count(event: string, by = 1): Promise<void> {
@@ -70,26 +69,26 @@ export class CrawlStats {
 
   /** Adds what was counted since the last flush to the totals; on failure the counts wait for the next one. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.catch(() => undefined).then(async () => {
-      if (this.pending.size === 0) return;
-      const batch = this.pending;
-      this.pending = new Map();
-      try {
-        const key = this.shardKeys[this.nextShard];
-        this.nextShard = (this.nextShard + 1) % this.shardKeys.length;
-        await this.store.hashIncrMany(key, batch);
-      } catch (error) {
-        for (const [event, by] of batch) this.pending.set(event, (this.pending.get(event) ?? 0) + by);
-        throw error;
-      }
-    });
-    return this.flushing;
+    return this.flusher.flush();
   }
 
   /** Stops the timer and adds the last counts (before the state store closes). */
-  async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flush();
+  close(): Promise<void> {
+    return this.flusher.close();
+  }
+
+  private async write(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      const key = this.shardKeys[this.nextShard];
+      this.nextShard = (this.nextShard + 1) % this.shardKeys.length;
+      await this.store.hashIncrMany(key, batch);
+    } catch (error) {
+      for (const [event, by] of batch) this.pending.set(event, (this.pending.get(event) ?? 0) + by);
+      throw error;
+    }
   }
 }
 

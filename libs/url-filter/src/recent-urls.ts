@@ -1,4 +1,4 @@
-import { murmur3x4 } from '@crawler/bloom';
+import { murmur3x4 } from '@crawler/murmur3';
 
 const SEEDS: [number, number, number, number] = [0x2545f491, 0x6c8e9cf5, 0x1b873593, 0x5bd1e995];
 

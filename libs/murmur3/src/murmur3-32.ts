@@ -1,12 +1,13 @@
+import { fmix32, mixBlock, mixState } from './murmur3-mix';
+
 /**
- * MurmurHash3 x86_32 (Austin Appleby's reference `MurmurHash3_x86_32`) over the UTF-8 bytes of a string.
+ * MurmurHash3 x86_32 (Austin Appleby's reference `MurmurHash3_x86_32`) over the UTF-8 bytes of a string, or
+ * over bytes, as an unsigned 32-bit integer.
  *
- * The ring's points ARE a shared format: every downloader and every frontier replica must put a host on the
- * same point, in any process, on any Node version. So the hash is written out here, over UTF-8 bytes we
- * encode ourselves — nothing depends on a library's or an engine's string hashing — and the spec pins it to
- * the reference test vectors. Murmur3 rather than FNV-1a: its finaliser avalanches, so near-identical inputs
- * such as `downloader-1#17` and `downloader-1#18` land far apart, which is what virtual nodes need.
- * Changing anything below reassigns every host.
+ * Its outputs ARE a shared format (the hash ring's points: every downloader and every frontier replica must
+ * put a host on the same point, in any process, on any Node version). So the hash is written out here, over
+ * UTF-8 bytes we encode ourselves — nothing depends on a library's or an engine's string hashing — and the
+ * spec pins it to the reference test vectors. Changing anything here or in murmur3-mix.ts reassigns every host.
  */
 export function murmur3_32(input: string | Uint8Array, seed = 0): number {
   if (typeof input === 'string') {
@@ -59,42 +60,18 @@ function encodeUtf8(text: string): number {
   return n;
 }
 
-const C1 = 0xcc9e2d51;
-const C2 = 0x1b873593;
-/**
- * Bound once: inside a vm context (jest's sandbox) every lookup of the global `Math` goes through the
- * context's interceptor, which made each hash 30× slower (2 µs instead of 65 ns) when the loop said `Math.imul`.
- */
-const imul = Math.imul;
-
 function murmur3Bytes(bytes: Uint8Array, length: number, seed: number): number {
-  let h = seed >>> 0;
+  let h = seed | 0;
   const tail = length & ~3;
-  let k: number;
   for (let i = 0; i < tail; i += 4) {
-    k = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24);
-    k = imul(k, C1);
-    k = (k << 15) | (k >>> 17);
-    k = imul(k, C2);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (imul(h, 5) + 0xe6546b64) | 0;
+    h = mixState(h, mixBlock(bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24)));
   }
   const rest = length & 3;
   if (rest > 0) {
-    k = bytes[tail];
+    let k = bytes[tail];
     if (rest > 1) k ^= bytes[tail + 1] << 8;
     if (rest > 2) k ^= bytes[tail + 2] << 16;
-    k = imul(k, C1);
-    k = (k << 15) | (k >>> 17);
-    k = imul(k, C2);
-    h ^= k;
+    h ^= mixBlock(k);
   }
-  h ^= length;
-  h ^= h >>> 16;
-  h = imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(h ^ length) >>> 0;
 }

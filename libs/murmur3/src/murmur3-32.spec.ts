@@ -1,7 +1,7 @@
-import { murmur3_32 } from './murmur3';
+import { murmur3_32 } from './murmur3-32';
 
 describe('murmur3_32', () => {
-  it('matches the reference MurmurHash3_x86_32 test vectors (ring points are a shared format)', () => {
+  it('matches the reference MurmurHash3_x86_32 test vectors', () => {
     const vectors: Array<[string, number, number]> = [
       ['', 0, 0x00000000],
       ['', 1, 0x514e28b7],
