@@ -120,6 +120,19 @@ describe('FrontierService', () => {
     expect(await f.store.claim({ now: Date.now(), max: 1, leaseMs: 60_000 })).toEqual([]);
   });
 
+  it('keeps requeuing a host deferred for its robots.txt without a failure record yet, never taking it for a DNS failure', async () => {
+    const f = frontier();
+    await f.service.add(links('a.test', ['/1']));
+    // Another URL of the host is fetching robots.txt: the downloader defers this one (cause robots, no plan yet),
+    // more times than FRONTIER_MAX_RETRIES.
+    for (let tries = 1; tries <= 5; tries++) {
+      expect(await turn(f, ({ retry }) => ({ kind: 'deferred', cause: 'robots', requested: false, retryAfterMs: 0, retry }))).toBe(true);
+    }
+    expect((await f.store.stats()).size).toBe(1);
+    expect(await f.aside.listSetAside()).toEqual([]);
+    expect((await f.stats.totals())['error.dns-unresolvable']).toBeUndefined();
+  });
+
   it('keeps a host whose robots.txt is unreachable waiting, listed with its next try, until the downloader gives it up', async () => {
     const f = frontier();
     await f.service.add(links('a.test', ['/1', '/2', '/3']));

@@ -107,10 +107,11 @@ export class FrontierService {
       setAside = { reason: 'crawl-delay', detail: `Crawl-delay ${crawlDelayMs / 1000} s > FRONTIER_MAX_CRAWL_DELAY_MS ${frontier.maxCrawlDelayMs / 1000} s` };
     } else if ((outcome.kind === 'robots-fetched' || outcome.kind === 'skipped' || outcome.kind === 'resolved') && outcome.retry) {
       requeue = encodeEntry(outcome.retry);
-    } else if (outcome.kind === 'deferred' && unreachable) {
-      // robots.txt unreachable: the downloader plans the tries (backoff, Retry-After) and says when to give up.
-      if (!unreachable.giveUp && outcome.retry) requeue = encodeEntry(outcome.retry);
-      else setAside = { reason: 'robots-unreachable', detail: `robots.txt unreachable for ${Math.round((now - unreachable.since) / 1000)} s (${unreachable.tries} tries${outcome.status ? `, last answered ${outcome.status}` : ''})` };
+    } else if (outcome.kind === 'deferred' && (unreachable || outcome.cause === 'robots')) {
+      // Waiting on robots.txt: the downloader plans the tries (backoff, Retry-After) and says when to give up,
+      // so these turns count toward no retry limit here (nor toward a DNS failure).
+      if (!unreachable?.giveUp && outcome.retry) requeue = encodeEntry(outcome.retry);
+      else if (unreachable) setAside = { reason: 'robots-unreachable', detail: `robots.txt unreachable for ${Math.round((now - unreachable.since) / 1000)} s (${unreachable.tries} tries${outcome.status ? `, last answered ${outcome.status}` : ''})` };
     } else if (outcome.kind === 'deferred' && outcome.retry) {
       const attempts = (outcome.retry.attempts ?? 0) + 1;
       if (attempts <= frontier.maxRetries) requeue = encodeEntry({ ...outcome.retry, attempts });
