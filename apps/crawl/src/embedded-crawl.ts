@@ -13,7 +13,7 @@ import { FrontierModule } from '@crawler/frontier';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createLogger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
-import { checkRecords, checkRedis, CompletionProbe, surviveUnawaitedRedisErrors, CrawlStats, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, RuntimeModule, UnreachedHostsRegistry } from '@crawler/runtime';
+import { checkRecords, checkRedis, CompletionProbe, surviveUnawaitedRedisErrors, CrawlStats, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, RuntimeModule, stopWithin, UnreachedHostsRegistry } from '@crawler/runtime';
 import { UrlExtractorModule } from '@crawler/url-extractor';
 import { UrlFilterModule } from '@crawler/url-filter';
 import { describeSeenStats, UrlSeenModule, UrlSeenService } from '@crawler/url-seen';
@@ -89,6 +89,7 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => {
     interrupted ??= signal;
     interruption.abort();
+    stopWithin({ timeoutMs: config.shutdownTimeoutMs, who: 'crawl', exitCode: signal === 'SIGINT' ? 130 : 143, say: (line) => process.stderr.write(`\n${line}\n`) });
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

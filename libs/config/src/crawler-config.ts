@@ -132,6 +132,13 @@ export const CrawlerConfigSchema = z.object({
     /** Largest request body accepted (JSON only), bytes; the CLI splits larger seed lists. @defaultValue 1048576 */
     maxBodyBytes: int(1024).max(256 * 1024 * 1024).default(1024 * 1024),
   }),
+  /**
+   * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close
+   * before it exits anyway, saying so; a second signal exits at once. Longer than DOWNLOADER_TOTAL_TIMEOUT_MS,
+   * so a downloader's fetches in flight finish; shorter than its 75 s grace period in the deployments, so it
+   * says why before it is killed. @defaultValue 70000
+   */
+  shutdownTimeoutMs: int(100).default(70_000),
   /** Least severe level logged. @defaultValue 'info' */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** A queue job held by a process that died is handed to another after this long (BullMQ lock and stall check). @defaultValue 30000 */
@@ -533,6 +540,7 @@ export const ENV_NAMES: Record<string, string> = {
   CONTROL_PLANE_ALLOW_UNAUTHENTICATED: 'controlPlane.allowUnauthenticated',
   CONTROL_PLANE_MAX_BODY_BYTES: 'controlPlane.maxBodyBytes',
   LOG_LEVEL: 'logLevel',
+  SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
   FETCH_LOG_FILE: 'fetchLogFile',
   QUEUE_STALLED_MS: 'queueStalledMs',
   QUEUE_MAX_STALLED: 'queueMaxStalled',

@@ -9,6 +9,7 @@ import { checkRecords } from './records-check';
 import { checkRedis } from './redis-policy-check';
 import { surviveUnawaitedRedisErrors } from './unawaited-errors';
 import { RuntimeModule } from './runtime.module';
+import { stopWithin } from './shutdown-deadline';
 
 export interface BootstrapOptions {
   /** The service's routes change the crawl (the control plane): it binds to loopback unless it has a token. */
@@ -55,6 +56,7 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, `${service} stopping`);
+      stopWithin({ timeoutMs: config.shutdownTimeoutMs, who: service, exitCode: 1, say: (line) => (logger.error(line), process.stderr.write(`${line}\n`)) });
       app.close().then(
         () => process.exit(0),
         (error) => {

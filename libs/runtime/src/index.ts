@@ -12,6 +12,7 @@ export * from './hub-links.service';
 export * from './plugin-registry.service';
 export * from './circuit-breaker';
 export * from './bootstrap';
+export * from './shutdown-deadline';
 export * from './listen-address';
 export * from './redis-policy-check';
 export * from './records-check';
