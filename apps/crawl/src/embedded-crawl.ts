@@ -1,11 +1,12 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
+import { Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig } from '@crawler/config';
 import { ContentParserModule } from '@crawler/content-parser';
 import { ContentSeenModule } from '@crawler/content-seen';
+import { SERVICE_NAMES, ServiceName } from '@crawler/contracts';
 import { ControlPlaneModule, CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
 import { DnsResolverModule } from '@crawler/dns-resolver';
 import { DownloaderModule } from '@crawler/downloader';
@@ -20,18 +21,21 @@ import { describeSeenStats, UrlSeenModule, UrlSeenService } from '@crawler/url-s
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
 
-/** Every stage of the pipeline, as the distributed services run them, in this one process. */
-const SERVICE_MODULES = [
-  FrontierModule,
-  DnsResolverModule,
-  DownloaderModule,
-  ContentParserModule,
-  ContentSeenModule,
-  UrlExtractorModule,
-  UrlFilterModule,
-  UrlSeenModule,
-  ControlPlaneModule,
-];
+/** The module of each service of the service map: a new service does not compile until it is named here. */
+const MODULE_OF: Record<ServiceName, Type> = {
+  frontier: FrontierModule,
+  'dns-resolver': DnsResolverModule,
+  downloader: DownloaderModule,
+  'content-parser': ContentParserModule,
+  'content-seen': ContentSeenModule,
+  'url-extractor': UrlExtractorModule,
+  'url-filter': UrlFilterModule,
+  'url-seen': UrlSeenModule,
+  'control-plane': ControlPlaneModule,
+};
+
+/** Every service of the pipeline, as the distributed shape runs them, in this one process. */
+const SERVICE_MODULES = SERVICE_NAMES.map((name) => MODULE_OF[name]);
 
 export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   const started = performance.now();
