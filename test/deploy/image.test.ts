@@ -208,7 +208,7 @@ describe('the entrypoint script', () => {
     expect(run.stderr).toContain('dist/apps/frontier/src/main.js is missing');
   });
 
-  it('lists in its usage exactly the services under apps/ (plugins by their rule, plugin-<name>)', () => {
+  it('lists in its usage exactly the services of the service map (plugins by their rule, plugin-<name>)', () => {
     const script = readFileSync(ENTRYPOINT, 'utf8');
     const usage = /services: (.*)/.exec(script)![1].trim().split(/\s+/);
     expect(usage.sort()).toEqual(SERVICES.filter((s) => !s.startsWith('plugin-')).sort());

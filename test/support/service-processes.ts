@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { SERVICE_NAMES } from '@crawler/contracts';
 
 /** The checkout's root, from source (test/support) or from the build (dist/test/support). */
 function repoRoot(): string {
@@ -9,17 +10,8 @@ function repoRoot(): string {
   return dir;
 }
 
-export const SERVICES = [
-  'frontier',
-  'dns-resolver',
-  'downloader',
-  'content-parser',
-  'content-seen',
-  'url-extractor',
-  'url-filter',
-  'url-seen',
-  'control-plane',
-] as const;
+/** The pipeline services, as the service map lists them. */
+export const SERVICES = SERVICE_NAMES;
 
 export interface RunningService {
   name: string;
