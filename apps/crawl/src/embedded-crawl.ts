@@ -1,41 +1,18 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Module, Type } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig } from '@crawler/config';
-import { ContentParserModule } from '@crawler/content-parser';
-import { ContentSeenModule } from '@crawler/content-seen';
-import { SERVICE_NAMES, ServiceName } from '@crawler/contracts';
-import { ControlPlaneModule, CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
-import { DnsResolverModule } from '@crawler/dns-resolver';
-import { DownloaderModule } from '@crawler/downloader';
-import { FrontierModule } from '@crawler/frontier';
+import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createLogger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
 import { checkRecords, checkRedis, CompletionProbe, surviveUnawaitedRedisErrors, CrawlStats, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, RuntimeModule, UnreachedHostsRegistry } from '@crawler/runtime';
-import { UrlExtractorModule } from '@crawler/url-extractor';
-import { UrlFilterModule } from '@crawler/url-filter';
-import { describeSeenStats, UrlSeenModule, UrlSeenService } from '@crawler/url-seen';
+import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
-
-/** The module of each service of the service map: a new service does not compile until it is named here. */
-const MODULE_OF: Record<ServiceName, Type> = {
-  frontier: FrontierModule,
-  'dns-resolver': DnsResolverModule,
-  downloader: DownloaderModule,
-  'content-parser': ContentParserModule,
-  'content-seen': ContentSeenModule,
-  'url-extractor': UrlExtractorModule,
-  'url-filter': UrlFilterModule,
-  'url-seen': UrlSeenModule,
-  'control-plane': ControlPlaneModule,
-};
-
-/** Every service of the pipeline, as the distributed shape runs them, in this one process. */
-const SERVICE_MODULES = SERVICE_NAMES.map((name) => MODULE_OF[name]);
+import { serviceModules } from './service-modules';
 
 export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   const started = performance.now();
@@ -81,7 +58,7 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   mkdirSync(options.out, { recursive: true });
   const logFile = join(options.out, 'crawl.log');
 
-  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logFile }), ...SERVICE_MODULES, ...plugins] })
+  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logFile }), ...serviceModules(), ...plugins] })
   class EmbeddedCrawlModule {}
 
   const logger = createLogger({ level: config.logLevel, service: 'crawl', file: logFile });
