@@ -165,9 +165,12 @@ describe('.dockerignore and the build context', () => {
 describe('the entrypoint script', () => {
   afterAll(removeTempDirs);
 
-  it('starts every app under apps/ by name, and every command of the cluster CLI', () => {
+  it('starts every app under apps/ by name, several services together (services), and every command of the cluster CLI', () => {
     const dir = tempDir('entrypoint-');
     for (const app of APPS) expect(runEntrypoint(dir, [app]).node).toEqual([mainOf(app)]);
+    const together = join(ROOT, 'dist/apps/crawl/src/services-main.js');
+    expect(runEntrypoint(dir, ['services'], { SERVICES: 'url-filter,url-seen' }).node).toEqual([together]);
+    expect(existsSync(together)).toBe(true);
     const cliCommands = [...readFileSync(join(ROOT, 'apps/crawl/src/cluster-cli.ts'), 'utf8').matchAll(/\.command\('([a-z-]+)'\)/g)].map((m) => m[1]);
     expect(cliCommands).toEqual(expect.arrayContaining(['seed', 'status']));
     for (const command of cliCommands) {
