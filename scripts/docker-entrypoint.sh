@@ -3,6 +3,7 @@
 # any of them.
 #
 #   docker run crawler frontier                      a pipeline service (or SERVICE=frontier, no argument)
+#   docker run -e SERVICES=frontier,url-seen crawler services   several of them in one process
 #   docker run crawler crawl https://example.com/    the embedded crawler, all services in one process
 #   docker run crawler seed --wait example.com       submit seeds to a running cluster's control plane
 #   docker run crawler status                        ...read its status, pause or resume it (CONTROL_PLANE_URL)
@@ -20,6 +21,7 @@ usage() {
 usage: <program> [arguments...]   (or set SERVICE=<program>)
 services: frontier dns-resolver downloader content-parser content-seen url-extractor url-filter url-seen control-plane
 plugins:  plugin-<name> (each plugin built into dist/apps/plugin-<name>, e.g. plugin-png)
+together: services (the services SERVICES names, comma-separated, in one process)
 tools:    crawl (embedded crawl)   seed status pause resume failed failed-urls dead-letters (drive a cluster's control plane, CONTROL_PLANE_URL)
 EOF
 }
@@ -30,6 +32,7 @@ resolve() {
     frontier | dns-resolver | downloader | content-parser | content-seen | url-extractor | url-filter | url-seen | control-plane)
       echo "$ROOT/dist/apps/$1/src/main.js" ;;
     crawl) echo "$ROOT/dist/apps/crawl/src/main.js" ;;
+    services) echo "$ROOT/dist/apps/crawl/src/services-main.js" ;;
     # A plugin's service, by its app's name: any plugin-<name> that was built (a new plugin needs no edit here).
     plugin-*[!a-z0-9-]* | plugin-) return 1 ;;
     plugin-*) [ -f "$ROOT/dist/apps/$1/src/main.js" ] || return 1; echo "$ROOT/dist/apps/$1/src/main.js" ;;

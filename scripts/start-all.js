@@ -6,7 +6,13 @@ const { spawn } = require('node:child_process');
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
-const core = ['frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'url-filter', 'url-seen', 'control-plane'];
+const map = join(__dirname, '../dist/libs/contracts/src/services.js');
+if (!existsSync(map)) {
+  process.stderr.write('start-all: there is no dist/ (npm run build?)\n');
+  process.exit(2);
+}
+// The services of the service map (libs/contracts/src/services.ts), as built.
+const core = require(map).SERVICES.map((service) => ({ name: service.name, main: join(__dirname, `../dist/${service.app}/src/main.js`) }));
 // The plugins PLUGINS enables run as services of their own, `plugin-<name>`.
 const plugins = (process.env.PLUGINS || '').split(',').map((p) => p.trim()).filter(Boolean).map((p) => `plugin-${p}`);
 for (const plugin of plugins) {
@@ -15,10 +21,10 @@ for (const plugin of plugins) {
     process.exit(2);
   }
 }
-const services = [...core, ...plugins];
-const children = services.map((name) => {
+const services = [...core, ...plugins.map((name) => ({ name, main: join(__dirname, `../dist/apps/${name}/src/main.js`) }))];
+const children = services.map(({ name, main }) => {
   const port = name === 'control-plane' ? process.env.PORT || '3000' : '0';
-  const child = spawn(process.execPath, [join(__dirname, `../dist/apps/${name}/src/main.js`)], {
+  const child = spawn(process.execPath, [main], {
     env: { ...process.env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

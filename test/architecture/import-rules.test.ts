@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { SERVICE_NAMES as SERVICES } from '@crawler/contracts';
 
 /**
  * The house rules, checked on every source file: apps never import apps; contracts import no other
@@ -10,7 +11,6 @@ import { join, relative } from 'node:path';
  * domain rules it must apply as the core does: libs/net, libs/robots).
  */
 const ROOT = join(__dirname, '../..');
-const SERVICES = ['frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'url-filter', 'url-seen', 'control-plane'];
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true })

@@ -11,10 +11,10 @@ import { packageVersion } from './kubernetes-schemas';
 
 /**
  * docker-compose.yml checked offline: valid against the Compose Specification's JSON schema, and a cluster
- * that would work: every service of apps/ started by name from the one image, configured only with settings
- * the crawler reads, Redis with AOF on a volume, MinIO on a volume with its bucket made, the control plane
- * published, and nothing that stops `--scale downloader=N`. The same checks hold with
- * docker-compose.cluster.yml over it (the crawl on a Redis Cluster), whose own checks follow.
+ * that would work: every service of the service map and every plugin started by name from the one image,
+ * configured only with settings the crawler reads, Redis with AOF on a volume, MinIO on a volume with its
+ * bucket made, the control plane published, and nothing that stops `--scale downloader=N`. The same checks
+ * hold with docker-compose.cluster.yml over it (the crawl on a Redis Cluster), whose own checks follow.
  */
 
 const FILE = join(ROOT, 'docker-compose.yml');
@@ -102,7 +102,7 @@ describe.each(SETUPS)('%s', (_, files) => {
     expect(result.status).toBe(0);
   });
 
-  it('has a service per service under apps/ (all but the crawl CLI), each starting that very service by name', () => {
+  it('has a service per service of the service map and per plugin, each starting that very service by name', () => {
     const dir = tempDir('entrypoint-');
     for (const name of SERVICES) {
       const service = services[name];

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import { ConfigError, ENV_NAMES, loadConfig } from '@crawler/config';
+import { SERVICE_NAMES } from '@crawler/contracts';
 import { findPlugin, loadPluginConfig, PluginDefinition } from '@crawler/plugin-sdk';
 import { tempDir } from '../support/temp-dirs';
 
@@ -9,12 +10,16 @@ import { tempDir } from '../support/temp-dirs';
 
 export const ROOT = join(__dirname, '../..');
 
-/** Every app under apps/, and the services among them (all but `crawl`, the CLI). */
+/** Every app under apps/. */
 export const APPS = readdirSync(join(ROOT, 'apps'), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name)
   .sort();
-export const SERVICES = APPS.filter((app) => app !== 'crawl');
+/**
+ * The services a deployment runs: those of the service map, and each plugin's (`apps/plugin-<name>`).
+ * test/architecture/service-map.test.ts checks that these are all the apps but `crawl`, the CLI.
+ */
+export const SERVICES: string[] = [...SERVICE_NAMES, ...APPS.filter((app) => app.startsWith('plugin-'))];
 
 /**
  * A copy of k8s/ with these of its optional components enabled, as a user enables them (a `components:` list

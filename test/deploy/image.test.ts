@@ -165,9 +165,12 @@ describe('.dockerignore and the build context', () => {
 describe('the entrypoint script', () => {
   afterAll(removeTempDirs);
 
-  it('starts every app under apps/ by name, and every command of the cluster CLI', () => {
+  it('starts every app under apps/ by name, several services together (services), and every command of the cluster CLI', () => {
     const dir = tempDir('entrypoint-');
     for (const app of APPS) expect(runEntrypoint(dir, [app]).node).toEqual([mainOf(app)]);
+    const together = join(ROOT, 'dist/apps/crawl/src/services-main.js');
+    expect(runEntrypoint(dir, ['services'], { SERVICES: 'url-filter,url-seen' }).node).toEqual([together]);
+    expect(existsSync(together)).toBe(true);
     const cliCommands = [...readFileSync(join(ROOT, 'apps/crawl/src/cluster-cli.ts'), 'utf8').matchAll(/\.command\('([a-z-]+)'\)/g)].map((m) => m[1]);
     expect(cliCommands).toEqual(expect.arrayContaining(['seed', 'status']));
     for (const command of cliCommands) {
@@ -208,7 +211,7 @@ describe('the entrypoint script', () => {
     expect(run.stderr).toContain('dist/apps/frontier/src/main.js is missing');
   });
 
-  it('lists in its usage exactly the services under apps/ (plugins by their rule, plugin-<name>)', () => {
+  it('lists in its usage exactly the services of the service map (plugins by their rule, plugin-<name>)', () => {
     const script = readFileSync(ENTRYPOINT, 'utf8');
     const usage = /services: (.*)/.exec(script)![1].trim().split(/\s+/);
     expect(usage.sort()).toEqual(SERVICES.filter((s) => !s.startsWith('plugin-')).sort());

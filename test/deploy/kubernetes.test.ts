@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '@crawler/config';
-import { QueueName } from '@crawler/contracts';
+import { SERVICES as SERVICES_MAP } from '@crawler/contracts';
 import { parseRedisUrl } from '@crawler/redis';
 import { listenPlan } from '@crawler/runtime';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
@@ -68,16 +68,6 @@ function containerPort(container: any, port: string | number): number | undefine
   return found?.containerPort;
 }
 
-/** The queue each service that may be scaled on queue depth consumes. */
-const CONSUMES: Record<string, QueueName> = {
-  'content-parser': QueueName.Parse,
-  'content-seen': QueueName.ContentSeen,
-  'url-extractor': QueueName.ExtractLinks,
-  'url-filter': QueueName.FilterUrls,
-  'url-seen': QueueName.SeenUrls,
-  'dns-resolver': QueueName.DnsResolve,
-};
-
 const labelsMatch = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
@@ -137,7 +127,7 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
     expect(objects.filter((o) => o.kind !== 'Namespace' && o.metadata.namespace !== namespace.metadata.name).map((o) => o.metadata.name)).toEqual([]);
   });
 
-  it('has a Deployment per service under apps/ (all but the crawl CLI) that runs that very service', () => {
+  it('has a Deployment per service of the service map and per plugin, that runs that very service', () => {
     const dir = tempDir('entrypoint-');
     expect(all('Deployment').map((d) => d.metadata.name).sort()).toEqual([...SERVICES].sort());
     for (const name of SERVICES) {
@@ -408,10 +398,13 @@ describe('k8s/ with the KEDA component (queue-depth autoscaling of the content p
       // Scaled on pages, not on jobs (a job is an envelope of up to 100 pages): the messages gauge of the
       // queue the target consumes, the max over processes (each reports the same shared number).
       expect(object.spec.triggers.filter((t: any) => t.type === 'redis')).toEqual([]);
+      // The queue of the service map the target consumes: one queue, or the number would not say its load.
+      const consumes = SERVICES_MAP.find((s) => s.name === target)?.consumes ?? [];
+      expect({ target, queues: consumes.length }).toEqual({ target, queues: 1 });
       const queries = object.spec.triggers.filter((t: any) => t.type === 'prometheus');
       expect(queries.length).toBe(1);
       for (const trigger of queries) {
-        expect(trigger.metadata.query).toBe(`max(crawler_queue_messages{queue="${CONSUMES[target]}",state="waiting"})`);
+        expect(trigger.metadata.query).toBe(`max(crawler_queue_messages{queue="${consumes[0].queue}",state="waiting"})`);
         expect(trigger.metadata.serverAddress).toMatch(/^https?:\/\/[^/]+$/);
         expect(Number(trigger.metadata.threshold)).toBeGreaterThanOrEqual(100);
       }

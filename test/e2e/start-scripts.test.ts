@@ -1,6 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SERVICE_NAMES } from '@crawler/contracts';
 import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
 
 const ROOT = join(__dirname, '../..');
@@ -86,7 +87,7 @@ describe('npm run start:*', () => {
   }, 90_000);
 
   it('start:all prints where each service listens, and a SIGTERM to npm stops them all', async () => {
-    const services = ['frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'url-filter', 'url-seen', 'control-plane'];
+    const services = SERVICE_NAMES;
     const lines = (output: string) => output.split('\n').filter((line) => /\| ready on port \d+: /.test(line));
     const { npm, output } = await npmRun('start:all', env, (out) => lines(out).length === services.length);
     started.push(npm);

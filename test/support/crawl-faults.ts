@@ -1,3 +1,4 @@
+import { consumerOf } from '@crawler/contracts';
 import type { TestWeb } from '../web/test-web';
 import { startService, stopService } from './service-processes';
 import { TestWebCluster } from './test-web-cluster';
@@ -89,23 +90,9 @@ export interface FaultRecord {
   restartMs: number;
 }
 
-/** The queues a service consumes, as named in the control plane's `queues` (fetch shards start with `fetch`). */
-const CONSUMES: Record<string, (queue: string) => boolean> = {
-  frontier: (q) => q === 'frontier-add' || q === 'frontier-done',
-  'dns-resolver': (q) => q === 'dns-resolve',
-  downloader: (q) => q.startsWith('fetch'),
-  'content-parser': (q) => q === 'parse',
-  'content-seen': (q) => q === 'content-seen',
-  'url-extractor': (q) => q === 'extract-links',
-  'url-filter': (q) => q === 'filter-urls',
-  'url-seen': (q) => q === 'seen-urls',
-  'control-plane': () => false,
-};
-
 export function activeJobs(status: any, service: string): number {
-  const consumes = CONSUMES[service] ?? (() => false);
   return Object.entries<any>(status?.queues ?? {})
-    .filter(([queue]) => consumes(queue))
+    .filter(([queue]) => consumerOf(queue)?.name === service)
     .reduce((n, [, counts]) => n + (counts.active ?? 0), 0);
 }
 

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { SERVICE_NAMES } from '@crawler/contracts';
 
 /** The checkout's root, from source (test/support) or from the build (dist/test/support). */
 function repoRoot(): string {
@@ -9,17 +10,8 @@ function repoRoot(): string {
   return dir;
 }
 
-export const SERVICES = [
-  'frontier',
-  'dns-resolver',
-  'downloader',
-  'content-parser',
-  'content-seen',
-  'url-extractor',
-  'url-filter',
-  'url-seen',
-  'control-plane',
-] as const;
+/** The pipeline services, as the service map lists them. */
+export const SERVICES = SERVICE_NAMES;
 
 export interface RunningService {
   name: string;
@@ -28,10 +20,15 @@ export interface RunningService {
   output: string[];
 }
 
-/** Starts one built service as its own OS process and resolves once it logs that it is ready. */
+/**
+ * Starts one built service as its own OS process and resolves once it logs that it is ready. Several joined
+ * by '+', in the service map's order (`frontier+url-seen`), run together in one process (SERVICES).
+ */
 export function startService(name: string, env: NodeJS.ProcessEnv): Promise<RunningService> {
-  const child = spawn(process.execPath, [...profileArgs(), join(repoRoot(), `dist/apps/${name}/src/main.js`)], {
-    env: { ...process.env, PORT: '0', ...env },
+  const together = name.includes('+');
+  const main = together ? 'dist/apps/crawl/src/services-main.js' : `dist/apps/${name}/src/main.js`;
+  const child = spawn(process.execPath, [...profileArgs(), join(repoRoot(), main)], {
+    env: { ...process.env, PORT: '0', ...env, ...(together ? { SERVICES: name.split('+').join(',') } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];
@@ -45,7 +42,7 @@ export function startService(name: string, env: NodeJS.ProcessEnv): Promise<Runn
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
         output.push(`${line}\n`);
         if (output.length > 2000) output.splice(0, 1000);
-        const ready = /"msg":"[a-z-]+ ready"/.test(line) ? JSON.parse(line) : null;
+        const ready = /"msg":"[a-z+-]+ ready"/.test(line) ? JSON.parse(line) : null;
         if (ready) {
           clearTimeout(timer);
           resolve({ name, port: ready.port, process: child, output });

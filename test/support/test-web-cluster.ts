@@ -57,9 +57,10 @@ export class TestWebCluster {
 
   /**
    * `env` is merged last (so it may override `REDIS_URL`, e.g. to a private Redis). `s3Url`: an S3 server
-   * of the caller's, left running by close(); by default the cluster starts its own.
+   * of the caller's, left running by close(); by default the cluster starts its own. `services`: the processes
+   * (see startService), by default one per service of the service map.
    */
-  async start(options: { env?: Record<string, string>; extra?: string[]; s3Url?: string } = {}): Promise<this> {
+  async start(options: { env?: Record<string, string>; services?: readonly string[]; extra?: string[]; s3Url?: string } = {}): Promise<this> {
     // A server of its own: the suite's shared one (S3_URL) holds every earlier test's buckets, and under CI load
     // it answered the services' readiness checks too slowly for a cluster of nine.
     this.s3 = options.s3Url ? { url: options.s3Url, close: async () => undefined } : await startS3TestServer({ private: true });
@@ -82,7 +83,7 @@ export class TestWebCluster {
       ...ASK_ONCE_ENV,
       ...options.env,
     };
-    const started = await Promise.allSettled([...SERVICES, ...(options.extra ?? [])].map((name) => startService(name, this.env)));
+    const started = await Promise.allSettled([...(options.services ?? SERVICES), ...(options.extra ?? [])].map((name) => startService(name, this.env)));
     this.services = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     // One that did not start fails the start; close() then stops the others instead of leaving them running.
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');

@@ -4,34 +4,15 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig } from '@crawler/config';
-import { ContentParserModule } from '@crawler/content-parser';
-import { ContentSeenModule } from '@crawler/content-seen';
-import { ControlPlaneModule, CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
-import { DnsResolverModule } from '@crawler/dns-resolver';
-import { DownloaderModule } from '@crawler/downloader';
-import { FrontierModule } from '@crawler/frontier';
+import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createLogger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
 import { checkRecords, checkRedis, CompletionProbe, surviveUnawaitedRedisErrors, CrawlStats, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, RuntimeModule, stopWithin, UnreachedHostsRegistry } from '@crawler/runtime';
-import { UrlExtractorModule } from '@crawler/url-extractor';
-import { UrlFilterModule } from '@crawler/url-filter';
-import { describeSeenStats, UrlSeenModule, UrlSeenService } from '@crawler/url-seen';
+import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
-
-/** Every stage of the pipeline, as the distributed services run them, in this one process. */
-const SERVICE_MODULES = [
-  FrontierModule,
-  DnsResolverModule,
-  DownloaderModule,
-  ContentParserModule,
-  ContentSeenModule,
-  UrlExtractorModule,
-  UrlFilterModule,
-  UrlSeenModule,
-  ControlPlaneModule,
-];
+import { serviceModules } from './service-modules';
 
 export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   const started = performance.now();
@@ -77,7 +58,7 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   mkdirSync(options.out, { recursive: true });
   const logFile = join(options.out, 'crawl.log');
 
-  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logFile }), ...SERVICE_MODULES, ...plugins] })
+  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logFile }), ...serviceModules(), ...plugins] })
   class EmbeddedCrawlModule {}
 
   const logger = createLogger({ level: config.logLevel, service: 'crawl', file: logFile });

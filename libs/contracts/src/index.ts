@@ -1,3 +1,4 @@
 export * from './queues';
 export * from './payloads';
 export * from './prioritizer';
+export * from './services';

@@ -1,4 +1,4 @@
-import { QueueName } from '@crawler/contracts';
+import { QueueName, serviceNamed, ServiceName } from '@crawler/contracts';
 
 /**
  * The boxes of the classic diagram, in pipeline order, each with the queue it consumes (the arrow leading
@@ -6,25 +6,28 @@ import { QueueName } from '@crawler/contracts';
  * reports a depth and a rate for each.
  */
 export interface StageDefinition {
-  id: string;
+  id: ServiceName;
   label: string;
-  /** The queue the stage consumes; `fetch` sums every downloader's shard. */
+  /** The queue the stage consumes (the first its service consumes, in the service map); `fetch` sums every downloader's shard. */
   queue: QueueName;
   /** Crawl total counting what the stage turns out, and what to call one of it. */
   counter: string;
   unit: string;
 }
 
-export const PIPELINE_STAGES: readonly StageDefinition[] = [
-  { id: 'url-filter', label: 'URL Filter', queue: QueueName.FilterUrls, counter: 'processed.filter-urls', unit: 'batches' },
-  { id: 'url-seen', label: 'URL Seen?', queue: QueueName.SeenUrls, counter: 'frontier.queued', unit: 'new URLs' },
-  { id: 'frontier', label: 'URL Frontier', queue: QueueName.FrontierAdd, counter: 'processed.dns-resolve', unit: 'dispatched' },
-  { id: 'dns-resolver', label: 'DNS Resolver', queue: QueueName.DnsResolve, counter: 'processed.dns-resolve', unit: 'resolved' },
-  { id: 'downloader', label: 'Downloader', queue: QueueName.Fetch, counter: 'fetched', unit: 'pages' },
-  { id: 'content-parser', label: 'Content Parser', queue: QueueName.Parse, counter: 'processed.parse', unit: 'parsed' },
-  { id: 'content-seen', label: 'Content Seen?', queue: QueueName.ContentSeen, counter: 'processed.content-seen', unit: 'checked' },
-  { id: 'url-extractor', label: 'URL Extractor', queue: QueueName.ExtractLinks, counter: 'links.extracted', unit: 'links' },
+/** How each stage is shown; its service and queue come from the service map. */
+const STAGE_VIEWS: Omit<StageDefinition, 'queue'>[] = [
+  { id: 'url-filter', label: 'URL Filter', counter: 'processed.filter-urls', unit: 'batches' },
+  { id: 'url-seen', label: 'URL Seen?', counter: 'frontier.queued', unit: 'new URLs' },
+  { id: 'frontier', label: 'URL Frontier', counter: 'processed.dns-resolve', unit: 'dispatched' },
+  { id: 'dns-resolver', label: 'DNS Resolver', counter: 'processed.dns-resolve', unit: 'resolved' },
+  { id: 'downloader', label: 'Downloader', counter: 'fetched', unit: 'pages' },
+  { id: 'content-parser', label: 'Content Parser', counter: 'processed.parse', unit: 'parsed' },
+  { id: 'content-seen', label: 'Content Seen?', counter: 'processed.content-seen', unit: 'checked' },
+  { id: 'url-extractor', label: 'URL Extractor', counter: 'links.extracted', unit: 'links' },
 ];
+
+export const PIPELINE_STAGES: readonly StageDefinition[] = STAGE_VIEWS.map((view) => ({ ...view, queue: serviceNamed(view.id).consumes[0].queue }));
 
 /** Crawl totals the monitor keeps a history of (rates are computed from them). */
 export const RATE_COUNTERS = [
