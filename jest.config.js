@@ -10,7 +10,8 @@ module.exports = {
   // One file at a time: the distributed e2e files each run a dozen processes (services, S3 server, test web),
   // and two of them at once on a 2-core machine starve each other past the readiness probes' time limits.
   maxWorkers: 1,
-  // After the whole run, something of the render plugin's tests (a Chromium pipe or a playwright timer) kept the
-  // process alive and CI waited for ever; every test has finished and reported by then. To be found and closed.
+  // After the whole run (one process: maxWorkers 1 runs the files in band) some handle left by a test kept the
+  // process alive and CI waited for ever; every test has finished and reported by then. The render plugin's
+  // tests, first suspected, exit cleanly on their own; which file leaves it is still to be found and closed.
   forceExit: true,
 };
