@@ -124,6 +124,8 @@ function chain(socket: Socket, request: HostileRequest): boolean {
 /** Listens on 127.0.0.1 at a random port; `extra` routes (by path, without query) win over the built-in ones. */
 export async function startHostileServer(extra: Record<string, HostileRoute> = {}): Promise<HostileServer> {
   const routes = { ...BUILT_IN, ...extra };
+  // Compressing the bomb takes a few hundred ms: done now, not inside the first request's timed fetch.
+  gzipBomb();
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
