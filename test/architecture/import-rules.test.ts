@@ -8,7 +8,8 @@ import { SERVICE_NAMES as SERVICES } from '@crawler/contracts';
  * nothing reaches into another app or library by relative path. Plugins (`libs/plugin-<name>`, apps
  * `apps/plugin-<name>`) are never imported by the core: core services learn of them through the plugin
  * registry; and a plugin reaches the crawler only through the plugin SDK and the shared infrastructure (plus the
- * domain rules it must apply as the core does: libs/net, libs/robots).
+ * domain rules it must apply as the core does: libs/net, libs/robots). A library's test helpers (contract
+ * suites, test servers) sit behind `@crawler/<lib>/testing`, which only tests import.
  */
 const ROOT = join(__dirname, '../..');
 
@@ -29,6 +30,9 @@ const ownerOf = (file: string) => file.split('/').slice(0, 2).join('/');
 /** Plugin libraries and apps: `libs/plugin-<name>` and `apps/plugin-<name>`, the SDK excepted. */
 const isPluginFile = (file: string) => /^(libs|apps)\/plugin-/.test(file) && !file.startsWith('libs/plugin-sdk/');
 const isPluginImport = (spec: string) => spec.startsWith('@crawler/plugin-') && spec !== '@crawler/plugin-sdk';
+/** A library's test helpers (`@crawler/<lib>/testing`) are the library as far as the rules below go. */
+const libraryOf = (spec: string) => spec.replace(/\/testing$/, '');
+const isTestFile = (file: string) => /\.(spec|test)\.ts$/.test(file) || /\.contract\.ts$/.test(file) || file.endsWith('/src/testing.ts');
 /**
  * What a plugin library may import of ours: the SDK and the shared infrastructure, the same as a core service
  * gets, and the domain rules a plugin must apply the same way as the core (address vetting, robots.txt).
@@ -50,6 +54,13 @@ describe('import rules', () => {
     expect(bad).toEqual([]);
   });
 
+  it("only tests import a library's test helpers (`@crawler/<lib>/testing`)", () => {
+    const bad = files
+      .filter((file) => !isTestFile(file))
+      .flatMap((file) => imports(file).filter((spec) => spec.startsWith('@crawler/') && spec.endsWith('/testing')).map((spec) => `${file} → ${spec}`));
+    expect(bad).toEqual([]);
+  });
+
   it('contracts import no other library of ours', () => {
     const bad = sources('libs/contracts').flatMap((file) => imports(file).filter((s) => s.startsWith('@crawler/')).map((s) => `${file} → ${s}`));
     expect(bad).toEqual([]);
@@ -61,7 +72,7 @@ describe('import rules', () => {
       .flatMap((file) => {
         const own = file.split('/')[1];
         return imports(file)
-          .filter((spec) => SERVICES.some((s) => spec === `@crawler/${s}` && s !== own))
+          .filter((spec) => SERVICES.some((s) => libraryOf(spec) === `@crawler/${s}` && s !== own))
           .map((spec) => `${file} → ${spec}`);
       });
     expect(bad).toEqual([]);
@@ -88,7 +99,7 @@ describe('import rules', () => {
       .filter((file) => file.startsWith('libs/') && isPluginFile(file))
       .flatMap((file) =>
         imports(file)
-          .filter((spec) => spec.startsWith('@crawler/') && !PLUGIN_MAY_IMPORT.includes(spec))
+          .filter((spec) => spec.startsWith('@crawler/') && !PLUGIN_MAY_IMPORT.includes(libraryOf(spec)))
           .map((spec) => `${file} → ${spec}`),
       );
     expect(bad).toEqual([]);

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { POSTGRES_URL } from '@crawler/records';
+import { POSTGRES_URL } from '@crawler/records/testing';
 import { REDIS_CLUSTER_URL } from '../support/redis-cluster';
 import { REDIS_URL } from '../support/redis-prefix';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';

@@ -1,4 +1,5 @@
-import { collectKeys, MinioContentStore } from '@crawler/content-store';
+import { MinioContentStore } from '@crawler/content-store';
+import { collectKeys } from '@crawler/content-store/testing';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { storedPages } from '../support/stored-pages';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { collectKeys, MinioContentStore } from '@crawler/content-store';
+import { MinioContentStore } from '@crawler/content-store';
+import { collectKeys } from '@crawler/content-store/testing';
 import { TestWeb } from '../web/test-web';
 import { expectPoliteCompleteCrawl } from './crawl-expectations';
 import { TestWebCluster } from '../support/test-web-cluster';

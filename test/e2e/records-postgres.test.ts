@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { createDatabase, dropDatabase, PostgresRecordsStore } from '@crawler/records';
+import { PostgresRecordsStore } from '@crawler/records';
+import { createDatabase, dropDatabase } from '@crawler/records/testing';
 import { TestWeb } from '../web/test-web';
 import { clearPrefix, REDIS_URL } from '../support/redis-prefix';
 import { keysByMaster } from '../support/redis-keys';

@@ -1,4 +1,5 @@
-import { collectKeys, MinioContentStore } from '@crawler/content-store';
+import { MinioContentStore } from '@crawler/content-store';
+import { collectKeys } from '@crawler/content-store/testing';
 import { expectedStoredPages } from '../e2e/crawl-expectations';
 import { TestWeb } from '../web/test-web';
 import { crawlFigures, CrawlFigures, FAST_RECOVERY_ENV, leftovers, printServiceTails, startCluster, statusOrUndefined, waitFor } from './crawl-faults';

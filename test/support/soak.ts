@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
-import { createDatabase, dropDatabase, POSTGRES_URL } from '@crawler/records';
+import { createDatabase, dropDatabase, POSTGRES_URL } from '@crawler/records/testing';
 import { TestWeb } from '../web/test-web';
 import { REDIS_URL } from './redis-prefix';
 import { TestWebCluster } from './test-web-cluster';

@@ -1,4 +1,5 @@
-import { collectKeys, ContentStore, StoredPageMeta } from '@crawler/content-store';
+import { ContentStore, StoredPageMeta } from '@crawler/content-store';
+import { collectKeys } from '@crawler/content-store/testing';
 
 /**
  * The pages a crawl stored, read from the page store's segment indexes (`pages/…/*.index.jsonl`): URL → its

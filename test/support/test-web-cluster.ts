@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { S3TestServer, startS3TestServer } from '@crawler/content-store';
+import { S3TestServer, startS3TestServer } from '@crawler/content-store/testing';
 import { clearPrefix, REDIS_URL } from './redis-prefix';
 import { RunningService, SERVICES, startService, stopService } from './service-processes';
 

@@ -12,6 +12,13 @@ describe('loadConfig', () => {
     expect(config.downloader.maxBodyBytes).toBe(256 * 1024);
   });
 
+  it("sends a User-Agent that points site owners at the repository's page for them", () => {
+    const { userAgent } = loadConfig({}).downloader;
+    const page = /\(\+https:\/\/github\.com\/crawler\/crawler\/blob\/main\/(docs\/[\w-]+\.md)\)$/.exec(userAgent)?.[1];
+    expect(page).toBe('docs/for-site-owners.md');
+    expect(readFileSync(join(__dirname, '../../..', page!), 'utf8')).toContain(userAgent);
+  });
+
   it('reads service knobs from prefixed variables and flags override them', () => {
     const config = loadConfig(
       { DNS_HOSTS: 'a.test=127.0.0.1, b.test=::1', URL_FILTER_SCOPE: 'any', DNS_ALLOW_PRIVATE: 'true' },

@@ -10,7 +10,8 @@ import { contentHash } from '@crawler/html';
 import { CrawlStats } from '@crawler/runtime';
 import { hammingDistance, simhash64 } from '@crawler/simhash';
 import { Client } from 'pg';
-import { BatchingRecordsStore, dropSchema, POSTGRES_URL, PostgresRecordsStore, RecordsStore, RedisRecordsStore, uniqueSchema } from '@crawler/records';
+import { BatchingRecordsStore, PostgresRecordsStore, RecordsStore, RedisRecordsStore } from '@crawler/records';
+import { dropSchema, POSTGRES_URL, uniqueSchema } from '@crawler/records/testing';
 import { hashBucketsFor, MemoryStateStore, PartitionedHash, RedisStateStore, StateStore } from '@crawler/state';
 import { ContentSeenService } from './content-seen.service';
 

@@ -39,7 +39,7 @@ const EVIDENCE_SAMPLE = 16 * 1024;
  * Decodes an HTML body following the HTML Standard's encoding sniffing order — BOM, then the HTTP
  * Content-Type charset, then a `<meta>` prescan of the first 1024 bytes — then statistical detection,
  * then windows-1252. Never throws. A declaration that is plainly wrong is overruled, so that it is not
- * decoded into mojibake (DESIGN §3.4); the answer's source is then 'detected-over-declared':
+ * decoded into mojibake; the answer's source is then 'detected-over-declared':
  * - a declared UTF-8 that is not valid UTF-8 is ignored (the next declaration, else detection, decides);
  * - a declared UTF-16 (no BOM) is ignored when the first 1024 bytes hold no 0x00: UTF-16 markup has one
  *   beside every ASCII character;

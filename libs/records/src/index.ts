@@ -3,5 +3,4 @@ export * from './memory-records.driver';
 export * from './redis-records.driver';
 export * from './postgres-records.driver';
 export * from './records-errors';
-export * from './postgres-test-database';
 export * from './batching-records.driver';

@@ -1,6 +1,7 @@
 import { loadConfig } from '@crawler/config';
 import { Client } from 'pg';
-import { BatchingRecordsStore, createDatabase, dropDatabase, MemoryRecordsStore, RecordsSettingError, RedisRecordsStore } from '@crawler/records';
+import { BatchingRecordsStore, MemoryRecordsStore, RecordsSettingError, RedisRecordsStore } from '@crawler/records';
+import { createDatabase, dropDatabase } from '@crawler/records/testing';
 import { MemoryStateStore } from '@crawler/state';
 import { createRecordsStore } from './drivers.factory';
 import { checkRecords } from './records-check';

@@ -42,7 +42,7 @@ const describeInvalid = (invalid: DomainListLine[]) =>
 const versionOf = (stats: Stats) => `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
 
 /**
- * The domain blocklist file (DESIGN §3.8): read at start, where an unreadable file or a bad line stops
+ * The domain blocklist file: read at start, where an unreadable file or a bad line stops
  * the service with an error naming URL_FILTER_BLOCKLIST_FILE; then checked every `reloadMs` and, when its
  * inode, size or modification time changed, read again and swapped in whole. A file that has become
  * unreadable or has a bad line keeps the previous list, with a warning (once per distinct problem), so

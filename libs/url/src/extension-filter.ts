@@ -1,5 +1,5 @@
 /**
- * File-extension blocklist (DESIGN §3.8): skip URLs that are almost certainly not HTML before spending a
+ * File-extension blocklist of the URL Filter: skip URLs that are almost certainly not HTML before spending a
  * request on them. The extension is only a hint; the downloader still routes by Content-Type.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Turns an extracted `href` into an absolute URL the way a browser would (DESIGN §3.7): WHATWG URL parsing,
+ * Turns an extracted `href` into an absolute URL the way a browser would: WHATWG URL parsing,
  * `<base href>` honoured, and only links a crawler can follow kept.
  */
 

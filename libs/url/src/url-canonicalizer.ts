@@ -1,5 +1,5 @@
 /**
- * URL canonicalisation for the URL Filter (DESIGN §3.8): one spelling per resource, so that URL-seen,
+ * URL canonicalisation for the URL Filter: one spelling per resource, so that URL-seen,
  * job ids and politeness keys agree on what "the same URL" is.
  *
  * WHATWG `new URL` does the standard part (lower-case scheme and host, IDN → punycode, default port removed,

@@ -1,5 +1,5 @@
 /**
- * Conformance of resolveLink/canonicalize against shared suites (copied into ../test-fixtures with their
+ * Conformance of resolveLink/canonicalize against public test data (in ../test-fixtures with its
  * LICENSE-NOTE.txt): RFC 3986 §5.4 reference resolution and the WHATWG URL Standard's urltestdata.json.
  *
  * Each case must give the standard's answer, except for a short, reasoned list of deliberate or platform

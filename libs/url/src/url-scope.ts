@@ -3,7 +3,7 @@ import { domainToASCII } from 'node:url';
 import { getDomain } from 'tldts';
 
 /**
- * How far a crawl may wander from its seeds (DESIGN §3.8):
+ * How far a crawl may wander from its seeds (the URL Filter's scope check):
  * - `host`: the seed's hostname only (any port);
  * - `domain`: the seed's registrable domain (eTLD+1 by the Public Suffix List), all its subdomains;
  * - `allowlist`: the configured domains and their subdomains, whatever the seeds (a seed outside the list

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { CDXIndexer, WARCParser, WARCRecord } from 'warcio';
-import { collectKeys, ContentStore, FsContentStore, MinioContentStore, S3TestServer, startS3TestServer } from '@crawler/content-store';
+import { ContentStore, FsContentStore, MinioContentStore } from '@crawler/content-store';
+import { collectKeys, S3TestServer, startS3TestServer } from '@crawler/content-store/testing';
 import { surt } from './cdx';
 import { FetchCapture, WarcClock, WarcWriter, WarcWriterOptions } from './warc-writer';
 
