@@ -15,6 +15,8 @@ describe('HttpFetcher minimum transfer rate', () => {
   const trickle = (res: http.ServerResponse, { everyMs, bytes, total, gzip }: { everyMs: number; bytes: number; total: number; gzip?: boolean }) => {
     const body = gzip ? gzipSync(Buffer.from('<p>slow</p>'.repeat(total))) : Buffer.alloc(total, 'a');
     res.writeHead(200, { 'content-type': 'text/html', 'content-length': body.length, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+    // Node holds the head until the first write, a whole `everyMs` later: as long as the headers timeout.
+    res.flushHeaders();
     let sent = 0;
     const timer = setInterval(() => {
       res.write(body.subarray(sent, sent + bytes));
