@@ -1,7 +1,7 @@
 // For tests only (`@crawler/config/testing`): the settings tables of docs/configuration.md, generated from the schemas.
 import { readFileSync, writeFileSync } from 'node:fs';
 import ts from 'typescript';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { envNames } from './setting-env';
 
 /** One setting as docs/configuration.md shows it: its variable, its doc comment, its `@defaultValue`. */
@@ -42,15 +42,34 @@ function shownDefault(value: string | undefined): string {
   return !value.includes('`') && (value.startsWith("'") || !value.includes(' ')) ? `\`${value}\`` : value;
 }
 
+/** The field at a dot path (`frontier.minDelayMs`) of an object schema. */
+function fieldAt(schema: z.ZodType, path: string): z.ZodType {
+  let node = schema;
+  for (const key of path.split('.')) {
+    while (node instanceof z.ZodPipe) node = node.in as z.ZodType;
+    node = (node as z.ZodObject).shape[key] as z.ZodType;
+  }
+  return node;
+}
+
+/** A number, boolean or string default must read in the doc comment as the schema has it (a string quoted or not). */
+function checkDefault(env: string, field: z.ZodType, written: string | undefined): void {
+  if (!(field instanceof z.ZodDefault)) return;
+  const value: unknown = field.def.defaultValue;
+  if (!['number', 'boolean', 'string'].includes(typeof value)) return;
+  if (written !== String(value) && written !== `'${value}'`) throw new Error(`${env}: @defaultValue ${written} but the schema's default is ${JSON.stringify(value)}`);
+}
+
 /**
  * The settings table of `schema`, declared in `sourcePath`, in the schema's order: every field naming a
- * variable must have a doc comment, which is its row.
+ * variable must have a doc comment, which is its row, and a `@defaultValue` that agrees with the schema.
  */
 export function settingsTable(sourcePath: string, schema: z.ZodType): string {
   const comments = docCommentsByEnv(sourcePath);
-  const rows = Object.keys(envNames(schema)).map((env) => {
+  const rows = Object.entries(envNames(schema)).map(([env, path]) => {
     const doc = comments.get(env);
     if (!doc) throw new Error(`${env} has no doc comment in ${sourcePath}`);
+    checkDefault(env, fieldAt(schema, path), doc.defaultValue);
     return `| \`${env}\` | ${doc.meaning.replace(/\|/g, '\\|')} | ${shownDefault(doc.defaultValue)} |`;
   });
   return ['| Variable | Meaning | Default |', '|---|---|---|', ...rows].join('\n');
