@@ -3,7 +3,7 @@ import { pluginConfig } from '@crawler/plugin-sdk';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
-/** The PNG plugin's settings (documented in docs/configuration.md, "Plugins"). */
+/** The PNG plugin's settings (documented in docs/configuration.md, "Plugin settings"). */
 export const PngConfigSchema = z.object({
   /**
    * A PNG is read up to this many bytes (the downloader's limit for `image/png`); a longer one is rejected as
