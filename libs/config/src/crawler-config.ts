@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseRedisUrl } from '@crawler/redis';
+import { envNames } from './setting-env';
 
 const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
@@ -41,13 +42,16 @@ const dnsList = (valid: (entry: string) => boolean, problem: string) =>
   );
 
 /**
- * Every setting of every service, validated at boot. Each field is read from the environment variable
- * named in ENV_NAMES (shared infrastructure: plain names; service knobs: the service's prefix).
+ * Every setting of every service, validated at boot. Each field names the environment variable it is read
+ * from (`.meta({ env })`: shared infrastructure plain names, service knobs the service's prefix), and its doc
+ * comment is its row in docs/configuration.md.
  */
 export const CrawlerConfigSchema = z.object({
   /**
-   * Redis for queues and state: `redis://host:6379` for one node, `redis+cluster://host1:7000,host2:7001` for a
-   * Redis Cluster (any of its nodes as seeds); absent = in-memory drivers (embedded mode only).
+   * Redis for queues and state: `redis://[user:password@]host:6379[/db]` for one node (`rediss://` with TLS),
+   * `redis+cluster://[user:password@]host1:7000,host2:7001,…` for a Redis Cluster (a few of its nodes as seeds; no
+   * `/db`). Checked at start: a URL of the wrong kind (a node URL on a cluster node, or the reverse) stops the
+   * process with a message saying how to write it. Absent = in-memory drivers (embedded mode only).
    */
   redisUrl: z
     .string()
@@ -58,291 +62,417 @@ export const CrawlerConfigSchema = z.object({
         ctx.addIssue({ code: 'custom', message: (error as Error).message.replace(/^REDIS_URL /, '') });
       }
     })
-    .optional(),
+    .optional()
+    .meta({ env: 'REDIS_URL' }),
   /**
-   * Share of Redis's `maxmemory` in use at which the frontier stops dispatching URLs (intake pauses) until
-   * memory is freed or raised: a full Redis refuses writes, so the crawl slows down before it gets there.
+   * Share of Redis's `maxmemory` in use at which the frontier stops dispatching URLs (intake pauses), until memory is
+   * freed or `maxmemory` raised. A full Redis refuses writes (`OOM command not allowed`), so the crawl slows down
+   * before it gets there; what is in flight finishes, and writes refused meanwhile are retried as an outage. Ignored
+   * when Redis has no `maxmemory`. On a Redis Cluster, of the fullest master (a full master refuses writes to its
+   * slots).
    * @defaultValue 0.9
    */
-  redisMemoryHighWater: z.coerce.number().gt(0).max(1).default(0.9),
-  /** How often a process reads Redis's memory use (`INFO memory`) for that pause, readiness and status. @defaultValue 1000 */
-  redisMemoryCheckMs: int(100).default(1000),
+  redisMemoryHighWater: z.coerce.number().gt(0).max(1).default(0.9).meta({ env: 'REDIS_MEMORY_HIGH_WATER' }),
   /**
-   * How long a starting process waits for REDIS_URL to answer before it exits naming the setting (an outage
-   * after start is ridden through instead). @defaultValue 30000
+   * How often a process reads Redis's memory use (`INFO memory`) for that pause, for `/health/ready` and for the
+   * status.
+   * @defaultValue 1000
    */
-  redisStartupWaitMs: int(0).default(30_000),
+  redisMemoryCheckMs: int(100).default(1000).meta({ env: 'REDIS_MEMORY_CHECK_MS' }),
   /**
-   * Where the per-page records live (stored pages, content-hash owners, duplicates, WARC captures):
-   * `postgres://user:password@host:5432/database` for PostgreSQL (tables created or migrated at start);
-   * absent = Redis when REDIS_URL is set, else memory. See docs/content.md.
+   * How long a starting process (and `npm run crawl -- --redis`) waits for `REDIS_URL` to answer before it exits
+   * naming the setting and every node it tried. An outage after start is ridden through instead.
+   * @defaultValue 30000
+   */
+  redisStartupWaitMs: int(0).default(30_000).meta({ env: 'REDIS_STARTUP_WAIT_MS' }),
+  /**
+   * Where the per-page records live (stored pages with their validators and change history, content-hash owners,
+   * duplicates, WARC captures): `postgres://user:password@host:5432/database` for PostgreSQL, whose tables are
+   * created or migrated at start (under an advisory lock: many processes may start at once). Checked at start: a
+   * database that does not answer within `RECORDS_STARTUP_WAIT_MS`, a migration that fails, a migration recorded in
+   * the database that this version does not know (a newer version migrated it), or a table whose columns are not of
+   * the types this version reads stops the process (exit 2) with a message naming the setting. After start an outage
+   * is waited out: readiness names `postgresql` and the messages that need it are retried
+   * (`QUEUE_INFRA_OUTAGE_MAX_MS`). Absent = Redis hashes when `REDIS_URL` is set, else memory. See
+   * [content.md](content.md#records).
    */
   recordsUrl: z
     .string()
     .regex(/^postgres(ql)?:\/\/[^/]+/, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database')
-    .optional(),
-  /** Connections each process opens to RECORDS_URL at most. @defaultValue 10 */
-  recordsPoolSize: int(1).max(1000).default(10),
+    .optional()
+    .meta({ env: 'RECORDS_URL' }),
   /**
-   * How long a starting process waits for RECORDS_URL to answer before it exits naming the setting (an
-   * outage after start is ridden through instead). @defaultValue 30000
+   * Connections each process opens to `RECORDS_URL` at most (size it per service: content-seen writes, the control
+   * plane reads; the server's `max_connections` must cover every replica's pool).
+   * @defaultValue 10
    */
-  recordsStartupWaitMs: int(0).default(30_000),
+  recordsPoolSize: int(1).max(1000).default(10).meta({ env: 'RECORDS_POOL_SIZE' }),
   /**
-   * How long a write or read of the PostgreSQL records waits for the calls of other jobs to join it in one
-   * statement (content-seen handles each page as its own job). @defaultValue 5
+   * How long a starting process (and the embedded crawl) keeps trying `RECORDS_URL` while the server does not answer
+   * (refused, unreachable, starting up) before it exits 2 naming the setting. An answer that will not change (wrong
+   * password, no such database) stops it at once. An outage after start is ridden through instead.
+   * @defaultValue 30000
    */
-  recordsBatchLingerMs: int(0).max(1000).default(5),
-  /** The most pages (or claims, lookups…) one PostgreSQL records statement carries; a full batch goes at once. @defaultValue 500 */
-  recordsBatchMax: int(1).max(100_000).default(500),
+  recordsStartupWaitMs: int(0).default(30_000).meta({ env: 'RECORDS_STARTUP_WAIT_MS' }),
+  /**
+   * How long a call to the PostgreSQL records (a page recorded, a content hash claimed, a URL looked up…) waits for
+   * the calls of other jobs in the same process to join it in one statement; `0` = only the calls of the same
+   * event-loop turn. Each job's own call is answered (or fails, and the job retries) with its batch.
+   * @defaultValue 5
+   */
+  recordsBatchLingerMs: int(0).max(1000).default(5).meta({ env: 'RECORDS_BATCH_LINGER_MS' }),
+  /**
+   * The most items one PostgreSQL records statement carries: a batch this full is sent without waiting out the
+   * linger.
+   * @defaultValue 500
+   */
+  recordsBatchMax: int(1).max(100_000).default(500).meta({ env: 'RECORDS_BATCH_MAX' }),
   /** S3 endpoint with credentials, e.g. http://KEY:SECRET@minio:9000; absent = filesystem store. */
-  s3Url: z.url({ protocol: /^https?$/ }).optional(),
+  s3Url: z.url({ protocol: /^https?$/ }).optional().meta({ env: 'S3_URL' }),
   /** Bucket for page bodies, created at boot when missing. @defaultValue 'crawler' */
-  s3Bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('crawler'),
+  s3Bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('crawler').meta({ env: 'S3_BUCKET' }),
   /** Where the filesystem content store and the embedded run's outputs live. @defaultValue './crawl-data' */
-  dataDir: z.string().min(1).default('./crawl-data'),
+  dataDir: z.string().min(1).default('./crawl-data').meta({ env: 'CRAWLER_DATA_DIR' }),
   /** Namespace of every Redis key and queue, so several crawls can share one Redis. @defaultValue 'crawler' */
-  prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('crawler'),
+  prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('crawler').meta({ env: 'CRAWLER_PREFIX' }),
   /** HTTP port for /health and /metrics (control plane: also its API). 0 = any free port. @defaultValue 3000 */
-  port: int(0).max(65535).default(3000),
+  port: int(0).max(65535).default(3000).meta({ env: 'PORT' }),
   /**
-   * The address the HTTP server listens on (an IP address). Pipeline services serve only /health and
-   * /metrics, which probes and Prometheus must reach: all interfaces. The control plane: all interfaces
-   * when it has a token, else loopback only (see CONTROL_PLANE_ALLOW_UNAUTHENTICATED).
-   * @defaultValue '0.0.0.0', or '127.0.0.1' for a control plane without CONTROL_PLANE_TOKEN
+   * The IP address the HTTP server listens on. Pipeline services serve only /health and /metrics, which probes and
+   * Prometheus must reach. The control plane listens on loopback only when it has no token (unless
+   * `CONTROL_PLANE_ALLOW_UNAUTHENTICATED`; [control-plane.md](control-plane.md#who-may-use-it)).
+   * @defaultValue `0.0.0.0`; control plane without a token: `127.0.0.1`
    */
-  bindAddress: z.string().refine((v) => isIP(v) !== 0, 'is not an IP address (e.g. 127.0.0.1, 0.0.0.0, ::)').optional(),
+  bindAddress: z.string().refine((v) => isIP(v) !== 0, 'is not an IP address (e.g. 127.0.0.1, 0.0.0.0, ::)').optional()
+    .meta({ env: 'BIND_ADDRESS' }),
   controlPlane: z.object({
     /**
-     * The secret every request that changes the crawl must carry (`Authorization: Bearer <token>`): at
-     * least 16 printable characters, e.g. `openssl rand -hex 32`. Absent: the control plane listens on
-     * loopback only.
+     * The secret that every request changing the crawl must carry as `Authorization: Bearer <token>`: at least 16
+     * printable characters, e.g. `openssl rand -hex 32`. Absent: the control plane listens on loopback only. The CLI
+     * reads the same variable.
      */
     token: z
       .string()
       .min(16, 'is too short: use at least 16 characters, e.g. `openssl rand -hex 32`')
       .regex(/^[\x21-\x7e]+$/, 'may hold only printable ASCII characters, no spaces')
-      .optional(),
-    /** A file holding the token (a mounted Kubernetes or Compose secret); surrounding whitespace is ignored. */
-    tokenFile: z.string().min(1).optional(),
-    /** Also require the token to read the crawl (status, URLs and their content, hosts, failures); the dashboard's page itself stays open. @defaultValue false */
-    protectReads: bool.default(false),
-    /** Let a control plane without a token listen on an address other than loopback, where anyone who reaches it controls the crawl. @defaultValue false */
-    allowUnauthenticated: bool.default(false),
-    /** Largest request body accepted (JSON only), bytes; the CLI splits larger seed lists. @defaultValue 1048576 */
-    maxBodyBytes: int(1024).max(256 * 1024 * 1024).default(1024 * 1024),
+      .optional()
+      .meta({ env: 'CONTROL_PLANE_TOKEN' }),
+    /**
+     * A file holding the token (a mounted Kubernetes or Compose secret); surrounding whitespace is ignored. Set it or
+     * `CONTROL_PLANE_TOKEN`, not both.
+     */
+    tokenFile: z.string().min(1).optional().meta({ env: 'CONTROL_PLANE_TOKEN_FILE' }),
+    /**
+     * Also require the token to read the crawl (status, history, URLs and their content, hosts, failures, dead
+     * letters). The dashboard's page stays open and asks for the token. Needs a token.
+     * @defaultValue false
+     */
+    protectReads: bool.default(false).meta({ env: 'CONTROL_PLANE_PROTECT_READS' }),
+    /**
+     * Let a control plane without a token listen on a `BIND_ADDRESS` other than loopback, where anyone who reaches it
+     * controls the crawl. It warns at every start.
+     * @defaultValue false
+     */
+    allowUnauthenticated: bool.default(false).meta({ env: 'CONTROL_PLANE_ALLOW_UNAUTHENTICATED' }),
+    /**
+     * Largest request body accepted, in bytes (JSON only); larger gets `413`. The CLI splits larger seed lists into
+     * several requests.
+     * @defaultValue 1048576
+     */
+    maxBodyBytes: int(1024).max(256 * 1024 * 1024).default(1024 * 1024).meta({ env: 'CONTROL_PLANE_MAX_BODY_BYTES' }),
   }),
   /**
    * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close
-   * before it exits anyway, saying so; a second signal exits at once. Longer than DOWNLOADER_TOTAL_TIMEOUT_MS,
-   * so a downloader's fetches in flight finish; shorter than its 75 s grace period in the deployments, so it
-   * says why before it is killed. @defaultValue 70000
+   * before it exits anyway, saying so; a second signal exits at once. Longer than `DOWNLOADER_TOTAL_TIMEOUT_MS`, so a
+   * downloader's fetches in flight finish; shorter than its 75 s grace period in the deployments, so it says why
+   * before it is killed.
+   * @defaultValue 70000
    */
-  shutdownTimeoutMs: int(100).default(70_000),
+  shutdownTimeoutMs: int(100).default(70_000).meta({ env: 'SHUTDOWN_TIMEOUT_MS' }),
   /** Least severe level logged. @defaultValue 'info' */
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** A queue job held by a process that died is handed to another after this long (BullMQ lock and stall check). @defaultValue 30000 */
-  queueStalledMs: int(1000).default(30_000),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
+    .meta({ env: 'LOG_LEVEL' }),
   /**
-   * Times a queue job may be orphaned by a dying worker and handed on before it is moved to the failed set
-   * (BullMQ's maxStalledCount). High enough to ride out a crash loop or repeated node evictions, low enough
-   * that a message which kills every worker that takes it stops doing so. @defaultValue 10
+   * A queue job held by a process that died is handed to another after this long (BullMQ lock and stall check).
+   * @defaultValue 30000
    */
-  queueMaxStalled: int(1).default(10),
-  /** Tries of a message whose handler fails (a bug, bad data) before it is kept in the failed set. @defaultValue 5 */
-  queueAttempts: int(1).default(5),
-  /** Delay before a failed message's first retry, doubled on each further retry. @defaultValue 1000 */
-  queueBackoffMs: int(1).default(1000),
+  queueStalledMs: int(1000).default(30_000).meta({ env: 'QUEUE_STALLED_MS' }),
   /**
-   * A message that failed because Redis, S3 or PostgreSQL could not be reached (or refused: OOM, LOADING,
-   * 5xx, SlowDown) is retried, without using its attempts, for this long after its first such failure: an
-   * outage is waited out, not turned into lost pages. @defaultValue 600000
+   * Times a queue job may be orphaned by a dying worker and handed on before it is moved to the failed set (BullMQ's
+   * maxStalledCount). High enough to ride out a crash loop or repeated node evictions, low enough that a message
+   * which kills every worker that takes it stops doing so.
+   * @defaultValue 10
    */
-  queueInfraOutageMaxMs: int(1000).default(600_000),
-  /** The longest wait between two retries of a message failing on an outage (backoff from QUEUE_BACKOFF_MS, doubled). @defaultValue 30000 */
-  queueInfraBackoffMaxMs: int(1).default(30_000),
+  queueMaxStalled: int(1).default(10).meta({ env: 'QUEUE_MAX_STALLED' }),
   /**
-   * Jobs of each state a scrape reads to count a queue's messages (`crawler_queue_messages`); past it the
-   * count is scaled up from those read. Bounds what one scrape costs Redis however deep the queue. @defaultValue 1000
+   * Tries of a message whose handler fails (a bug, bad data) before it is kept in the failed set (`npm run failed`).
+   * The in-process queues of the embedded crawl try 3 times from 100 ms.
+   * @defaultValue 5
    */
-  queueCountMaxJobs: int(1).default(1000),
+  queueAttempts: int(1).default(5).meta({ env: 'QUEUE_ATTEMPTS' }),
   /**
-   * Check every message against its schema in the in-process queues too (BullMQ's are always checked: they
-   * cross processes). The embedded `crawl` turns it off unless set: its messages never leave the process and
-   * their types are checked by the compiler, and checking each page's links again at every hop cost about
-   * as much as parsing the page. @defaultValue true
+   * Delay before a failed message's first retry, doubled on each further retry (5 attempts from 1 s: about 31 s in
+   * all). Also the first wait of an outage retry.
+   * @defaultValue 1000
    */
-  queueValidateInProcess: bool.default(true),
+  queueBackoffMs: int(1).default(1000).meta({ env: 'QUEUE_BACKOFF_MS' }),
   /**
-   * In-process queues only (the embedded crawl): a stage waits to send while the next stage has this many
-   * messages waiting, so fetched pages cannot pile up in memory faster than they are parsed and stored.
-   * (The frontier's own queues never make anyone wait.) @defaultValue 500
+   * A message that failed because Redis, S3 or PostgreSQL could not be reached or refused the request (connection
+   * errors, `LOADING`, `CLUSTERDOWN`, `OOM`, S3 5xx and `SlowDown`, PostgreSQL's `08…` and `57P01`–`57P03`: a refused
+   * or cut connection, a shutdown) is retried without using its attempts, for this long after its first such failure;
+   * only then is it kept in the failed set. Outages are waited out instead of becoming missing pages
+   * ([reliability.md](reliability.md#4-poison-messages-failing-handlers-and-where-they-end-up)).
+   * @defaultValue 600000
    */
-  queueMaxWaitingInProcess: int(1).default(500),
+  queueInfraOutageMaxMs: int(1000).default(600_000).meta({ env: 'QUEUE_INFRA_OUTAGE_MAX_MS' }),
+  /**
+   * The longest wait between two retries of a message failing on an outage (from `QUEUE_BACKOFF_MS`, doubled each
+   * time).
+   * @defaultValue 30000
+   */
+  queueInfraBackoffMaxMs: int(1).default(30_000).meta({ env: 'QUEUE_INFRA_BACKOFF_MAX_MS' }),
+  /**
+   * Jobs of each state one scrape reads to count a queue's messages (`crawler_queue_messages`: a BullMQ job is an
+   * envelope of up to 100 messages). Past it the count is scaled up from the jobs read, so a scrape costs Redis the
+   * same however deep the queue.
+   * @defaultValue 1000
+   */
+  queueCountMaxJobs: int(1).default(1000).meta({ env: 'QUEUE_COUNT_MAX_JOBS' }),
+  /**
+   * Check every message against its schema in the in-process queues too (BullMQ's always are: they cross processes).
+   * The embedded `crawl` turns it off unless set: its messages never leave the process, their types are checked by
+   * the compiler, and checking each page's links again at every hop cost about as much as parsing the page.
+   * @defaultValue true
+   */
+  queueValidateInProcess: bool.default(true).meta({ env: 'QUEUE_VALIDATE_IN_PROCESS' }),
+  /**
+   * In-process queues only (the embedded crawl): a stage waits to send while the next stage has this many messages
+   * waiting, so fetched pages cannot pile up in memory faster than they are parsed and stored. (The frontier's own
+   * queues never make anyone wait.)
+   * @defaultValue 500
+   */
+  queueMaxWaitingInProcess: int(1).default(500).meta({ env: 'QUEUE_MAX_WAITING_IN_PROCESS' }),
   breaker: z.object({
     /** Unexpected errors of one consumer within the window that pause it. @defaultValue 20 */
-    threshold: int(1).default(20),
+    threshold: int(1).default(20).meta({ env: 'BREAKER_THRESHOLD' }),
     /** The window in which unexpected errors are counted. @defaultValue 10000 */
-    windowMs: int(1).default(10_000),
+    windowMs: int(1).default(10_000).meta({ env: 'BREAKER_WINDOW_MS' }),
     /** How long a tripped consumer pauses before trying again. @defaultValue 30000 */
-    cooldownMs: int(0).default(30_000),
+    cooldownMs: int(0).default(30_000).meta({ env: 'BREAKER_COOLDOWN_MS' }),
   }),
   /** Append every fetch as one JSON line to this file (the embedded run sets it). */
-  fetchLogFile: z.string().optional(),
+  fetchLogFile: z.string().optional().meta({ env: 'FETCH_LOG_FILE' }),
 
   frontier: z.object({
     /** Floor of the delay between two requests to one host. @defaultValue 2000 */
-    minDelayMs: ms.default(2000),
+    minDelayMs: ms.default(2000).meta({ env: 'FRONTIER_MIN_DELAY_MS' }),
     /**
-     * Let an operator's override (PATCH /hosts/:host) set a host's delay below minDelayMs; each such override
-     * is written to the host's politeness audit and listed on the dashboard. Set it for the control plane and
-     * the frontier alike. @defaultValue false
+     * Let an operator's override (`PATCH /hosts/:host`) set a host's delay below `FRONTIER_MIN_DELAY_MS`. Each such
+     * override is written to the host's politeness audit and listed in the status and on the dashboard. Set it for
+     * the control plane and the frontier alike: otherwise the control plane refuses such overrides with `400`, and
+     * the frontier keeps the floor under any that exist.
+     * @defaultValue false
      */
-    allowDelayBelowMin: bool.default(false),
+    allowDelayBelowMin: bool.default(false).meta({ env: 'FRONTIER_ALLOW_DELAY_BELOW_MIN' }),
     /** Delay = at least this multiple of the host's last response time. @defaultValue 2 */
-    delayMultiplier: z.coerce.number().min(0).max(100).default(2),
+    delayMultiplier: z.coerce.number().min(0).max(100).default(2).meta({ env: 'FRONTIER_DELAY_MULTIPLIER' }),
     /** Stop dispatching after this many page fetches; 0 = no limit. @defaultValue 0 */
-    maxPages: int(0).default(0),
+    maxPages: int(0).default(0).meta({ env: 'FRONTIER_MAX_PAGES' }),
     /** Recent response times averaged for the latency part of the delay. @defaultValue 5 */
-    recentResponses: int(1).max(100).default(5),
+    recentResponses: int(1).max(100).default(5).meta({ env: 'FRONTIER_RECENT_RESPONSES' }),
     /** Ceiling of the exponential backoff after 429/503 answers. @defaultValue 3600000 */
-    maxBackoffMs: ms.default(3_600_000),
-    /** A URL answered 429/503 this many times is given up. @defaultValue 5 */
-    maxRetries: int(0).default(5),
+    maxBackoffMs: ms.default(3_600_000).meta({ env: 'FRONTIER_MAX_BACKOFF_MS' }),
     /**
-     * Requests in all for a URL whose failures may pass (a 5xx other than 503, 408, a timeout, a reset or
-     * refused connection, a protocol error); 1 = no retry. Then it is recorded as failed. @defaultValue 3
+     * A URL answered 429/503 this many times is given up (and a host whose name fails to resolve for a passing
+     * reason, after this many deferrals).
+     * @defaultValue 5
      */
-    transientAttempts: int(1).max(100).default(3),
+    maxRetries: int(0).default(5).meta({ env: 'FRONTIER_MAX_RETRIES' }),
     /**
-     * Wait before a transiently failed URL's first retry, doubled for each further one (±25 % jitter, at most
-     * FRONTIER_MAX_BACKOFF_MS); its host's other URLs go on meanwhile at their usual pace. @defaultValue 30000
+     * Requests in all for a URL whose failure may pass (a 5xx other than 503, 408, a timeout, a reset or refused
+     * connection, a protocol error); 1 = no retry. After the last one the URL is recorded as failed (`GET
+     * /failed-urls`, `npm run failed-urls`).
+     * @defaultValue 3
      */
-    retryBackoffMs: ms.default(30_000),
-    /** URLs given up on, kept with their reason for `GET /failed-urls` (the newest; older ones are counted only). @defaultValue 1000 */
-    failedUrlsKept: int(1).max(1_000_000).default(1000),
+    transientAttempts: int(1).max(100).default(3).meta({ env: 'FRONTIER_TRANSIENT_ATTEMPTS' }),
     /**
-     * A host whose robots.txt asks for a longer Crawl-delay is set aside (its URLs are not fetched, it is
-     * reported) rather than waited for; 0 = obey any Crawl-delay. @defaultValue 30000
+     * Wait before a transiently failed URL's first retry, doubled for each further one, ±25 % jitter, at most
+     * `FRONTIER_MAX_BACKOFF_MS`. The host's other URLs go on at their usual pace meanwhile.
+     * @defaultValue 30000
      */
-    maxCrawlDelayMs: ms.default(30_000),
+    retryBackoffMs: ms.default(30_000).meta({ env: 'FRONTIER_RETRY_BACKOFF_MS' }),
     /**
-     * A host whose requests time out this many times in a row (no response in between) is backed off: its
-     * URLs are kept but wait FRONTIER_HOST_TIMEOUT_BACKOFF_MS (doubling with each further timeout), and a
-     * crawl left with only such hosts ends and names them; 0 = never. @defaultValue 3
+     * URLs given up on, kept with their reason for `GET /failed-urls`: the newest (older ones stay counted in
+     * `failed-urls.<reason>`).
+     * @defaultValue 1000
      */
-    hostTimeoutStrikes: int(0).default(3),
-    /** The first back-off of a host that keeps timing out; doubles per further timeout, up to FRONTIER_MAX_BACKOFF_MS. @defaultValue 60000 */
-    hostTimeoutBackoffMs: ms.default(60_000),
+    failedUrlsKept: int(1).max(1_000_000).default(1000).meta({ env: 'FRONTIER_FAILED_URLS_KEPT' }),
+    /**
+     * A host whose robots.txt asks for a longer Crawl-delay is set aside (not fetched, reported by name) instead of
+     * waited for; 0 = obey any Crawl-delay.
+     * @defaultValue 30000
+     */
+    maxCrawlDelayMs: ms.default(30_000).meta({ env: 'FRONTIER_MAX_CRAWL_DELAY_MS' }),
+    /**
+     * A host whose requests time out this many times in a row (no response in between) is backed off (`timeouts`):
+     * its URLs are kept but wait `FRONTIER_HOST_TIMEOUT_BACKOFF_MS`, doubling with each further timeout; a response
+     * ends it. A crawl left with only such hosts ends and names them. 0 = never.
+     * @defaultValue 3
+     */
+    hostTimeoutStrikes: int(0).default(3).meta({ env: 'FRONTIER_HOST_TIMEOUT_STRIKES' }),
+    /**
+     * The first back-off of a host that keeps timing out; doubles per further timeout, up to
+     * `FRONTIER_MAX_BACKOFF_MS`.
+     * @defaultValue 60000
+     */
+    hostTimeoutBackoffMs: ms.default(60_000).meta({ env: 'FRONTIER_HOST_TIMEOUT_BACKOFF_MS' }),
     /** Front queues (priority levels). @defaultValue 8 */
-    frontQueues: int(1).max(64).default(8),
-    /** Back queues: hosts served at once (Mercator: ~3× the fetches in flight), divided among the shards. @defaultValue 1024 */
-    backQueues: int(1).default(1024),
+    frontQueues: int(1).max(64).default(8).meta({ env: 'FRONTIER_FRONT_QUEUES' }),
     /**
-     * Shards of the frontier in Redis, each in one cluster slot, spread evenly over the masters; a host's
-     * shard follows its site. Set before a crawl starts: a crawl's queued URLs stay in the shards they were
-     * put in. @defaultValue 1 on one Redis node, 64 on a Redis Cluster
+     * Back queues: hosts served at once (Mercator: ~3× the fetches in flight). Divided among the shards: each gets
+     * ⌈m/S⌉, at least 1.
+     * @defaultValue 1024
      */
-    shards: int(1).max(256).optional(),
+    backQueues: int(1).default(1024).meta({ env: 'FRONTIER_BACK_QUEUES' }),
+    /**
+     * Shards of the frontier in Redis (1 … 256), each in one cluster slot, the slots evenly spaced so shards spread
+     * evenly over the masters; a host's shard follows its registrable domain (see
+     * [frontier.md](frontier.md#shards-on-a-redis-cluster)). Set it before a crawl starts: queued URLs stay in the
+     * shards they were put in.
+     * @defaultValue `1` on one Redis node (the unsharded key layout), `64` on a Redis Cluster
+     */
+    shards: int(1).max(256).optional().meta({ env: 'FRONTIER_SHARDS' }),
     /** Each front queue is this many times likelier to be served than the next lower one. @defaultValue 2 */
-    priorityBias: z.coerce.number().min(1).default(2),
+    priorityBias: z.coerce.number().min(1).default(2).meta({ env: 'FRONTIER_PRIORITY_BIAS' }),
     /** Requests in flight per host at most. @defaultValue 1 */
-    perHostLimit: int(1).default(1),
+    perHostLimit: int(1).default(1).meta({ env: 'FRONTIER_PER_HOST_LIMIT' }),
     /** Requests in flight per IP address at most, over all hosts on it. @defaultValue 8 */
-    perIpLimit: int(1).default(8),
+    perIpLimit: int(1).default(8).meta({ env: 'FRONTIER_PER_IP_LIMIT' }),
     /**
-     * Minimum gap between two requests to one IP address, over all hosts on it: at most 10 requests a second
-     * to one server, which only bites when more than 20 of its sites are due at once (the per-host floor keeps
-     * one site under 0.5/s). 0 turns it off. @defaultValue 100
+     * Minimum gap between two requests to one IP address, over all hosts on it (at most 10 requests a second to one
+     * server by default; it bites only when over 20 of its sites are due at once); 0 = off.
+     * @defaultValue 100
      */
-    perIpIntervalMs: ms.default(100),
+    perIpIntervalMs: ms.default(100).meta({ env: 'FRONTIER_PER_IP_INTERVAL_MS' }),
     /** New-URL batches (frontier-add) handled at once per frontier process. @defaultValue 32 */
-    addConcurrency: int(1).default(32),
+    addConcurrency: int(1).default(32).meta({ env: 'FRONTIER_ADD_CONCURRENCY' }),
     /** Fetch outcomes (frontier-done) handled at once per frontier process. @defaultValue 64 */
-    doneConcurrency: int(1).default(64),
+    doneConcurrency: int(1).default(64).meta({ env: 'FRONTIER_DONE_CONCURRENCY' }),
     /** URLs handed to downloaders and not yet completed, at most. @defaultValue 1000 */
-    maxInFlight: int(1).default(1000),
-    /** A dispatched URL whose outcome has not come back in this long is given to its host again. @defaultValue 120000 */
-    leaseMs: int(1000).default(120_000),
+    maxInFlight: int(1).default(1000).meta({ env: 'FRONTIER_MAX_IN_FLIGHT' }),
     /**
-     * URLs waiting in the front queues at most (not yet routed to a host); past it the lowest-priority ones
-     * are dropped, the newest first, counted as `frontier.pruned` and logged. 0 = unbounded. @defaultValue 0
+     * A dispatched URL whose outcome has not come back in this long is given to its host again.
+     * @defaultValue 120000
      */
-    maxQueued: int(0).default(0),
+    leaseMs: int(1000).default(120_000).meta({ env: 'FRONTIER_LEASE_MS' }),
     /**
-     * Politeness audit entries kept per host (two a fetch: its dispatch and its outcome), in Redis: the last
-     * few fetches of a host for GET /hosts/:host; the fetch log keeps the whole history on disk. @defaultValue 10
+     * URLs waiting in the front queues at most (not yet routed to a host). Past it, the lowest-priority ones are
+     * dropped, newest first, counted as `frontier.pruned` and logged (docs/frontier.md, "Pruning"). 0 means
+     * unbounded.
+     * @defaultValue 0
      */
-    auditLength: int(1).default(10),
+    maxQueued: int(0).default(0).meta({ env: 'FRONTIER_MAX_QUEUED' }),
     /**
-     * How long a frontier-add batch id is remembered, so that a redelivered batch is not enqueued twice. Must
-     * exceed QUEUE_INFRA_OUTAGE_MAX_MS (a batch that failed on an outage is retried up to that long after).
+     * Politeness audit entries kept per host, in Redis (two a fetch: its dispatch and its outcome; `GET /hosts/:host`
+     * shows them). Kept short because it costs Redis memory for every host (≈ 150 B an entry); the fetch log keeps
+     * the whole history on disk.
+     * @defaultValue 10
+     */
+    auditLength: int(1).default(10).meta({ env: 'FRONTIER_AUDIT_LENGTH' }),
+    /**
+     * How long a `frontier-add` batch id is remembered, so that a redelivered batch is not enqueued twice. Must be
+     * longer than `QUEUE_INFRA_OUTAGE_MAX_MS` (boot refuses it otherwise): a batch that failed on an outage is
+     * retried up to that long after.
      * @defaultValue 900000
      */
-    batchMemoryMs: int(1000).default(900_000),
-    /** Recrawl fetched pages on a schedule that adapts to how often they change (the crawl then never ends by itself). @defaultValue false */
-    recrawl: bool.default(false),
-    /** First recrawl interval of a page. @defaultValue 86400000 */
-    recrawlInitialMs: ms.default(86_400_000),
-    /** A page that keeps changing is recrawled at most this often. @defaultValue 3600000 */
-    recrawlMinMs: ms.default(3_600_000),
-    /** A page that never changes is still recrawled this often. @defaultValue 2592000000 */
-    recrawlMaxMs: ms.default(30 * 86_400_000),
+    batchMemoryMs: int(1000).default(900_000).meta({ env: 'FRONTIER_BATCH_MEMORY_MS' }),
     /**
-     * How a recrawl interval adapts. `adaptive`: it halves when the page changed, doubles when it did not.
-     * `hubs`: it halves when the page's last fetch yielded URLs never seen before (a hub gaining links) and
-     * doubles otherwise, changed or not (a page that changes without adding links is a leaf).
+     * Recrawl fetched pages on a schedule that adapts to how often they change (the crawl then never ends by itself).
+     * @defaultValue false
+     */
+    recrawl: bool.default(false).meta({ env: 'FRONTIER_RECRAWL' }),
+    /** First recrawl interval of a page. @defaultValue 86400000 */
+    recrawlInitialMs: ms.default(86_400_000).meta({ env: 'FRONTIER_RECRAWL_INITIAL_MS' }),
+    /** A page that keeps changing is recrawled at most this often. @defaultValue 3600000 */
+    recrawlMinMs: ms.default(3_600_000).meta({ env: 'FRONTIER_RECRAWL_MIN_MS' }),
+    /** A page that never changes is still recrawled this often. @defaultValue 2592000000 */
+    recrawlMaxMs: ms.default(30 * 86_400_000).meta({ env: 'FRONTIER_RECRAWL_MAX_MS' }),
+    /**
+     * How a recrawl interval adapts. `adaptive`: it halves when the page changed, doubles when it did not. `hubs`: it
+     * halves when the page's last fetch yielded URLs never seen before (a hub gaining links) and doubles otherwise,
+     * changed or not (a page that changes without adding links is a leaf).
      * @defaultValue adaptive
      */
-    recrawlPolicy: z.enum(['adaptive', 'hubs']).default('adaptive'),
+    recrawlPolicy: z.enum(['adaptive', 'hubs']).default('adaptive').meta({ env: 'FRONTIER_RECRAWL_POLICY' }),
     /**
-     * Policy `hubs`: how many pages have their new URLs counted (a counter of an estimated 100 bytes each in the state
-     * store). Past it a page not counted yet is treated as a leaf. @defaultValue 1000000
+     * Policy `hubs`: how many pages have their new URLs counted (a counter of an estimated 100 bytes each in the
+     * state store). Past it a page not counted yet is treated as a leaf.
+     * @defaultValue 1000000
      */
-    recrawlHubPages: int(1).default(1_000_000),
+    recrawlHubPages: int(1).default(1_000_000).meta({ env: 'FRONTIER_RECRAWL_HUB_PAGES' }),
   }),
   dns: z.object({
-    /** Allow hosts that resolve to loopback, private, link-local… addresses; cloud metadata addresses (169.254.169.254, fd00:ec2::254…) stay refused. @defaultValue false */
-    allowPrivate: bool.default(false),
-    /** Static answers, NAME=IP pairs separated by commas or whitespace. */
-    hosts: z.record(z.string(), z.ipv4().or(z.ipv6())).default({}),
-    /** A hosts(5)-format file of static answers. */
-    hostsFile: z.string().optional(),
     /**
-     * The machine's own hosts file, answered before DNS as the operating system's resolver does (after
-     * DNS_HOSTS and DNS_HOSTS_FILE); looked at again every DNS_MIN_TTL_MS; `off` = not read. @defaultValue '/etc/hosts'
+     * Allow hosts that resolve to loopback, private, link-local… addresses; cloud metadata addresses
+     * (169.254.169.254, fd00:ec2::254…) stay refused.
+     * @defaultValue false
      */
-    systemHostsFile: z.string().min(1).default('/etc/hosts'),
+    allowPrivate: bool.default(false).meta({ env: 'DNS_ALLOW_PRIVATE' }),
+    /** Static answers, NAME=IP pairs separated by commas or whitespace. */
+    hosts: z.record(z.string(), z.ipv4().or(z.ipv6())).default({}).meta({ env: 'DNS_HOSTS' }),
+    /** A hosts(5)-format file of static answers. */
+    hostsFile: z.string().optional().meta({ env: 'DNS_HOSTS_FILE' }),
+    /**
+     * The machine's own hosts file, answered before DNS as the operating system's resolver does (after `DNS_HOSTS`
+     * and `DNS_HOSTS_FILE`); looked at again every `DNS_MIN_TTL_MS`; `off` = not read.
+     * @defaultValue /etc/hosts
+     */
+    systemHostsFile: z.string().min(1).default('/etc/hosts').meta({ env: 'DNS_SYSTEM_HOSTS_FILE' }),
     /** Cached answers live at least this long whatever their TTL. @defaultValue 60000 */
-    minTtlMs: ms.default(60_000),
+    minTtlMs: ms.default(60_000).meta({ env: 'DNS_MIN_TTL_MS' }),
     /** …and at most this long. @defaultValue 3600000 */
-    maxTtlMs: ms.default(3_600_000),
+    maxTtlMs: ms.default(3_600_000).meta({ env: 'DNS_MAX_TTL_MS' }),
     /** Failed lookups are cached this long. @defaultValue 30000 */
-    failureTtlMs: ms.default(30_000),
+    failureTtlMs: ms.default(30_000).meta({ env: 'DNS_FAILURE_TTL_MS' }),
     /** Jobs resolved at once per process. @defaultValue 64 */
-    concurrency: int(1).default(64),
-    /** DNS servers asked instead of the system's, comma-separated `IP`, `IP:PORT` or `[IPv6]:PORT`; empty = the system resolver. @defaultValue [] */
-    servers: dnsList(isDnsServer, 'is not IP, IP:PORT or [IPv6]:PORT').default([]),
+    concurrency: int(1).default(64).meta({ env: 'DNS_CONCURRENCY' }),
+    /**
+     * DNS servers asked instead of the system's, comma-separated `IP`, `IP:PORT` or `[IPv6]:PORT`; empty = the system
+     * resolver.
+     * @defaultValue []
+     */
+    servers: dnsList(isDnsServer, 'is not IP, IP:PORT or [IPv6]:PORT').default([]).meta({ env: 'DNS_SERVERS' }),
     /** Time a configured server is given to answer on the first try (later tries wait longer). @defaultValue 2000 */
-    timeoutMs: int(1).default(2000),
+    timeoutMs: int(1).default(2000).meta({ env: 'DNS_TIMEOUT_MS' }),
     /** Times each configured server is tried before a lookup fails. @defaultValue 2 */
-    tries: int(1).max(10).default(2),
-    /** A cached answer read in this last fraction of its TTL is refreshed in the background; 0 = never. @defaultValue 0.2 */
-    refreshAheadRatio: z.coerce.number().min(0).lt(1).default(0.2),
-    /** Non-public addresses allowed anyway, comma-separated CIDRs (e.g. 127.0.0.0/8,::1/128); a cloud metadata address only when an entry names it alone (169.254.169.254/32). @defaultValue [] */
-    allowCidrs: dnsList(isCidr, 'is not a CIDR (ADDRESS/PREFIX)').default([]),
+    tries: int(1).max(10).default(2).meta({ env: 'DNS_TRIES' }),
+    /**
+     * A cached answer read in this last fraction of its TTL is refreshed in the background; 0 = never.
+     * @defaultValue 0.2
+     */
+    refreshAheadRatio: z.coerce.number().min(0).lt(1).default(0.2).meta({ env: 'DNS_REFRESH_AHEAD_RATIO' }),
+    /**
+     * Non-public addresses allowed anyway, comma-separated CIDRs (e.g. 127.0.0.0/8,::1/128); a cloud metadata address
+     * only when an entry names it alone (169.254.169.254/32).
+     * @defaultValue []
+     */
+    allowCidrs: dnsList(isCidr, 'is not a CIDR (ADDRESS/PREFIX)').default([]).meta({ env: 'DNS_ALLOW_CIDRS' }),
   }),
   downloader: z.object({
     /** This downloader's name on the hash ring; unique per process. @defaultValue host name, pid and a random suffix */
-    id: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+    id: z.string().regex(/^[A-Za-z0-9_-]+$/).optional().meta({ env: 'DOWNLOADER_ID' }),
     /** Heartbeat period on the hash ring; a downloader silent for 3 periods has left. @defaultValue 2000 */
-    heartbeatMs: int(100).default(2000),
+    heartbeatMs: int(100).default(2000).meta({ env: 'DOWNLOADER_HEARTBEAT_MS' }),
     /**
-     * Fetches in flight per downloader process (never more than one per host), each counted until its body is
-     * staged and its outcome sent (STAGING_LINGER_MS). @defaultValue 256
+     * Fetches in flight per downloader process (never more than one per host), each counted until its body is staged
+     * and its outcome sent (`STAGING_LINGER_MS`).
+     * @defaultValue 256
      */
-    concurrency: int(1).default(256),
-    /** Sent with every request; keep a URL explaining the crawler in it. @defaultValue 'crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)' */
+    concurrency: int(1).default(256).meta({ env: 'DOWNLOADER_CONCURRENCY' }),
+    /**
+     * Sent with every request; keep a URL explaining the crawler in it.
+     * @defaultValue 'crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)'
+     */
     userAgent: z
       .string()
       .min(3)
@@ -350,318 +480,259 @@ export const CrawlerConfigSchema = z.object({
       // request, robots.txt's included, would then fail), and other control characters are refused by servers.
       .regex(/^[\t\x20-\x7e\x80-\xff]+$/, 'must be a valid HTTP header value: no line breaks or other control characters')
       .refine((value) => value.trim() === value, 'must not start or end with white space')
-      .default('crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)'),
+      .default('crawler-bot/0.1 (+https://github.com/crawler/crawler/blob/main/docs/for-site-owners.md)')
+      .meta({ env: 'DOWNLOADER_USER_AGENT' }),
     /** Time allowed to open a connection. @defaultValue 10000 */
-    connectTimeoutMs: int(1).default(10_000),
+    connectTimeoutMs: int(1).default(10_000).meta({ env: 'DOWNLOADER_CONNECT_TIMEOUT_MS' }),
     /** Time allowed until the response headers arrive. @defaultValue 15000 */
-    headersTimeoutMs: int(1).default(15_000),
+    headersTimeoutMs: int(1).default(15_000).meta({ env: 'DOWNLOADER_HEADERS_TIMEOUT_MS' }),
     /** Longest silence allowed while the body streams. @defaultValue 15000 */
-    bodyTimeoutMs: int(1).default(15_000),
+    bodyTimeoutMs: int(1).default(15_000).meta({ env: 'DOWNLOADER_BODY_TIMEOUT_MS' }),
     /** A fetch is abandoned after this long in all, however the bytes trickle in. @defaultValue 60000 */
-    totalTimeoutMs: int(1).default(60_000),
+    totalTimeoutMs: int(1).default(60_000).meta({ env: 'DOWNLOADER_TOTAL_TIMEOUT_MS' }),
     /**
-     * A body arriving slower than this (bytes per second, averaged over DOWNLOADER_MIN_RATE_WINDOW_MS) is cut
-     * off as `timeout-rate`, long before the total timeout; 0 = no minimum. @defaultValue 1024
+     * A body arriving slower than this (bytes per second, averaged over `DOWNLOADER_MIN_RATE_WINDOW_MS`) is cut off
+     * as `timeout-rate`, long before the total timeout; 0 = no minimum.
+     * @defaultValue 1024
      */
-    minBytesPerSecond: int(0).default(1024),
-    /** The window the minimum transfer rate is measured over; no body is cut before its first window ends. @defaultValue 10000 */
-    minRateWindowMs: int(100).default(10_000),
+    minBytesPerSecond: int(0).default(1024).meta({ env: 'DOWNLOADER_MIN_BYTES_PER_SECOND' }),
+    /**
+     * The window the minimum transfer rate is measured over; no body is cut before its first window ends.
+     * @defaultValue 10000
+     */
+    minRateWindowMs: int(100).default(10_000).meta({ env: 'DOWNLOADER_MIN_RATE_WINDOW_MS' }),
     /** Response headers larger than this are refused (a protocol error). @defaultValue 16384 */
-    maxHeaderBytes: int(1024).default(16_384),
+    maxHeaderBytes: int(1024).default(16_384).meta({ env: 'DOWNLOADER_MAX_HEADER_BYTES' }),
     /** Bodies are cut (and marked truncated) at this size. @defaultValue 262144 */
-    maxBodyBytes: int(1024).default(256 * 1024),
+    maxBodyBytes: int(1024).default(256 * 1024).meta({ env: 'DOWNLOADER_MAX_BODY_BYTES' }),
     /** robots.txt answers are cached this long. @defaultValue 86400000 */
-    robotsCacheTtlMs: ms.default(86_400_000),
+    robotsCacheTtlMs: ms.default(86_400_000).meta({ env: 'DOWNLOADER_ROBOTS_CACHE_TTL_MS' }),
     /**
-     * Longest wait between two tries of a robots.txt that could not be fetched (5xx, 429, network): the
-     * ceiling of the backoff and of the server's Retry-After. @defaultValue 600000
+     * Longest wait between two tries of a robots.txt that could not be fetched (5xx, 429, network): the ceiling of
+     * the backoff and of its Retry-After.
+     * @defaultValue 600000
      */
-    robotsErrorTtlMs: ms.default(600_000),
-    /** First wait after a robots.txt could not be fetched; doubled (with jitter) at each failure after. @defaultValue 60000 */
-    robotsRetryMs: int(1).default(60_000),
-    /** A robots.txt still unreachable this long after its first failure is given up: its host is set aside. @defaultValue 1800000 */
-    robotsUnreachableMaxMs: ms.default(1_800_000),
+    robotsErrorTtlMs: ms.default(600_000).meta({ env: 'DOWNLOADER_ROBOTS_ERROR_TTL_MS' }),
+    /**
+     * First wait after a robots.txt could not be fetched; doubled (±25% jitter) at each failure after.
+     * @defaultValue 60000
+     */
+    robotsRetryMs: int(1).default(60_000).meta({ env: 'DOWNLOADER_ROBOTS_RETRY_MS' }),
+    /**
+     * A robots.txt still unreachable this long after its first failure is given up: its host is set aside
+     * (`robots-unreachable`).
+     * @defaultValue 1800000
+     */
+    robotsUnreachableMaxMs: ms.default(1_800_000).meta({ env: 'DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS' }),
     /** robots.txt bytes parsed at most (RFC 9309 asks for at least 500 KiB). @defaultValue 512000 */
-    robotsMaxBytes: int(1024).default(512_000),
-    /** Redirect hops followed for a page (each hop goes back through the filter) and for robots.txt. @defaultValue 5 */
-    maxRedirects: int(0).max(20).default(5),
+    robotsMaxBytes: int(1024).default(512_000).meta({ env: 'DOWNLOADER_ROBOTS_MAX_BYTES' }),
+    /**
+     * Redirect hops followed for a page (each hop goes back through the filter) and for robots.txt (across hosts,
+     * each new host's address vetted by the resolver).
+     * @defaultValue 5
+     */
+    maxRedirects: int(0).max(20).default(5).meta({ env: 'DOWNLOADER_MAX_REDIRECTS' }),
   }),
   parser: z.object({
     /** Links kept per page. @defaultValue 5000 */
-    maxLinks: int(1).default(5000),
-    /** Pages parsed at once per process (parsing is CPU work: more only hides the waits for staged bodies). @defaultValue 32 */
-    concurrency: int(1).default(32),
+    maxLinks: int(1).default(5000).meta({ env: 'PARSER_MAX_LINKS' }),
     /**
-     * Worker threads parsing beside the event loop; 0 = parse on it. The embedded `crawl` uses one per spare
-     * core unless set; a service scales by replicas instead. @defaultValue 0
+     * Pages parsed at once per process (parsing is CPU work: more only hides the waits for staged bodies).
+     * @defaultValue 32
      */
-    threads: int(0).max(64).default(0),
+    concurrency: int(1).default(32).meta({ env: 'PARSER_CONCURRENCY' }),
+    /**
+     * Worker threads parsing beside the event loop; 0 = parse on it. The embedded `crawl` uses one per spare core
+     * unless set; a service scales by replicas instead.
+     * @defaultValue 0
+     */
+    threads: int(0).max(64).default(0).meta({ env: 'PARSER_THREADS' }),
   }),
   extractor: z.object({
     /** Pages' links resolved at once per process. @defaultValue 32 */
-    concurrency: int(1).default(32),
+    concurrency: int(1).default(32).meta({ env: 'URL_EXTRACTOR_CONCURRENCY' }),
   }),
   filter: z.object({
-    /** Which links are followed: the seed's host, its registrable domain, the allowlist, or any. @defaultValue 'domain' */
-    scope: z.enum(['host', 'domain', 'allowlist', 'any']).default('domain'),
-    /** Registrable domains (and their subdomains) followed with scope 'allowlist' (comma-separated). */
-    allowedDomains: z.array(z.string()).default([]),
+    /**
+     * Which links are followed: the seed's host, its registrable domain, the allowlist, or any.
+     * @defaultValue 'domain'
+     */
+    scope: z.enum(['host', 'domain', 'allowlist', 'any']).default('domain').meta({ env: 'URL_FILTER_SCOPE' }),
+    /**
+     * Registrable domains (and their subdomains) followed with scope 'allowlist' (comma-separated).
+     * @defaultValue []
+     */
+    allowedDomains: z.array(z.string()).default([]).meta({ env: 'URL_FILTER_ALLOWED_DOMAINS' }),
     /** Links followed from a seed at most. @defaultValue 10 */
-    maxDepth: int(0).default(10),
+    maxDepth: int(0).default(10).meta({ env: 'URL_FILTER_MAX_DEPTH' }),
     /** Longer URLs are dropped (they are mostly traps). @defaultValue 2048 */
-    maxUrlLength: int(16).default(2048),
+    maxUrlLength: int(16).default(2048).meta({ env: 'URL_FILTER_MAX_URL_LENGTH' }),
     /** File extensions never fetched (comma-separated); empty = the built-in list. */
-    blockedExtensions: z.array(z.string()).optional(),
-    /** Query parameters removed during canonicalisation (comma-separated; `utm_*` style prefixes allowed); empty = the built-in tracking and session list. */
-    stripParams: z.array(z.string()).optional(),
+    blockedExtensions: z.array(z.string()).optional().meta({ env: 'URL_FILTER_BLOCKED_EXTENSIONS' }),
+    /**
+     * Query parameters removed during canonicalisation (comma-separated; `utm_*` style prefixes allowed); empty = the
+     * built-in tracking and session list.
+     */
+    stripParams: z.array(z.string()).optional().meta({ env: 'URL_FILTER_STRIP_PARAMS' }),
     /** A file of blocked domains (one a line, `#` comments; a domain blocks its subdomains), re-read while running. */
-    blocklistFile: z.string().min(1).optional(),
+    blocklistFile: z.string().min(1).optional().meta({ env: 'URL_FILTER_BLOCKLIST_FILE' }),
     /** How often the blocklist file is checked for changes. @defaultValue 10000 */
-    blocklistReloadMs: int(100).default(10_000),
+    blocklistReloadMs: int(100).default(10_000).meta({ env: 'URL_FILTER_BLOCKLIST_RELOAD_MS' }),
     /** URLs with more query parameters than this are dropped (a trap sign). @defaultValue 12 */
-    maxQueryParams: int(0).default(12),
-    /** A path segment (or run of segments) repeated more than this many times in a row marks a trap: /a/b/a/b/a/b. @defaultValue 2 */
-    maxPathRepeats: int(1).default(2),
+    maxQueryParams: int(0).default(12).meta({ env: 'URL_FILTER_MAX_QUERY_PARAMS' }),
     /**
-     * Ports that may be fetched, comma-separated ports and ranges; the Fetch standard's bad ports (25, 6000…)
-     * are refused whatever this says. @defaultValue ['80', '443', '1024-65535']
+     * A path segment (or run of segments) repeated more than this many times in a row marks a trap: /a/b/a/b/a/b.
+     * @defaultValue 2
      */
-    allowedPorts: dnsList(isPortRange, 'is not a port or range (8080, 8000-8999)').default(['80', '443', '1024-65535']),
+    maxPathRepeats: int(1).default(2).meta({ env: 'URL_FILTER_MAX_PATH_REPEATS' }),
     /**
-     * Ports refused although allowed (infrastructure: Redis, MinIO, PostgreSQL…), comma-separated; a port
-     * named alone in URL_FILTER_ALLOWED_PORTS is let through; `none` = no such list; empty = the built-in list.
+     * Ports that may be fetched, comma-separated ports and ranges; the Fetch standard's bad ports (25, 6000…) are
+     * refused whatever this says. A port named alone here is let through `URL_FILTER_BLOCKED_PORTS`.
+     * @defaultValue 80,443,1024-65535
      */
-    blockedPorts: dnsList((entry) => entry === 'none' || isPortRange(entry), 'is not a port, a range (8000-8999) or none').optional(),
-    /** Calendar-like URLs (a year, year/month or date in the path or query) further than this many days from today are dropped. @defaultValue 366 */
-    calendarWindowDays: int(1).default(366),
+    allowedPorts: dnsList(isPortRange, 'is not a port or range (8080, 8000-8999)').default(['80', '443', '1024-65535'])
+      .meta({ env: 'URL_FILTER_ALLOWED_PORTS' }),
+    /**
+     * Ports refused although allowed (infrastructure: Redis, MinIO, PostgreSQL…), comma-separated ports and ranges;
+     * a port named alone in `URL_FILTER_ALLOWED_PORTS` is let through; `none` = no such list; empty = the built-in
+     * list (see [URL filter rules](#url-filter-rules)).
+     * @defaultValue built-in list
+     */
+    blockedPorts: dnsList((entry) => entry === 'none' || isPortRange(entry), 'is not a port, a range (8000-8999) or none').optional()
+      .meta({ env: 'URL_FILTER_BLOCKED_PORTS' }),
+    /**
+     * Calendar-like URLs (a year, year/month or date in the path or query) further than this many days from today are
+     * dropped.
+     * @defaultValue 366
+     */
+    calendarWindowDays: int(1).default(366).meta({ env: 'URL_FILTER_CALENDAR_WINDOW_DAYS' }),
     /** Link batches filtered at once per process. @defaultValue 64 */
-    concurrency: int(1).default(64),
+    concurrency: int(1).default(64).meta({ env: 'URL_FILTER_CONCURRENCY' }),
     /** URLs admitted per host at most; 0 = no budget. @defaultValue 100000 */
-    maxPagesPerHost: int(0).default(100_000),
+    maxPagesPerHost: int(0).default(100_000).meta({ env: 'URL_FILTER_MAX_PAGES_PER_HOST' }),
     /**
-     * Links a filter process remembers having passed on lately (16 B each, by fingerprint, allocated up
-     * front: 16 MiB at the default): found again, they are dropped at once, as URL-seen would drop them,
-     * without canonicalising them again; 0 = remember none.
+     * Links a filter process remembers having passed on lately (16 B each, by fingerprint, allocated up front: 16 MiB
+     * at the default): found again, they are dropped at once, as URL-seen would drop them, without canonicalising
+     * them again; 0 = remember none.
      * @defaultValue 1000000
      */
-    recentUrls: int(0).default(1_000_000),
-    /** Log every URL's decision with the rule that made it (one line per URL: for tracing a rule, not for a whole crawl). @defaultValue false */
-    debug: bool.default(false),
+    recentUrls: int(0).default(1_000_000).meta({ env: 'URL_FILTER_RECENT_URLS' }),
+    /**
+     * Log every URL's decision with the rule that made it (`url-filter-decision`, one line per URL: for tracing a
+     * rule, not for a whole crawl); see [URL filter rules](#url-filter-rules).
+     * @defaultValue false
+     */
+    debug: bool.default(false).meta({ env: 'URL_FILTER_DEBUG' }),
   }),
   seen: z.object({
     /** URL batches checked at once per process. @defaultValue 64 */
-    concurrency: int(1).default(64),
-    /** URL-seen structure: a Bloom filter (fixed memory, rare false positives) or exact 64-bit fingerprints. @defaultValue 'bloom' */
-    mode: z.enum(['bloom', 'exact']).default('bloom'),
-    /** URL-seen is sized for this many URLs (Bloom: its bits, in shards of at most 2^32 bits, at least 16 on a Redis Cluster; exact: its number of fingerprint sets). @defaultValue 10000000 */
-    expectedUrls: int(1).default(10_000_000),
+    concurrency: int(1).default(64).meta({ env: 'URL_SEEN_CONCURRENCY' }),
+    /**
+     * URL-seen structure: a Bloom filter (fixed memory, rare false positives) or exact 64-bit fingerprints.
+     * @defaultValue 'bloom'
+     */
+    mode: z.enum(['bloom', 'exact']).default('bloom').meta({ env: 'URL_SEEN_MODE' }),
+    /**
+     * URL-seen is sized for this many URLs (Bloom: its bits, in shards of at most 2³² bits, at least 16 on a Redis
+     * Cluster; exact: its number of fingerprint sets).
+     * @defaultValue 10000000
+     */
+    expectedUrls: int(1).default(10_000_000).meta({ env: 'URL_SEEN_EXPECTED_URLS' }),
     /** …at this false-positive rate. @defaultValue 0.001 */
-    falsePositiveRate: z.coerce.number().gt(0).lt(0.5).default(0.001),
+    falsePositiveRate: z.coerce.number().gt(0).lt(0.5).default(0.001).meta({ env: 'URL_SEEN_FALSE_POSITIVE_RATE' }),
   }),
   contentSeen: z.object({
-    /** Pages whose 64-bit simhashes differ in at most this many bits are near duplicates; 0 = exact duplicates only. @defaultValue 3 */
-    nearDuplicateDistance: int(0).max(7).default(3),
     /**
-     * Pages checked (and stored) at once per process. High, because a page waits for its segment to be
-     * written (PAGES_SEGMENT_LINGER_MS): pages in flight = throughput × that wait. @defaultValue 256
+     * Pages whose 64-bit simhashes differ in at most this many bits are near duplicates; 0 = exact duplicates only.
+     * @defaultValue 3
      */
-    concurrency: int(1).default(256),
+    nearDuplicateDistance: int(0).max(7).default(3).meta({ env: 'CONTENT_SEEN_NEAR_DUPLICATE_DISTANCE' }),
+    /**
+     * Pages checked (and stored) at once per process. High, because a page waits for its segment to be written
+     * (`PAGES_SEGMENT_LINGER_MS`): pages in flight = throughput × that wait.
+     * @defaultValue 256
+     */
+    concurrency: int(1).default(256).meta({ env: 'CONTENT_SEEN_CONCURRENCY' }),
   }),
   storage: z.object({
-    /** gzip level of stored pages: 1 (fastest) … 9 (smallest); on HTML, 3 costs about what 1 does and is a little smaller. @defaultValue 3 */
-    gzipLevel: int(1).max(9).default(3),
     /**
-     * Worker threads compressing fetched pages, in a process that stages or stores them (0: zlib's async API,
-     * which costs the event loop about as much as compressing, and the whole process twice as much). Started
-     * on first use. @defaultValue 1
+     * gzip level of stored pages (and staged bodies): 1 (fastest) … 9 (smallest); on HTML, 3 costs about what 1 does
+     * and is a little smaller.
+     * @defaultValue 3
      */
-    gzipThreads: int(0).max(64).default(1),
-    /** New pages stored within this long of each other are written as one segment (with its index). @defaultValue 200 */
-    segmentLingerMs: int(0).default(200),
+    gzipLevel: int(1).max(9).default(3).meta({ env: 'CONTENT_GZIP_LEVEL' }),
+    /**
+     * Worker threads compressing fetched pages, in a process that stages or stores them (0: zlib's async API, which
+     * costs the event loop about as much as compressing, and the whole process twice as much). Started on first use.
+     * @defaultValue 1
+     */
+    gzipThreads: int(0).max(64).default(1).meta({ env: 'CONTENT_GZIP_THREADS' }),
+    /**
+     * New pages stored within this long of each other are written as one segment (with its index).
+     * @defaultValue 200
+     */
+    segmentLingerMs: int(0).default(200).meta({ env: 'PAGES_SEGMENT_LINGER_MS' }),
     /** Pages in one segment at most. @defaultValue 256 */
-    segmentMaxPages: int(1).default(256),
+    segmentMaxPages: int(1).default(256).meta({ env: 'PAGES_SEGMENT_MAX_PAGES' }),
     /** Compressed bytes in one segment at most. @defaultValue 16777216 */
-    segmentMaxBytes: int(1024).default(16 * 1024 * 1024),
-    /** Fetched bodies staged together within this long are written as one object (S3, or a directory with Redis). @defaultValue 50 */
-    stagingLingerMs: int(0).default(50),
+    segmentMaxBytes: int(1024).default(16 * 1024 * 1024).meta({ env: 'PAGES_SEGMENT_MAX_BYTES' }),
+    /**
+     * Fetched bodies staged together within this long are written as one object (S3, or a directory with Redis).
+     * @defaultValue 50
+     */
+    stagingLingerMs: int(0).default(50).meta({ env: 'STAGING_LINGER_MS' }),
     /** Bodies in one staging bundle at most. @defaultValue 64 */
-    stagingMaxBodies: int(1).default(64),
+    stagingMaxBodies: int(1).default(64).meta({ env: 'STAGING_MAX_BODIES' }),
     /** Compressed bytes in one staging bundle at most. @defaultValue 4194304 */
-    stagingMaxBytes: int(1024).default(4 * 1024 * 1024),
-    /** Also write WARC 1.1 files (request, response, revisit records) with a CDX index to the content store. @defaultValue false */
-    warc: bool.default(false),
+    stagingMaxBytes: int(1024).default(4 * 1024 * 1024).meta({ env: 'STAGING_MAX_BYTES' }),
+    /**
+     * Also write WARC 1.1 files (request, response, revisit records) with a CDX index to the content store.
+     * @defaultValue false
+     */
+    warc: bool.default(false).meta({ env: 'WARC_ENABLED' }),
     /** A WARC file is closed and uploaded at this size. @defaultValue 67108864 */
-    warcRotateBytes: int(1024).default(64 * 1024 * 1024),
+    warcRotateBytes: int(1024).default(64 * 1024 * 1024).meta({ env: 'WARC_ROTATE_BYTES' }),
     /** …or this long after its first record, so a slow crawl's records still land. @defaultValue 60000 */
-    warcRotateMs: int(100).default(60_000),
+    warcRotateMs: int(100).default(60_000).meta({ env: 'WARC_ROTATE_MS' }),
   }),
   plugins: z.object({
-    /** Plugins enabled, comma-separated names (`png`): each is `libs/plugin-<name>`, run in the embedded crawl or as the service `plugin-<name>`. Empty = none: the crawl is exactly the core's. @defaultValue [] */
+    /**
+     * Plugins enabled, comma-separated names (`png`, `monitor`, `render`, `focus`): each is `libs/plugin-<name>`,
+     * loaded by the embedded crawl or run as the service `plugin-<name>`. Empty = none: the crawl is exactly the
+     * core's. Give every service the same list.
+     * @defaultValue []
+     */
     enabled: z
       .array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'is not a plugin name (lower-case letters, digits, -)'))
       .max(32)
       .refine((names) => new Set(names).size === names.length, 'names a plugin twice')
-      .default([]),
-    /** How long a service waits for an enabled plugin to register its manifest before failing the job that needs it (it is retried). @defaultValue 60000 */
-    waitMs: int(0).default(60_000),
+      .default([])
+      .meta({ env: 'PLUGINS' }),
+    /**
+     * How long a service waits for an enabled plugin to register its manifest before failing the job that needs it
+     * (the job is retried).
+     * @defaultValue 60000
+     */
+    waitMs: int(0).default(60_000).meta({ env: 'PLUGINS_WAIT_MS' }),
   }),
   sitemaps: z.object({
-    /** Where sitemaps are found: robots.txt `Sitemap:` lines, those or else /sitemap.xml, or nowhere. @defaultValue 'robots+probe' */
-    mode: z.enum(['off', 'robots', 'robots+probe']).default('robots+probe'),
+    /**
+     * Where sitemaps are found: robots.txt `Sitemap:` lines (`robots`), those or else /sitemap.xml (`robots+probe`),
+     * or nowhere (`off`).
+     * @defaultValue 'robots+probe'
+     */
+    mode: z.enum(['off', 'robots', 'robots+probe']).default('robots+probe').meta({ env: 'SITEMAP_MODE' }),
     /** A sitemap body (after gunzip) is read up to this size. @defaultValue 10485760 */
-    maxBytes: int(1024).default(10 * 1024 * 1024),
+    maxBytes: int(1024).default(10 * 1024 * 1024).meta({ env: 'SITEMAP_MAX_BYTES' }),
     /** URLs taken from one sitemap at most (the protocol's own limit is 50000). @defaultValue 50000 */
-    maxUrls: int(1).default(50_000),
+    maxUrls: int(1).default(50_000).meta({ env: 'SITEMAP_MAX_URLS' }),
   }),
 });
 
 export type CrawlerConfig = z.infer<typeof CrawlerConfigSchema>;
 
-/** Environment variable → config path. */
-export const ENV_NAMES: Record<string, string> = {
-  REDIS_URL: 'redisUrl',
-  REDIS_MEMORY_HIGH_WATER: 'redisMemoryHighWater',
-  REDIS_MEMORY_CHECK_MS: 'redisMemoryCheckMs',
-  REDIS_STARTUP_WAIT_MS: 'redisStartupWaitMs',
-  RECORDS_URL: 'recordsUrl',
-  RECORDS_POOL_SIZE: 'recordsPoolSize',
-  RECORDS_STARTUP_WAIT_MS: 'recordsStartupWaitMs',
-  RECORDS_BATCH_LINGER_MS: 'recordsBatchLingerMs',
-  RECORDS_BATCH_MAX: 'recordsBatchMax',
-  S3_URL: 's3Url',
-  S3_BUCKET: 's3Bucket',
-  CRAWLER_DATA_DIR: 'dataDir',
-  CRAWLER_PREFIX: 'prefix',
-  PORT: 'port',
-  BIND_ADDRESS: 'bindAddress',
-  CONTROL_PLANE_TOKEN: 'controlPlane.token',
-  CONTROL_PLANE_TOKEN_FILE: 'controlPlane.tokenFile',
-  CONTROL_PLANE_PROTECT_READS: 'controlPlane.protectReads',
-  CONTROL_PLANE_ALLOW_UNAUTHENTICATED: 'controlPlane.allowUnauthenticated',
-  CONTROL_PLANE_MAX_BODY_BYTES: 'controlPlane.maxBodyBytes',
-  LOG_LEVEL: 'logLevel',
-  SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
-  FETCH_LOG_FILE: 'fetchLogFile',
-  QUEUE_STALLED_MS: 'queueStalledMs',
-  QUEUE_MAX_STALLED: 'queueMaxStalled',
-  QUEUE_COUNT_MAX_JOBS: 'queueCountMaxJobs',
-  QUEUE_ATTEMPTS: 'queueAttempts',
-  QUEUE_BACKOFF_MS: 'queueBackoffMs',
-  QUEUE_INFRA_OUTAGE_MAX_MS: 'queueInfraOutageMaxMs',
-  QUEUE_INFRA_BACKOFF_MAX_MS: 'queueInfraBackoffMaxMs',
-  QUEUE_VALIDATE_IN_PROCESS: 'queueValidateInProcess',
-  QUEUE_MAX_WAITING_IN_PROCESS: 'queueMaxWaitingInProcess',
-  BREAKER_THRESHOLD: 'breaker.threshold',
-  BREAKER_WINDOW_MS: 'breaker.windowMs',
-  BREAKER_COOLDOWN_MS: 'breaker.cooldownMs',
-  FRONTIER_MIN_DELAY_MS: 'frontier.minDelayMs',
-  FRONTIER_ALLOW_DELAY_BELOW_MIN: 'frontier.allowDelayBelowMin',
-  FRONTIER_DELAY_MULTIPLIER: 'frontier.delayMultiplier',
-  FRONTIER_MAX_PAGES: 'frontier.maxPages',
-  FRONTIER_RECENT_RESPONSES: 'frontier.recentResponses',
-  FRONTIER_MAX_BACKOFF_MS: 'frontier.maxBackoffMs',
-  FRONTIER_MAX_RETRIES: 'frontier.maxRetries',
-  FRONTIER_TRANSIENT_ATTEMPTS: 'frontier.transientAttempts',
-  FRONTIER_RETRY_BACKOFF_MS: 'frontier.retryBackoffMs',
-  FRONTIER_FAILED_URLS_KEPT: 'frontier.failedUrlsKept',
-  FRONTIER_MAX_CRAWL_DELAY_MS: 'frontier.maxCrawlDelayMs',
-  FRONTIER_HOST_TIMEOUT_STRIKES: 'frontier.hostTimeoutStrikes',
-  FRONTIER_HOST_TIMEOUT_BACKOFF_MS: 'frontier.hostTimeoutBackoffMs',
-  FRONTIER_FRONT_QUEUES: 'frontier.frontQueues',
-  FRONTIER_BACK_QUEUES: 'frontier.backQueues',
-  FRONTIER_SHARDS: 'frontier.shards',
-  FRONTIER_PRIORITY_BIAS: 'frontier.priorityBias',
-  FRONTIER_PER_HOST_LIMIT: 'frontier.perHostLimit',
-  FRONTIER_PER_IP_LIMIT: 'frontier.perIpLimit',
-  FRONTIER_PER_IP_INTERVAL_MS: 'frontier.perIpIntervalMs',
-  FRONTIER_ADD_CONCURRENCY: 'frontier.addConcurrency',
-  FRONTIER_DONE_CONCURRENCY: 'frontier.doneConcurrency',
-  FRONTIER_MAX_IN_FLIGHT: 'frontier.maxInFlight',
-  FRONTIER_LEASE_MS: 'frontier.leaseMs',
-  FRONTIER_AUDIT_LENGTH: 'frontier.auditLength',
-  FRONTIER_BATCH_MEMORY_MS: 'frontier.batchMemoryMs',
-  FRONTIER_MAX_QUEUED: 'frontier.maxQueued',
-  FRONTIER_RECRAWL: 'frontier.recrawl',
-  FRONTIER_RECRAWL_INITIAL_MS: 'frontier.recrawlInitialMs',
-  FRONTIER_RECRAWL_MIN_MS: 'frontier.recrawlMinMs',
-  FRONTIER_RECRAWL_MAX_MS: 'frontier.recrawlMaxMs',
-  FRONTIER_RECRAWL_POLICY: 'frontier.recrawlPolicy',
-  FRONTIER_RECRAWL_HUB_PAGES: 'frontier.recrawlHubPages',
-  DNS_ALLOW_PRIVATE: 'dns.allowPrivate',
-  DNS_HOSTS: 'dns.hosts',
-  DNS_HOSTS_FILE: 'dns.hostsFile',
-  DNS_SYSTEM_HOSTS_FILE: 'dns.systemHostsFile',
-  DNS_MIN_TTL_MS: 'dns.minTtlMs',
-  DNS_MAX_TTL_MS: 'dns.maxTtlMs',
-  DNS_FAILURE_TTL_MS: 'dns.failureTtlMs',
-  DNS_CONCURRENCY: 'dns.concurrency',
-  DNS_SERVERS: 'dns.servers',
-  DNS_TIMEOUT_MS: 'dns.timeoutMs',
-  DNS_TRIES: 'dns.tries',
-  DNS_REFRESH_AHEAD_RATIO: 'dns.refreshAheadRatio',
-  DNS_ALLOW_CIDRS: 'dns.allowCidrs',
-  DOWNLOADER_ID: 'downloader.id',
-  DOWNLOADER_HEARTBEAT_MS: 'downloader.heartbeatMs',
-  DOWNLOADER_CONCURRENCY: 'downloader.concurrency',
-  DOWNLOADER_USER_AGENT: 'downloader.userAgent',
-  DOWNLOADER_CONNECT_TIMEOUT_MS: 'downloader.connectTimeoutMs',
-  DOWNLOADER_HEADERS_TIMEOUT_MS: 'downloader.headersTimeoutMs',
-  DOWNLOADER_BODY_TIMEOUT_MS: 'downloader.bodyTimeoutMs',
-  DOWNLOADER_TOTAL_TIMEOUT_MS: 'downloader.totalTimeoutMs',
-  DOWNLOADER_MIN_BYTES_PER_SECOND: 'downloader.minBytesPerSecond',
-  DOWNLOADER_MIN_RATE_WINDOW_MS: 'downloader.minRateWindowMs',
-  DOWNLOADER_MAX_HEADER_BYTES: 'downloader.maxHeaderBytes',
-  DOWNLOADER_MAX_BODY_BYTES: 'downloader.maxBodyBytes',
-  DOWNLOADER_ROBOTS_CACHE_TTL_MS: 'downloader.robotsCacheTtlMs',
-  DOWNLOADER_ROBOTS_ERROR_TTL_MS: 'downloader.robotsErrorTtlMs',
-  DOWNLOADER_ROBOTS_RETRY_MS: 'downloader.robotsRetryMs',
-  DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: 'downloader.robotsUnreachableMaxMs',
-  DOWNLOADER_ROBOTS_MAX_BYTES: 'downloader.robotsMaxBytes',
-  DOWNLOADER_MAX_REDIRECTS: 'downloader.maxRedirects',
-  PARSER_MAX_LINKS: 'parser.maxLinks',
-  PARSER_CONCURRENCY: 'parser.concurrency',
-  PARSER_THREADS: 'parser.threads',
-  URL_EXTRACTOR_CONCURRENCY: 'extractor.concurrency',
-  URL_FILTER_CONCURRENCY: 'filter.concurrency',
-  URL_FILTER_SCOPE: 'filter.scope',
-  URL_FILTER_MAX_DEPTH: 'filter.maxDepth',
-  URL_FILTER_MAX_URL_LENGTH: 'filter.maxUrlLength',
-  URL_FILTER_BLOCKED_EXTENSIONS: 'filter.blockedExtensions',
-  URL_FILTER_ALLOWED_DOMAINS: 'filter.allowedDomains',
-  URL_FILTER_STRIP_PARAMS: 'filter.stripParams',
-  URL_FILTER_BLOCKLIST_FILE: 'filter.blocklistFile',
-  URL_FILTER_BLOCKLIST_RELOAD_MS: 'filter.blocklistReloadMs',
-  URL_FILTER_MAX_QUERY_PARAMS: 'filter.maxQueryParams',
-  URL_FILTER_MAX_PATH_REPEATS: 'filter.maxPathRepeats',
-  URL_FILTER_CALENDAR_WINDOW_DAYS: 'filter.calendarWindowDays',
-  URL_FILTER_MAX_PAGES_PER_HOST: 'filter.maxPagesPerHost',
-  URL_FILTER_RECENT_URLS: 'filter.recentUrls',
-  URL_FILTER_ALLOWED_PORTS: 'filter.allowedPorts',
-  URL_FILTER_BLOCKED_PORTS: 'filter.blockedPorts',
-  URL_FILTER_DEBUG: 'filter.debug',
-  URL_SEEN_CONCURRENCY: 'seen.concurrency',
-  URL_SEEN_MODE: 'seen.mode',
-  URL_SEEN_EXPECTED_URLS: 'seen.expectedUrls',
-  URL_SEEN_FALSE_POSITIVE_RATE: 'seen.falsePositiveRate',
-  CONTENT_SEEN_NEAR_DUPLICATE_DISTANCE: 'contentSeen.nearDuplicateDistance',
-  CONTENT_SEEN_CONCURRENCY: 'contentSeen.concurrency',
-  CONTENT_GZIP_LEVEL: 'storage.gzipLevel',
-  CONTENT_GZIP_THREADS: 'storage.gzipThreads',
-  PAGES_SEGMENT_LINGER_MS: 'storage.segmentLingerMs',
-  PAGES_SEGMENT_MAX_PAGES: 'storage.segmentMaxPages',
-  PAGES_SEGMENT_MAX_BYTES: 'storage.segmentMaxBytes',
-  STAGING_LINGER_MS: 'storage.stagingLingerMs',
-  STAGING_MAX_BODIES: 'storage.stagingMaxBodies',
-  STAGING_MAX_BYTES: 'storage.stagingMaxBytes',
-  WARC_ENABLED: 'storage.warc',
-  WARC_ROTATE_BYTES: 'storage.warcRotateBytes',
-  WARC_ROTATE_MS: 'storage.warcRotateMs',
-  SITEMAP_MODE: 'sitemaps.mode',
-  SITEMAP_MAX_BYTES: 'sitemaps.maxBytes',
-  SITEMAP_MAX_URLS: 'sitemaps.maxUrls',
-  PLUGINS: 'plugins.enabled',
-  PLUGINS_WAIT_MS: 'plugins.waitMs',
-};
+/** Environment variable → config path, as the schema's fields declare them. */
+export const ENV_NAMES: Record<string, string> = envNames(CrawlerConfigSchema);
 
 /** Settings whose values never appear in an error message. */
 const SECRET_SETTINGS = new Set(['controlPlane.token']);

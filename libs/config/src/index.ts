@@ -1,1 +1,2 @@
 export * from './crawler-config';
+export * from './setting-env';

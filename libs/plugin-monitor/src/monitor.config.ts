@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PluginConfigSpec } from '@crawler/plugin-sdk';
+import { pluginConfig } from '@crawler/plugin-sdk';
 
 /** A regular expression of PLUGIN_MONITOR_PATTERNS, compiled once at boot (flags `iu`: case-insensitive, Unicode). */
 export const PATTERN_FLAGS = 'iu';
@@ -51,29 +51,38 @@ const patterns = z.string().transform((value, ctx) => {
 
 /** The web monitor's settings (documented in docs/configuration.md, "Plugin settings"). */
 export const MonitorConfigSchema = z.object({
-  /** Words or phrases watched for, comma-separated; case-insensitive, whole words only. @defaultValue [] */
-  terms: terms.default([]),
-  /** Regular expressions watched for (a JSON array, or one per line); flags `iu`. @defaultValue [] */
-  patterns: patterns.default([]),
-  /** Alerts are appended to this JSONL file (directories created). @defaultValue `<CRAWLER_DATA_DIR>/plugin-monitor/alerts.jsonl` */
-  jsonlFile: z.string().min(1).optional(),
-  /** Each alert is POSTed as JSON to this http(s) URL; unset = no webhook. @defaultValue unset */
+  /**
+   * Words or phrases watched for, comma-separated (`Acme,Acme Corp`): case-insensitive, whole words only (a letter or
+   * digit of any script right before or after means a longer word, not a match).
+   * @defaultValue no terms
+   */
+  terms: terms.default([]).meta({ env: 'PLUGIN_MONITOR_TERMS' }),
+  /**
+   * Regular expressions watched for (JavaScript syntax, flags `iu`): a JSON array (`["acme\\s*corp","ACME-\\d+"]`) or
+   * one per line. One that does not compile, or that matches the empty string, stops the process at boot, named. An
+   * alert's `term` is the pattern's source.
+   * @defaultValue no patterns
+   */
+  patterns: patterns.default([]).meta({ env: 'PLUGIN_MONITOR_PATTERNS' }),
+  /**
+   * Each alert is appended to this file as one JSON line (directories created).
+   * @defaultValue <CRAWLER_DATA_DIR>/plugin-monitor/alerts.jsonl
+   */
+  jsonlFile: z.string().min(1).optional().meta({ env: 'PLUGIN_MONITOR_JSONL_FILE' }),
+  /**
+   * Each alert is POSTed to this http(s) URL as JSON; a failure or non-2xx answer fails the job, which is retried
+   * (without repeating the JSONL line or the event). Unset: no webhook.
+   * @defaultValue no webhook
+   */
   webhookUrl: z
     .string()
     .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'must be an http:// or https:// URL')
-    .optional(),
-  /** A webhook call taking longer fails (and the job is retried). @defaultValue 10000 */
-  webhookTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(10_000),
+    .optional()
+    .meta({ env: 'PLUGIN_MONITOR_WEBHOOK_URL' }),
+  /** A webhook call not answered within this many ms fails (and is retried). @defaultValue 10000 */
+  webhookTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(10_000)
+    .meta({ env: 'PLUGIN_MONITOR_WEBHOOK_TIMEOUT_MS' }),
 });
 export type MonitorConfig = z.infer<typeof MonitorConfigSchema>;
 
-export const MONITOR_CONFIG: PluginConfigSpec<MonitorConfig> = {
-  schema: MonitorConfigSchema as unknown as z.ZodType<MonitorConfig>,
-  env: {
-    PLUGIN_MONITOR_TERMS: 'terms',
-    PLUGIN_MONITOR_PATTERNS: 'patterns',
-    PLUGIN_MONITOR_JSONL_FILE: 'jsonlFile',
-    PLUGIN_MONITOR_WEBHOOK_URL: 'webhookUrl',
-    PLUGIN_MONITOR_WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
-  },
-};
+export const MONITOR_CONFIG = pluginConfig(MonitorConfigSchema);

@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { z } from 'zod';
-import type { PluginConfigSpec } from '@crawler/plugin-sdk';
+import { pluginConfig } from '@crawler/plugin-sdk';
 
 const int = (min: number) => z.coerce.number().int().min(min);
 const list = z.string().transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean));
@@ -29,29 +29,60 @@ export function findOnPath(names: readonly string[], path = process.env.PATH ?? 
 /** The render plugin's settings (documented in docs/configuration.md, "Plugin settings"). */
 export const RenderConfigSchema = z
   .object({
-    /** The Chromium to run. @defaultValue the first of chromium, chromium-browser, google-chrome on PATH */
-    chromiumPath: z.string().optional(),
-    /** Path globs of pages always rendered (`/app/**`, `/*`; as the plugins' `urlPatterns`). @defaultValue none */
-    urlPatterns: list.pipe(z.array(z.string().regex(/^\/\S{0,255}$/, 'a path glob starting with /')).max(64)).default([]),
     /**
-     * Also render pages whose fetched HTML looks built by scripts (an empty app root, script bundles, no
-     * links). Every HTML page then passes through the plugin's queue. @defaultValue false
+     * The Chromium executable. None found, or not executable: the service stops at boot naming this variable (exit
+     * code 2).
+     * @defaultValue the first of `chromium`, `chromium-browser`, `google-chrome`, `google-chrome-stable` on `PATH`
      */
-    detect: bool.default(false),
-    /** A render (navigation, scripts, sub-requests, the DOM read back) is cut after this long. @defaultValue 15000 */
-    timeoutMs: int(100).max(600_000).default(15_000),
-    /** After the load event, how long the page may keep fetching (network idle) before its DOM is read. @defaultValue 2000 */
-    settleMs: int(0).max(60_000).default(2_000),
-    /** V8 heap limit of each page's renderer (`--js-flags=--max-old-space-size`); above it the page crashes. @defaultValue 256 */
-    maxHeapMb: int(16).max(16_384).default(256),
-    /** Browser contexts (pages rendered at once) per process: the pool size, and the queue's concurrency. @defaultValue 2 */
-    contexts: int(1).max(64).default(2),
-    /** Request kinds refused inside the browser (Playwright resource types). @defaultValue image,font,media */
-    blockTypes: list.default(['image', 'font', 'media']),
+    chromiumPath: z.string().optional().meta({ env: 'PLUGIN_RENDER_CHROMIUM_PATH' }),
+    /**
+     * Path globs of pages always rendered, comma-separated (`/app/**,/search`; `*` within a segment, `**` across).
+     * @defaultValue no patterns
+     */
+    urlPatterns: list.pipe(z.array(z.string().regex(/^\/\S{0,255}$/, 'a path glob starting with /')).max(64)).default([])
+      .meta({ env: 'PLUGIN_RENDER_URL_PATTERNS' }),
+    /**
+     * `true`: also render pages whose fetched HTML looks script-built (no `<a href>`, a script, and an empty app root
+     * such as `<div id="root"></div>` or a body of scripts only). Every HTML page then passes through the plugin's
+     * queue (the others go on as fetched).
+     * @defaultValue false
+     */
+    detect: bool.default(false).meta({ env: 'PLUGIN_RENDER_DETECT' }),
+    /**
+     * A render (load, scripts, sub-requests, reading the DOM) is cut after this long: the page is closed (which kills
+     * a script that never ends) and goes on to the parser as fetched.
+     * @defaultValue 15000
+     */
+    timeoutMs: int(100).max(600_000).default(15_000).meta({ env: 'PLUGIN_RENDER_TIMEOUT_MS' }),
+    /**
+     * After the load event, how long the page may keep fetching (until the network is idle) before its DOM is read.
+     * @defaultValue 2000
+     */
+    settleMs: int(0).max(60_000).default(2_000).meta({ env: 'PLUGIN_RENDER_SETTLE_MS' }),
+    /**
+     * JavaScript heap limit of each page's renderer (`--js-flags=--max-old-space-size`): a page above it crashes, and
+     * is handled as a crash.
+     * @defaultValue 256
+     */
+    maxHeapMb: int(16).max(16_384).default(256).meta({ env: 'PLUGIN_RENDER_MAX_HEAP_MB' }),
+    /**
+     * Browser contexts (pages rendered at once) per process: the pool size and the queue's concurrency.
+     * @defaultValue 2
+     */
+    contexts: int(1).max(64).default(2).meta({ env: 'PLUGIN_RENDER_CONTEXTS' }),
+    /**
+     * Request kinds refused inside the browser (Playwright resource types, comma-separated).
+     * @defaultValue image,font,media
+     */
+    blockTypes: list.default(['image', 'font', 'media']).meta({ env: 'PLUGIN_RENDER_BLOCK_TYPES' }),
     /** Sub-requests one page may make; the rest are refused. @defaultValue 100 */
-    maxSubrequests: int(0).max(10_000).default(100),
-    /** Times a page whose render crashed Chromium is retried before it goes to the parser as fetched. @defaultValue 2 */
-    crashRetries: int(0).max(20).default(2),
+    maxSubrequests: int(0).max(10_000).default(100).meta({ env: 'PLUGIN_RENDER_MAX_SUBREQUESTS' }),
+    /**
+     * Times a page whose render crashed (the browser died, or the page's renderer) is retried through the queue
+     * before it goes on to the parser as fetched.
+     * @defaultValue 2
+     */
+    crashRetries: int(0).max(20).default(2).meta({ env: 'PLUGIN_RENDER_CRASH_RETRIES' }),
   })
   .transform((config, ctx) => {
     const chromiumPath = config.chromiumPath ?? findOnPath(CHROMIUM_NAMES);
@@ -69,18 +100,4 @@ export const RenderConfigSchema = z
   });
 export type RenderConfig = z.output<typeof RenderConfigSchema>;
 
-export const RENDER_CONFIG: PluginConfigSpec<RenderConfig> = {
-  schema: RenderConfigSchema as unknown as z.ZodType<RenderConfig>,
-  env: {
-    PLUGIN_RENDER_CHROMIUM_PATH: 'chromiumPath',
-    PLUGIN_RENDER_URL_PATTERNS: 'urlPatterns',
-    PLUGIN_RENDER_DETECT: 'detect',
-    PLUGIN_RENDER_TIMEOUT_MS: 'timeoutMs',
-    PLUGIN_RENDER_SETTLE_MS: 'settleMs',
-    PLUGIN_RENDER_MAX_HEAP_MB: 'maxHeapMb',
-    PLUGIN_RENDER_CONTEXTS: 'contexts',
-    PLUGIN_RENDER_BLOCK_TYPES: 'blockTypes',
-    PLUGIN_RENDER_MAX_SUBREQUESTS: 'maxSubrequests',
-    PLUGIN_RENDER_CRASH_RETRIES: 'crashRetries',
-  },
-};
+export const RENDER_CONFIG = pluginConfig(RenderConfigSchema);

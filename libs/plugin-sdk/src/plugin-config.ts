@@ -1,5 +1,11 @@
-import { ConfigError } from '@crawler/config';
-import type { PluginDefinition } from './plugin-definition';
+import type { z } from 'zod';
+import { ConfigError, envNames } from '@crawler/config';
+import type { PluginConfigSpec, PluginDefinition } from './plugin-definition';
+
+/** A plugin's settings as its schema declares them: each field names its variable with `.meta({ env })`. */
+export function pluginConfig<S extends z.ZodType>(schema: S): PluginConfigSpec<z.output<S>> {
+  return { schema: schema as unknown as z.ZodType<z.output<S>>, env: envNames(schema) as Record<string, keyof z.output<S> & string> };
+}
 
 /**
  * The plugin's settings from the environment, validated by its schema. A bad value throws a ConfigError

@@ -27,7 +27,7 @@ export interface PluginClaimsInput {
  */
 export interface PluginConfigSpec<C> {
   schema: z.ZodType<C>;
-  /** Environment variable → field of the schema. */
+  /** Environment variable → field of the schema (pluginConfig reads it from the schema's fields). */
   env: Record<string, keyof C & string>;
 }
 

@@ -1,3 +1,6 @@
+import { join } from 'node:path';
+import { readLuaScript } from '@crawler/redis';
+
 /**
  * How many messages the jobs of one BullMQ queue hold, by state. A job's name says how many messages its
  * envelope was sent with (`envelopeName`), so the count reads one short hash field per job rather than
@@ -9,33 +12,7 @@
  * of one queue are filled alike, so the estimate is close). One script is one atomic read: no job is counted
  * twice or missed while it moves between states.
  */
-export const ENVELOPE_COUNT_SCRIPT = `
-local base, max = KEYS[1], tonumber(ARGV[1])
-local function count(id)
-  local f = redis.call('HMGET', base .. id, 'name', 'progress')
-  if not f[1] then return 0 end
-  local kept = tonumber(f[2])
-  if kept then return kept end
-  local n = string.match(f[1], '^envelope of (%d+)$')
-  if n then return tonumber(n) end
-  local ok, data = pcall(cjson.decode, redis.call('HGET', base .. id, 'data'))
-  if ok and type(data) == 'table' and data.envelope == 1 and type(data.messages) == 'table' then return #data.messages end
-  return 1
-end
-local function sum(ids, total)
-  local s = 0
-  for _, id in ipairs(ids) do s = s + count(id) end
-  if #ids > 0 and total > #ids then s = math.floor(s * total / #ids + 0.5) end
-  return s
-end
-local function list(key)
-  return sum(redis.call('LRANGE', base .. key, 0, max - 1), redis.call('LLEN', base .. key))
-end
-local function zset(key)
-  return sum(redis.call('ZRANGE', base .. key, 0, max - 1), redis.call('ZCARD', base .. key))
-end
-return { list('wait') + zset('prioritized') + zset('waiting-children'), list('active'), zset('delayed'), zset('failed') }
-`;
+export const ENVELOPE_COUNT_SCRIPT = readLuaScript(join(__dirname, 'envelope-count.lua'));
 
 /** The name of a job carrying `messages` messages: what ENVELOPE_COUNT_SCRIPT reads. */
 export function envelopeName(messages: number): string {

@@ -1,3 +1,4 @@
 export * from './redis-client';
 export * from './redis-url';
 export * from './redis-probe';
+export * from './lua-script';

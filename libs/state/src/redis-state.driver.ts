@@ -1,4 +1,5 @@
-import { createRedis, groupBySlot, isCluster, scanKeys, unlinkKeys, type RedisClient } from '@crawler/redis';
+import { join } from 'node:path';
+import { createRedis, groupBySlot, isCluster, readLuaScript, scanKeys, unlinkKeys, type RedisClient } from '@crawler/redis';
 import type { StateStore } from './state-store';
 
 export type RedisStateStoreOptions = {
@@ -21,77 +22,20 @@ export type RedisStateStoreOptions = {
 );
 
 /**
- * The compound operations, each one Lua script so it is atomic. Without `numberOfKeys`, the first argument
- * gives it. A script's keys must share one slot on a cluster: a list and its active flag do (the flag is
- * tagged with the list's name); the many-set scripts are sent once per slot.
+ * The compound operations, each one Lua script (in ./lua, with its KEYS and ARGV) so it is atomic. Without
+ * `numberOfKeys`, the first argument gives it. A script's keys must share one slot on a cluster: a list and
+ * its active flag do (the flag is tagged with the list's name); the many-set scripts are sent once per slot.
  */
+const lua = (name: string) => readLuaScript(join(__dirname, `lua/${name}.lua`));
 const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
-  // KEYS: list, active flag. ARGV: front ('1' or '0'), items. Front items keep their order at the head.
-  stateQueuePush: {
-    numberOfKeys: 2,
-    lua: `
-      if ARGV[1] == '1' then
-        for i = #ARGV, 2, -1 do redis.call('LPUSH', KEYS[1], ARGV[i]) end
-      else
-        for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
-      end
-      if redis.call('SET', KEYS[2], '1', 'NX') then return 1 end
-      return 0`,
-  },
-  // KEYS: list, active flag.
-  stateQueueHeadOrIdle: {
-    numberOfKeys: 2,
-    lua: `
-      local head = redis.call('LINDEX', KEYS[1], 0)
-      if not head then redis.call('DEL', KEYS[2]) end
-      return head`,
-  },
-  // KEYS: list. ARGV: the expected head.
-  stateQueueRemoveHead: {
-    numberOfKeys: 1,
-    lua: `
-      if redis.call('LINDEX', KEYS[1], 0) == ARGV[1] then
-        redis.call('LPOP', KEYS[1])
-        return 1
-      end
-      return 0`,
-  },
-  // KEYS: hash. ARGV: field, value. Answers nil when set now, else the value already there.
-  stateHashSetIfAbsent: {
-    numberOfKeys: 1,
-    lua: `
-      if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then return false end
-      return redis.call('HGET', KEYS[1], ARGV[1])`,
-  },
-  // KEYS: set. ARGV: members. Answers 1 per member that was new.
-  stateSetAdd: {
-    numberOfKeys: 1,
-    lua: `
-      local answers = {}
-      for i = 1, #ARGV do answers[i] = redis.call('SADD', KEYS[1], ARGV[i]) end
-      return answers`,
-  },
-  // KEYS: set. ARGV: member. Answers the members left.
-  stateSetRemove: {
-    numberOfKeys: 1,
-    lua: `
-      redis.call('SREM', KEYS[1], ARGV[1])
-      return redis.call('SCARD', KEYS[1])`,
-  },
-  // KEYS: one set per entry. ARGV: the entries' members. Answers 1 per member that was new to its set.
-  stateSetAddMany: {
-    lua: `
-      local answers = {}
-      for i = 1, #KEYS do answers[i] = redis.call('SADD', KEYS[i], ARGV[i]) end
-      return answers`,
-  },
-  // KEYS: sets. Answers each set's members.
-  stateSetMembersMany: {
-    lua: `
-      local answers = {}
-      for i = 1, #KEYS do answers[i] = redis.call('SMEMBERS', KEYS[i]) end
-      return answers`,
-  },
+  stateQueuePush: { numberOfKeys: 2, lua: lua('queue-push') },
+  stateQueueHeadOrIdle: { numberOfKeys: 2, lua: lua('queue-head-or-idle') },
+  stateQueueRemoveHead: { numberOfKeys: 1, lua: lua('queue-remove-head') },
+  stateHashSetIfAbsent: { numberOfKeys: 1, lua: lua('hash-set-if-absent') },
+  stateSetAdd: { numberOfKeys: 1, lua: lua('set-add') },
+  stateSetRemove: { numberOfKeys: 1, lua: lua('set-remove') },
+  stateSetAddMany: { lua: lua('set-add-many') },
+  stateSetMembersMany: { lua: lua('set-members-many') },
 };
 
 /**

@@ -1,0 +1,137 @@
+-- The functions every frontier script starts with (each script is this file, a newline, then its own).
+-- KEYS[1] <prefix>init (names the slot only; every key is built from ARGV[1]).
+-- ARGV[1] key prefix, ARGV[2] JSON configuration (n front queues, m back queues, bias, k per-host limit, ipk
+-- per-IP limit, ipiv per-IP interval, al audit length), ARGV[3] random seed in [0, 1).
+-- Keys: f:<i> front lists ("host<TAB>item"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
+-- heap (zset j → due ms), free (list of idle j), lease (hash id → "j<TAB>host<TAB>ip<TAB>item"), leases (zset id →
+-- expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
+-- inflight), audit:<host> (list), size, fq (entries in the front queues), fetched, seq, init.
+
+local P = ARGV[1]
+local CFG = cjson.decode(ARGV[2])
+-- Lua's math.random is not seeded per call; ARGV[3] seeds a Park-Miller generator (exact in doubles).
+local seed = math.floor(tonumber(ARGV[3]) * 2147483646) + 1
+local function rand() seed = (seed * 48271) % 2147483647; return seed / 2147483647 end
+local function num(x, d) if x == false or x == nil then return d end return tonumber(x) end
+
+local function init()
+  if redis.call('EXISTS', P..'init') == 0 then
+    for j = 0, CFG.m - 1 do redis.call('RPUSH', P..'free', j) end
+    redis.call('SET', P..'init', CFG.m)
+  end
+end
+
+local function dueOf(host, now)
+  local h = redis.call('HMGET', P..'h:'..host, 'next', 'blocked')
+  return math.max(now, num(h[1], 0), num(h[2], 0))
+end
+
+-- Entries in the front queues, kept in fq so that routing stops when they are gone instead of popping every
+-- empty front queue once per call (a sharded frontier routes in many shards per batch). A store written
+-- before fq was kept has it counted once.
+local function frontCount()
+  local fq = redis.call('GET', P..'fq')
+  if fq then return tonumber(fq) end
+  local n = 0
+  for i = 0, CFG.n - 1 do n = n + redis.call('LLEN', P..'f:'..i) end
+  redis.call('SET', P..'fq', n)
+  return n
+end
+
+local function route(now)
+  local left = frontCount()
+  if left <= 0 then return end
+  local free = redis.call('LLEN', P..'free')
+  -- A front queue found empty is left out of later picks: the pick stays biased among the non-empty
+  -- queues, without measuring every front queue on each call.
+  local empty = {}
+  local moved = 0
+  while moved < 20000 and free > 0 and moved < left do
+    local total = 0
+    for i = 0, CFG.n - 1 do if not empty[i] then total = total + CFG.bias ^ (-i) end end
+    if total == 0 then
+      -- Every front queue is empty: the count had drifted (it cannot, but a wrong count must not strand URLs).
+      redis.call('SET', P..'fq', 0)
+      return
+    end
+    local r = rand() * total
+    local pick
+    for i = 0, CFG.n - 1 do
+      if not empty[i] then
+        pick = i
+        r = r - CFG.bias ^ (-i)
+        if r <= 0 then break end
+      end
+    end
+    local entry = redis.call('LPOP', P..'f:'..pick)
+    if not entry then
+      empty[pick] = true
+    else
+      moved = moved + 1
+      local tab = string.find(entry, '\t', 1, true)
+      local host = string.sub(entry, 1, tab - 1)
+      local item = string.sub(entry, tab + 1)
+      local j = redis.call('HGET', P..'hostb', host)
+      if not j then
+        j = redis.call('LPOP', P..'free')
+        free = free - 1
+        redis.call('HSET', P..'hostb', host, j)
+        redis.call('HSET', P..'bhost', j, host)
+        redis.call('RPUSH', P..'b:'..j, item)
+        redis.call('ZADD', P..'heap', dueOf(host, now), j)
+      elseif redis.call('RPUSH', P..'b:'..j, item) == 1 and not redis.call('ZSCORE', P..'heap', j)
+        and num(redis.call('HGET', P..'h:'..host, 'inflight'), 0) < CFG.k then
+        redis.call('ZADD', P..'heap', dueOf(host, now), j)
+      end
+    end
+  end
+  if moved > 0 then redis.call('DECRBY', P..'fq', moved) end
+end
+
+local function release(j, host, now)
+  redis.call('HDEL', P..'hostb', host)
+  redis.call('HDEL', P..'bhost', j)
+  redis.call('DEL', P..'b:'..j)
+  redis.call('ZREM', P..'heap', j)
+  redis.call('RPUSH', P..'free', j)
+  route(now)
+end
+
+-- Ends a lease; requeue = the item to put back ('' for none, '\1' for the lease's own item). The host of
+-- the lease it ended is left in finishedHost.
+local finishedHost = nil
+local function finish(id, nextAt, requeue, ip, fetched, pol, now)
+  local rec = redis.call('HGET', P..'lease', id)
+  if not rec then return 0 end
+  redis.call('HDEL', P..'lease', id)
+  redis.call('ZREM', P..'leases', id)
+  local t1 = string.find(rec, '\t', 1, true)
+  local t2 = string.find(rec, '\t', t1 + 1, true)
+  local t3 = string.find(rec, '\t', t2 + 1, true)
+  local j = string.sub(rec, 1, t1 - 1)
+  local host = string.sub(rec, t1 + 1, t2 - 1)
+  local leaseIp = string.sub(rec, t2 + 1, t3 - 1)
+  local item = string.sub(rec, t3 + 1)
+  finishedHost = host
+  if requeue == '\1' then requeue = item end
+  local hk = P..'h:'..host
+  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked')
+  local inflight = num(h[1], 0) - 1
+  if leaseIp ~= '' then redis.call('HINCRBY', P..'ip:'..leaseIp, 'inflight', -1) end
+  if ip ~= '' then redis.call('HSET', hk, 'ip', ip) end
+  local nx = num(h[2], 0)
+  if nextAt > nx then nx = nextAt end
+  if pol ~= '' then redis.call('HSET', hk, 'inflight', inflight, 'next', nx, 'pol', pol)
+  else redis.call('HSET', hk, 'inflight', inflight, 'next', nx) end
+  if fetched == '1' then
+    redis.call('HINCRBY', hk, 'fetched', 1)
+    redis.call('INCR', P..'fetched')
+  end
+  if requeue ~= '' then redis.call('LPUSH', P..'b:'..j, requeue) else redis.call('DECR', P..'size') end
+  if redis.call('LLEN', P..'b:'..j) > 0 then
+    if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
+  elseif inflight <= 0 then
+    release(j, host, now)
+  end
+  return 1
+end
