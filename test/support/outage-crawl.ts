@@ -130,7 +130,7 @@ export async function crawlThroughOutage(
     const afterReplay = await waitFor(cluster, (s) => s.complete, 60_000, 'completion after the replay', 500);
     const after: FaultOutcome['after'] = {};
     await Promise.all(cluster.services.map(async (s) => (after[s.name] = await readinessUntil(s.port, (r) => r.code === 200, 15_000))));
-    if (process.env.FAULT_DEBUG) for (const s of cluster.services) process.stderr.write(`--- ${s.name}\n${s.output.filter((l) => /job-failed|"level":[456]0|Unhandled/i.test(l)).slice(-15).map((l) => l.slice(0, 400) + '\n').join('')}`);
+    if (process.env.FAULT_DEBUG) for (const s of cluster.services) process.stderr.write(`--- ${s.name}\n${s.output.filter((l) => /job-failed|"level":[456]0|Unhandled/i.test(l)).slice(-15).map((l) => `${l.slice(0, 400)}\n`).join('')}`);
     const store = await MinioContentStore.connect({ url: cluster.s3Url, bucket: cluster.prefix });
     const stored = await storedPages(store);
     return {

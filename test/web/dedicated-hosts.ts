@@ -228,7 +228,7 @@ export class DedicatedHosts {
   trapLinks(url: string): string[] | null {
     const target = new URL(url);
     const page = this.trapPage(target.hostname, target.pathname + target.search);
-    return page && page.links.map((l) => new URL(l.href, target).href);
+    return page ? page.links.map((l) => new URL(l.href, target).href) : null;
   }
 
   /** Restarts the failure count of every rate-limited host. */
@@ -261,7 +261,7 @@ export class DedicatedHosts {
       const rng = new Prng(this.options.seed ^ hashInt(`${host}${path}`));
       const html = renderPage({
         title: `${page.title} | ${host}`,
-        paragraphs: [`${describe(site)} Page ${this.url(host, path)}.`, capitalise(words(rng, 15, 40)) + '.'],
+        paragraphs: [`${describe(site)} Page ${this.url(host, path)}.`, `${capitalise(words(rng, 15, 40))}.`],
         links: page.links,
       });
       return { ...plain, status: 200, contentType: HTML, body: Buffer.from(html) };
@@ -402,7 +402,7 @@ export class DedicatedHosts {
       }
       const html = renderPage({
         title: `${capitalise(words(rng, 2, 4))} | ${site.name}`,
-        paragraphs: [`${describe(site)} Page ${this.url(site.name, path)}.`, capitalise(words(rng, 15, 40)) + '.'],
+        paragraphs: [`${describe(site)} Page ${this.url(site.name, path)}.`, `${capitalise(words(rng, 15, 40))}.`],
         links,
       });
       site.pages.set(path, { body: Buffer.from(html), lastModified: fixedLastModified(site.name, path) });

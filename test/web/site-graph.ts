@@ -288,7 +288,7 @@ export class SiteGraph {
     }
     const sitemaps = host === r.sitemaps.announced ? [this.url(host, SITEMAP_INDEX)] : undefined;
     for (const sitemap of sitemaps ?? []) lines.push(`Sitemap: ${sitemap}`);
-    return { kind: 'normal', status: 200, body: lines.join('\n') + '\n', disallow: ['/private/'], crawlDelay, sitemaps };
+    return { kind: 'normal', status: 200, body: `${lines.join('\n')}\n`, disallow: ['/private/'], crawlDelay, sitemaps };
   }
 
   private buildSite(i: number): void {
@@ -431,7 +431,7 @@ export class SiteGraph {
   private buildPage(host: string, servedAt: string[], base: string | undefined, targets: Target[]): PageResource {
     const rng = this.rng;
     const title = `${capitalise(words(rng, 2, 4))} | ${host}`;
-    const paragraphs = Array.from({ length: rng.int(1, 5) }, () => capitalise(words(rng, 15, 70)) + '.');
+    const paragraphs = Array.from({ length: rng.int(1, 5) }, () => `${capitalise(words(rng, 15, 70))}.`);
     const docBases = servedAt.map((p) => new URL(base ?? p, this.url(host, p)));
     const links = targets.map((t) => ({ href: this.writeHref(host, t, docBases), text: words(rng, 1, 3) }));
     const html = renderPage({ title, paragraphs, links, base });

@@ -264,7 +264,7 @@ export class TestWeb {
   hostsFile(): string {
     const lines = this.hostNames.map((h) => `127.0.0.1 ${h}`);
     for (const h of this.dedicatedHostNames) lines.push(`${this.dedicated.addressOf(h)} ${h}`);
-    return lines.join('\n') + '\n';
+    return `${lines.join('\n')}\n`;
   }
 
   /** The address `hostsFile()` maps `host` to; undefined for a host it does not list. */
