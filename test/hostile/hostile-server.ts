@@ -8,7 +8,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
  */
 
 /** The request as the server read it. */
-export interface HostileRequest {
+interface HostileRequest {
   method: string;
   /** The request target as sent (path and query). */
   path: string;

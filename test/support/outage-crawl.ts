@@ -15,10 +15,10 @@ import type { TestWebCluster } from './test-web-cluster';
 /** Politeness delay of the outage crawls: slow enough that the outage lands mid-crawl. */
 export const OUTAGE_DELAY_MS = 1000;
 /** How long a dependency stays down by default. */
-export const OUTAGE_MS = 4000;
+const OUTAGE_MS = 4000;
 
 /** /health/ready of a service: its status code and the dependencies it names as failing. */
-export async function readiness(port: number): Promise<{ code: number; failing: string[] }> {
+async function readiness(port: number): Promise<{ code: number; failing: string[] }> {
   try {
     const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(5000) });
     const body: any = await response.json();

@@ -101,7 +101,7 @@ export interface DedicatedRoles {
 
 export const DEFAULT_ADDRESS = '127.0.0.1';
 export const SHARED_ADDRESS = '127.0.0.2';
-export const ALLOW_ALL_ROBOTS = 'User-agent: *\nDisallow:\n';
+const ALLOW_ALL_ROBOTS = 'User-agent: *\nDisallow:\n';
 /** Lifetime announced by `/expires` on the fresh host. */
 export const EXPIRES_AFTER_MS = 60 * 60 * 1000;
 
@@ -112,7 +112,7 @@ export const SCRIPTED_HOME = '<!doctype html><html><head><title>App</title></hea
  * Its bundle: the links come from JSON; the metadata request is one a crawler must refuse (what an SSRF
  * through a rendered page would try first).
  */
-export const SCRIPTED_APP_JS = `fetch('http://169.254.169.254/latest/meta-data/').catch(() => {});
+const SCRIPTED_APP_JS = `fetch('http://169.254.169.254/latest/meta-data/').catch(() => {});
 fetch('/links.json').then((r) => r.json()).then((links) => {
   document.getElementById('root').innerHTML = links.map((l) => '<p><a href="' + l + '">' + l + '</a></p>').join('');
 });`;

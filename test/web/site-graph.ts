@@ -23,11 +23,11 @@ export interface SiteGraphOptions {
 }
 
 /** The smallest web that still has a host for every role. */
-export const MIN_HOSTS = 12;
-export const MIN_PAGES_PER_HOST = 2;
-export const CRAWL_DELAY_SECONDS = 1;
+const MIN_HOSTS = 12;
+const MIN_PAGES_PER_HOST = 2;
+const CRAWL_DELAY_SECONDS = 1;
 
-export type RobotsKind = 'normal' | 'missing' | 'error' | 'disallow-all';
+type RobotsKind = 'normal' | 'missing' | 'error' | 'disallow-all';
 
 export interface Robots {
   kind: RobotsKind;
@@ -65,7 +65,7 @@ export interface ImageResource {
   png: PngSpec | { corrupt: 'bad-ihdr-crc' | 'truncated' };
 }
 
-export interface RedirectResource {
+interface RedirectResource {
   kind: 'redirect';
   status: 301 | 302;
   /** The Location header as sent (may be relative). */
@@ -73,7 +73,7 @@ export interface RedirectResource {
 }
 
 /** A sitemap (sitemaps.org): a urlset of pages or an index of sitemaps, XML or gzip-compressed XML. */
-export interface SitemapResource {
+interface SitemapResource {
   kind: 'sitemap';
   status: 200;
   contentType: string;
@@ -469,7 +469,7 @@ export class SiteGraph {
   }
 }
 
-export function pagePath(k: number): string {
+function pagePath(k: number): string {
   return k === 0 ? '/' : `/p/${k}`;
 }
 

@@ -35,8 +35,8 @@ import {
 import { ExpectedCrawl, expectedCrawl, normaliseUrl } from './expected-crawl';
 import { HostRoles, ImageResource, PageResource, SiteGraph } from './site-graph';
 
-export type { GrowingHubsOptions, HubServe, RateLimitedHostOptions, SlowHostOptions } from './dedicated-hosts';
-export { DEFAULT_ADDRESS, EXPIRES_AFTER_MS, SHARED_ADDRESS } from './dedicated-hosts';
+export type { HubServe } from './dedicated-hosts';
+export { EXPIRES_AFTER_MS, SHARED_ADDRESS } from './dedicated-hosts';
 
 export interface TestWebOptions {
   /** Number of virtual hosts (at least 12). @defaultValue 200 */
