@@ -1,5 +1,5 @@
 /** Unit, adapter-contract and end-to-end tests; sources run through swc (decorator metadata on). */
-const swc = JSON.parse(require('fs').readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+const swc = JSON.parse(require('node:fs').readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test'],

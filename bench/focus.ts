@@ -60,7 +60,7 @@ async function compare(seed: number) {
     console.log(`${r.crawl.padEnd(14)} fetched ${r.fetched}  relevant ${r.relevant}  = ${r.perThousand.toFixed(1)} per 1,000  (${r.firstRelevant < 0 ? 'none found' : `first relevant at fetch #${r.firstRelevant + 1}`}, ${r.seconds.toFixed(1)} s)`);
   }
   const [plain, focused] = rows;
-  console.log(`focused / breadth-first: ${plain.perThousand > 0 ? (focused.perThousand / plain.perThousand).toFixed(1) + '×' : `∞ (breadth-first found none)`}`);
+  console.log(`focused / breadth-first: ${plain.perThousand > 0 ? `${(focused.perThousand / plain.perThousand).toFixed(1)}×` : `∞ (breadth-first found none)`}`);
   return rows;
 }
 

@@ -92,7 +92,7 @@ async function main() {
     );
   }
   const [adaptive, hubs] = rows.map((r) => r.newByRecrawls / Math.max(1, r.recrawls));
-  console.log(`hubs / adaptive, new URLs per recrawl fetch: ${adaptive > 0 ? (hubs / adaptive).toFixed(1) + '×' : '∞ (adaptive found none)'}`);
+  console.log(`hubs / adaptive, new URLs per recrawl fetch: ${adaptive > 0 ? `${(hubs / adaptive).toFixed(1)}×` : '∞ (adaptive found none)'}`);
 }
 
 void main().catch((error) => {

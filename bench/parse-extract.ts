@@ -54,7 +54,7 @@ function articlePage(): { html: string; hrefs: number } {
     '<link rel="icon" href="/favicon.ico">',
     `<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'NewsArticle', headline: words(rng, 6, 10), datePublished: '2024-05-14T08:00:00Z', author: { '@type': 'Person', name: 'A. Writer' } })}</script>`,
     `<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}gtag('js',new Date());${'var cfg={a:1,b:"x"};'.repeat(60)}</script>`,
-    '<style>body{font-family:Georgia,serif;margin:0}.link{color:#036}.nav li{display:inline-block;margin:0 .5em}' + '.c{padding:1px}'.repeat(80) + '</style>',
+    `<style>body{font-family:Georgia,serif;margin:0}.link{color:#036}.nav li{display:inline-block;margin:0 .5em}${'.c{padding:1px}'.repeat(80)}</style>`,
   ];
   const nav = ['<header class="site-header"><nav class="nav"><ul>', ...sections.map((s) => `<li>${a(`/${s}/`, capitalise(s))}</li>`), `<li>${a('#main', 'Skip to content')}</li>`, '</ul></nav></header>'];
   const body: string[] = [`<main id="main"><article><h1>${escapeHtml(capitalise(words(rng, 6, 10)))}</h1>`, `<p class="byline">By ${a('/authors/a-writer', 'A. Writer')} · 14 May 2024</p>`];
@@ -85,7 +85,7 @@ function articlePage(): { html: string; hrefs: number } {
     `<script src="/static/js/app.9c1d.js" defer></script>\n</body>\n</html>\n`;
   // Paragraphs until the page reaches its size, one inline link in every other paragraph.
   while (Buffer.byteLength(render()) < TARGET_BYTES) {
-    const text = escapeHtml(capitalise(words(rng, 40, 80))) + '.';
+    const text = `${escapeHtml(capitalise(words(rng, 40, 80)))}.`;
     paragraphs.push(`<p>${paragraphs.length % 2 === 0 ? `${text} ${inline()} ${escapeHtml(words(rng, 5, 15))}.` : text}</p>`);
   }
   return { html: render(), hrefs: hrefs.length };

@@ -37,7 +37,7 @@ async function main() {
   });
   const failures = soakFailures(result);
   mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(join(RESULTS, 'soak.json'), JSON.stringify({ ...result, failures }, null, 2) + '\n');
+  writeFileSync(join(RESULTS, 'soak.json'), `${JSON.stringify({ ...result, failures }, null, 2)}\n`);
   const md = `${soakMarkdown(result)}\n## Checks\n\n${failures.length ? failures.map((f) => `- FAILED: ${f}`).join('\n') : 'All passed.'}\n`;
   writeFileSync(join(RESULTS, 'soak.md'), md);
   console.log(`\n${md}`);

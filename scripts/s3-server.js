@@ -8,8 +8,8 @@
  */
 'use strict';
 
-const fs = require('fs/promises');
-const path = require('path');
+const fs = require('node:fs/promises');
+const path = require('node:path');
 const S3rver = require('s3rver');
 const FilesystemStore = require('s3rver/lib/stores/filesystem');
 

@@ -41,7 +41,7 @@ export class BenchWebProcess {
   }
 
   hostsFile(): string {
-    return this.hosts.map((h) => `${h.ip} ${h.name}`).join('\n') + '\n';
+    return `${this.hosts.map((h) => `${h.ip} ${h.name}`).join('\n')}\n`;
   }
 
   /** What the web saw since the last reset; `reset` starts a new count. */

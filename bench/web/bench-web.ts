@@ -87,7 +87,7 @@ export class BenchWeb {
 
   /** hosts(5) lines: every host name on its own loopback address. */
   hostsFile(): string {
-    return this.hosts.map((h) => `${h.ip} ${h.name}`).join('\n') + '\n';
+    return `${this.hosts.map((h) => `${h.ip} ${h.name}`).join('\n')}\n`;
   }
 
   host(name: string): BenchHost | undefined {
@@ -194,7 +194,7 @@ function benchHost(i: number, seed: number): BenchHost {
     disallow.push('/search');
   }
   lines.push('', 'User-agent: BadBot', 'Disallow: /');
-  return { name, ip, robotsStatus: 200, robots: lines.join('\n') + '\n', disallow };
+  return { name, ip, robotsStatus: 200, robots: `${lines.join('\n')}\n`, disallow };
 }
 
 const SYLLABLES = 'ka lo mi ne su ta ri po ve an el or us in da fe gu hi jo ku la me no pe qu ro sa ti vu wa ya ze'.split(' ');

@@ -18,7 +18,7 @@ export function composeSchemaFile(): string {
 }
 
 /** Compose's interpolation: $$, $VAR, ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?error}, ${VAR?error}, ${VAR:+alt}, ${VAR+alt}. */
-export function interpolate(text: string, env: Record<string, string | undefined>, where: string): string {
+function interpolate(text: string, env: Record<string, string | undefined>, where: string): string {
   return text.replace(/\$(\$|[A-Za-z_][A-Za-z0-9_]*|\{([^}]*)\})/g, (match, token: string, braced: string | undefined) => {
     if (token === '$') return '$';
     if (braced === undefined) return env[token] ?? '';

@@ -52,7 +52,7 @@ function sources(dir: string): string[] {
 }
 
 /** Environment variables the programs read outside the validated configuration (process.env.NAME in apps/ and libs/). */
-export function directEnvReads(): Map<string, string[]> {
+function directEnvReads(): Map<string, string[]> {
   const reads = new Map<string, string[]>();
   for (const file of [...sources('apps'), ...sources('libs')]) {
     const text = readFileSync(join(ROOT, file), 'utf8');
@@ -65,7 +65,7 @@ export function directEnvReads(): Map<string, string[]> {
 }
 
 /** The plugins under libs/ (`libs/plugin-<name>`, the SDK aside), by their definitions. */
-export function pluginDefinitions(): PluginDefinition<unknown>[] {
+function pluginDefinitions(): PluginDefinition<unknown>[] {
   return readdirSync(join(ROOT, 'libs'))
     .filter((dir) => dir.startsWith('plugin-') && dir !== 'plugin-sdk')
     .map((dir) => findPlugin(dir.slice('plugin-'.length)));

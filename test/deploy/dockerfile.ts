@@ -29,7 +29,7 @@ export interface ParsedDockerfile {
 }
 
 function execForm(text: string | null): string[] | undefined {
-  if (!text || !text.trim().startsWith('[')) return undefined;
+  if (!text?.trim().startsWith('[')) return undefined;
   const value = JSON.parse(text) as unknown;
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new Error(`not an exec form: ${text}`);
   return value;

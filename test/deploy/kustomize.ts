@@ -184,7 +184,7 @@ function runKustomization(dir: string, kind: KustomizationKind, acc: Accumulator
   if (own !== acc) for (const object of own.objects) add(acc, object, dir);
 }
 
-export function readObjects(file: string): KObject[] {
+function readObjects(file: string): KObject[] {
   const objects: KObject[] = [];
   for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
     if (doc.errors.length) throw new KustomizeError(file, doc.errors[0].message);

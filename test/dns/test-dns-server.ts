@@ -96,7 +96,10 @@ export class TestDnsServer {
     const response = this.answer(message);
     if (!response) return;
     const send = () => this.socket.send(response, peer.port, peer.address);
-    if (this.delayMs <= 0) return send();
+    if (this.delayMs <= 0) {
+      send();
+      return;
+    }
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       send();
@@ -167,7 +170,7 @@ function ipv6Bytes(address: string): Buffer {
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (v4) {
     const [a, b, c, d] = v4[1].split('.').map(Number);
-    text = text.slice(0, -v4[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    text = `${text.slice(0, -v4[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.split('::');
   const left = head ? head.split(':') : [];

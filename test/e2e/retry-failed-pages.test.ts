@@ -41,14 +41,13 @@ describe('the embedded crawl tries failed pages again', () => {
     port = await listenOnLoopback(site);
   });
 
+  // In memory, and on Redis (the frontier store's Lua scripts, the failed-URL record in Redis).
+  const prefix = `retry-${randomBytes(4).toString('hex')}`;
   afterAll(async () => {
     await closeServer(site);
     removeTempDirs();
+    await clearPrefix(prefix);
   });
-
-  // In memory, and on Redis (the frontier store's Lua scripts, the failed-URL record in Redis).
-  const prefix = `retry-${randomBytes(4).toString('hex')}`;
-  afterAll(() => clearPrefix(prefix));
 
   it.each([
     ['in memory', []],

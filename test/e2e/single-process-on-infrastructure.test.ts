@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MinioContentStore } from '@crawler/content-store';
-import { collectKeys, S3TestServer, startS3TestServer } from '@crawler/content-store/testing';
+import { S3TestServer, startS3TestServer } from '@crawler/content-store/testing';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { clearPrefix, REDIS_URL } from '../support/redis-prefix';

@@ -8,7 +8,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
  */
 
 /** The request as the server read it. */
-export interface HostileRequest {
+interface HostileRequest {
   method: string;
   /** The request target as sent (path and query). */
   path: string;
@@ -32,7 +32,7 @@ export interface HostileServer {
   close(): Promise<void>;
 }
 
-export const HTML = '<!doctype html><html><head><title>hostile</title></head><body><p>' + 'all good here. '.repeat(200) + '</p></body></html>';
+export const HTML = `<!doctype html><html><head><title>hostile</title></head><body><p>${'all good here. '.repeat(200)}</p></body></html>`;
 
 /** Writes a whole response and closes the connection; the body gets a Content-Length unless one is given. */
 export function respond(socket: Socket, status: number, headers: Record<string, string | number>, body: Buffer | string = '') {
@@ -45,7 +45,7 @@ export function respond(socket: Socket, status: number, headers: Record<string, 
 /** A status line and headers, with the blank line that ends them. */
 export function head(status: number | string, text: string, headers: Record<string, string | number>): Buffer {
   const lines = [`HTTP/1.1 ${status} ${text}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
-  return Buffer.from(lines.join('\r\n') + '\r\n\r\n', 'latin1');
+  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }
 
 const reason = (status: number) => ({ 200: 'OK', 302: 'Found', 404: 'Not Found' })[status] ?? 'Whatever';

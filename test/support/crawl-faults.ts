@@ -64,12 +64,12 @@ export async function waitFor(cluster: TestWebCluster, done: (status: any) => bo
 }
 
 /** The test web's clock (LoggedRequest.at / endAt). */
-export function webNow(): number {
+function webNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
 /** Requests the test web had received but not finished answering at `time`. */
-export function inFlightAt(web: TestWeb, time: number): number {
+function inFlightAt(web: TestWeb, time: number): number {
   return web.requests.filter((r) => r.at <= time && (r.endAt === undefined || r.endAt > time)).length;
 }
 
@@ -90,7 +90,7 @@ export interface FaultRecord {
   restartMs: number;
 }
 
-export function activeJobs(status: any, service: string): number {
+function activeJobs(status: any, service: string): number {
   return Object.entries<any>(status?.queues ?? {})
     .filter(([queue]) => consumerOf(queue)?.name === service)
     .reduce((n, [, counts]) => n + (counts.active ?? 0), 0);

@@ -15,10 +15,10 @@ import type { TestWebCluster } from './test-web-cluster';
 /** Politeness delay of the outage crawls: slow enough that the outage lands mid-crawl. */
 export const OUTAGE_DELAY_MS = 1000;
 /** How long a dependency stays down by default. */
-export const OUTAGE_MS = 4000;
+const OUTAGE_MS = 4000;
 
 /** /health/ready of a service: its status code and the dependencies it names as failing. */
-export async function readiness(port: number): Promise<{ code: number; failing: string[] }> {
+async function readiness(port: number): Promise<{ code: number; failing: string[] }> {
   try {
     const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(5000) });
     const body: any = await response.json();
@@ -130,7 +130,7 @@ export async function crawlThroughOutage(
     const afterReplay = await waitFor(cluster, (s) => s.complete, 60_000, 'completion after the replay', 500);
     const after: FaultOutcome['after'] = {};
     await Promise.all(cluster.services.map(async (s) => (after[s.name] = await readinessUntil(s.port, (r) => r.code === 200, 15_000))));
-    if (process.env.FAULT_DEBUG) for (const s of cluster.services) process.stderr.write(`--- ${s.name}\n${s.output.filter((l) => /job-failed|"level":[456]0|Unhandled/i.test(l)).slice(-15).map((l) => l.slice(0, 400) + '\n').join('')}`);
+    if (process.env.FAULT_DEBUG) for (const s of cluster.services) process.stderr.write(`--- ${s.name}\n${s.output.filter((l) => /job-failed|"level":[456]0|Unhandled/i.test(l)).slice(-15).map((l) => `${l.slice(0, 400)}\n`).join('')}`);
     const store = await MinioContentStore.connect({ url: cluster.s3Url, bucket: cluster.prefix });
     const stored = await storedPages(store);
     return {

@@ -29,7 +29,7 @@ export interface SoakOptions {
   log?: (line: string) => void;
 }
 
-export interface SoakSample {
+interface SoakSample {
   /** Share of the expected pages fetched when sampled (10, 50, 100). */
   percent: number;
   fetched: number;
@@ -54,7 +54,7 @@ export interface SoakSample {
   depths: Record<string, number>;
 }
 
-export interface PolitenessReport {
+interface PolitenessReport {
   /** Reachable URLs not fetched exactly once. */
   notOnce: number;
   /** Disallowed URLs that were fetched. */
@@ -121,14 +121,14 @@ export interface SoakResult {
  * FRONTIER_AUDIT_LENGTH audit entries, robots.txt, url-filter's counts), by time (batch ids, lease claims) or by
  * the URLs seen (the Bloom filter, sized for them), never by the pages' own records.
  */
-export const REDIS_BUDGET_PER_PAGE = 80;
+const REDIS_BUDGET_PER_PAGE = 80;
 
 /** URLs the soak's Bloom filter is sized for, per reachable URL of the test web (see runSoak). */
-export const SOAK_BLOOM_HEADROOM = 2;
-export const SOAK_BLOOM_FALSE_POSITIVE_RATE = 1e-6;
+const SOAK_BLOOM_HEADROOM = 2;
+const SOAK_BLOOM_FALSE_POSITIVE_RATE = 1e-6;
 
 /** Key classes of the per-page records (content-seen's and the WARC archive's): none may be in Redis on PostgreSQL. */
-export const PER_PAGE_RECORD_CLASSES = /^(content-seen:(urls|original|duplicates|simhash)|warc:captures)/;
+const PER_PAGE_RECORD_CLASSES = /^(content-seen:(urls|original|duplicates|simhash)|warc:captures)/;
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const log = options.log ?? (() => undefined);
@@ -237,7 +237,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
  * SOAK_RECORDS (`postgres` or `redis`) when set; else `postgres` when POSTGRES_URL is set or a server answers at
  * its default (postgres://postgres@127.0.0.1:5432/test), `redis` when none does.
  */
-export async function soakRecords(env: NodeJS.ProcessEnv = process.env): Promise<'postgres' | 'redis'> {
+async function soakRecords(env: NodeJS.ProcessEnv = process.env): Promise<'postgres' | 'redis'> {
   const named = env.SOAK_RECORDS;
   if (named === 'postgres' || named === 'redis') return named;
   if (named) throw new Error(`SOAK_RECORDS must be postgres or redis (got ${JSON.stringify(named)})`);
@@ -271,7 +271,7 @@ function redisFigures(samples: SoakSample[], fetched: number): SoakResult['redis
 }
 
 /** What the crawl-expectations check (test/e2e/crawl-expectations.ts), as counts instead of assertions. */
-export function politenessReport(web: TestWeb, delayMs: number): PolitenessReport {
+function politenessReport(web: TestWeb, delayMs: number): PolitenessReport {
   const counts = web.requestCountByUrl();
   const { reachable, disallowed, crawlDelay } = web.expected;
   const firstPath = new Map<string, string>();
@@ -296,7 +296,7 @@ export function politenessReport(web: TestWeb, delayMs: number): PolitenessRepor
  * (`{<queue>}:events`) are counted apart: BullMQ trims each to about 10,000 events, a fixed cost per queue,
  * not a cost per URL.
  */
-export async function prefixMemory(
+async function prefixMemory(
   redis: Redis,
   prefix: string,
 ): Promise<{ prefixBytes: number; prefixKeys: number; eventStreamBytes: number; bloomBytes: number; expiringBytes: number; byClass: Record<string, number> }> {

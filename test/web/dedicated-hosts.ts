@@ -101,7 +101,7 @@ export interface DedicatedRoles {
 
 export const DEFAULT_ADDRESS = '127.0.0.1';
 export const SHARED_ADDRESS = '127.0.0.2';
-export const ALLOW_ALL_ROBOTS = 'User-agent: *\nDisallow:\n';
+const ALLOW_ALL_ROBOTS = 'User-agent: *\nDisallow:\n';
 /** Lifetime announced by `/expires` on the fresh host. */
 export const EXPIRES_AFTER_MS = 60 * 60 * 1000;
 
@@ -112,7 +112,7 @@ export const SCRIPTED_HOME = '<!doctype html><html><head><title>App</title></hea
  * Its bundle: the links come from JSON; the metadata request is one a crawler must refuse (what an SSRF
  * through a rendered page would try first).
  */
-export const SCRIPTED_APP_JS = `fetch('http://169.254.169.254/latest/meta-data/').catch(() => {});
+const SCRIPTED_APP_JS = `fetch('http://169.254.169.254/latest/meta-data/').catch(() => {});
 fetch('/links.json').then((r) => r.json()).then((links) => {
   document.getElementById('root').innerHTML = links.map((l) => '<p><a href="' + l + '">' + l + '</a></p>').join('');
 });`;
@@ -228,7 +228,7 @@ export class DedicatedHosts {
   trapLinks(url: string): string[] | null {
     const target = new URL(url);
     const page = this.trapPage(target.hostname, target.pathname + target.search);
-    return page && page.links.map((l) => new URL(l.href, target).href);
+    return page ? page.links.map((l) => new URL(l.href, target).href) : null;
   }
 
   /** Restarts the failure count of every rate-limited host. */
@@ -261,7 +261,7 @@ export class DedicatedHosts {
       const rng = new Prng(this.options.seed ^ hashInt(`${host}${path}`));
       const html = renderPage({
         title: `${page.title} | ${host}`,
-        paragraphs: [`${describe(site)} Page ${this.url(host, path)}.`, capitalise(words(rng, 15, 40)) + '.'],
+        paragraphs: [`${describe(site)} Page ${this.url(host, path)}.`, `${capitalise(words(rng, 15, 40))}.`],
         links: page.links,
       });
       return { ...plain, status: 200, contentType: HTML, body: Buffer.from(html) };
@@ -402,7 +402,7 @@ export class DedicatedHosts {
       }
       const html = renderPage({
         title: `${capitalise(words(rng, 2, 4))} | ${site.name}`,
-        paragraphs: [`${describe(site)} Page ${this.url(site.name, path)}.`, capitalise(words(rng, 15, 40)) + '.'],
+        paragraphs: [`${describe(site)} Page ${this.url(site.name, path)}.`, `${capitalise(words(rng, 15, 40))}.`],
         links,
       });
       site.pages.set(path, { body: Buffer.from(html), lastModified: fixedLastModified(site.name, path) });

@@ -72,7 +72,7 @@ export class PlantedWeb {
   }
 
   hostsFile(): string {
-    return Array.from({ length: this.options.hosts }, (_, i) => `127.0.0.1 ${this.host(i)}`).join('\n') + '\n';
+    return `${Array.from({ length: this.options.hosts }, (_, i) => `127.0.0.1 ${this.host(i)}`).join('\n')}\n`;
   }
 
   /** Whether the page at this URL is on the topic (every page of a topic host). */

@@ -23,11 +23,11 @@ export interface SiteGraphOptions {
 }
 
 /** The smallest web that still has a host for every role. */
-export const MIN_HOSTS = 12;
-export const MIN_PAGES_PER_HOST = 2;
-export const CRAWL_DELAY_SECONDS = 1;
+const MIN_HOSTS = 12;
+const MIN_PAGES_PER_HOST = 2;
+const CRAWL_DELAY_SECONDS = 1;
 
-export type RobotsKind = 'normal' | 'missing' | 'error' | 'disallow-all';
+type RobotsKind = 'normal' | 'missing' | 'error' | 'disallow-all';
 
 export interface Robots {
   kind: RobotsKind;
@@ -65,7 +65,7 @@ export interface ImageResource {
   png: PngSpec | { corrupt: 'bad-ihdr-crc' | 'truncated' };
 }
 
-export interface RedirectResource {
+interface RedirectResource {
   kind: 'redirect';
   status: 301 | 302;
   /** The Location header as sent (may be relative). */
@@ -73,7 +73,7 @@ export interface RedirectResource {
 }
 
 /** A sitemap (sitemaps.org): a urlset of pages or an index of sitemaps, XML or gzip-compressed XML. */
-export interface SitemapResource {
+interface SitemapResource {
   kind: 'sitemap';
   status: 200;
   contentType: string;
@@ -288,7 +288,7 @@ export class SiteGraph {
     }
     const sitemaps = host === r.sitemaps.announced ? [this.url(host, SITEMAP_INDEX)] : undefined;
     for (const sitemap of sitemaps ?? []) lines.push(`Sitemap: ${sitemap}`);
-    return { kind: 'normal', status: 200, body: lines.join('\n') + '\n', disallow: ['/private/'], crawlDelay, sitemaps };
+    return { kind: 'normal', status: 200, body: `${lines.join('\n')}\n`, disallow: ['/private/'], crawlDelay, sitemaps };
   }
 
   private buildSite(i: number): void {
@@ -431,7 +431,7 @@ export class SiteGraph {
   private buildPage(host: string, servedAt: string[], base: string | undefined, targets: Target[]): PageResource {
     const rng = this.rng;
     const title = `${capitalise(words(rng, 2, 4))} | ${host}`;
-    const paragraphs = Array.from({ length: rng.int(1, 5) }, () => capitalise(words(rng, 15, 70)) + '.');
+    const paragraphs = Array.from({ length: rng.int(1, 5) }, () => `${capitalise(words(rng, 15, 70))}.`);
     const docBases = servedAt.map((p) => new URL(base ?? p, this.url(host, p)));
     const links = targets.map((t) => ({ href: this.writeHref(host, t, docBases), text: words(rng, 1, 3) }));
     const html = renderPage({ title, paragraphs, links, base });
@@ -469,7 +469,7 @@ export class SiteGraph {
   }
 }
 
-export function pagePath(k: number): string {
+function pagePath(k: number): string {
   return k === 0 ? '/' : `/p/${k}`;
 }
 

@@ -580,8 +580,8 @@ describe('TestWeb growing hubs', () => {
       ['/hub/1', after.length - before.length],
       ['/clock/1', 0],
       ['/clock/1', 0],
-      ['/item/2-' + (after.length - 1), 0], // home and its hub, both served before
-      ['/item/2-' + (after.length + 5), 0],
+      [`/item/2-${after.length - 1}`, 0], // home and its hub, both served before
+      [`/item/2-${after.length + 5}`, 0],
     ]);
   });
 });

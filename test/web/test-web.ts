@@ -35,8 +35,8 @@ import {
 import { ExpectedCrawl, expectedCrawl, normaliseUrl } from './expected-crawl';
 import { HostRoles, ImageResource, PageResource, SiteGraph } from './site-graph';
 
-export type { GrowingHubsOptions, HubServe, RateLimitedHostOptions, SlowHostOptions } from './dedicated-hosts';
-export { DEFAULT_ADDRESS, EXPIRES_AFTER_MS, SHARED_ADDRESS } from './dedicated-hosts';
+export type { HubServe } from './dedicated-hosts';
+export { EXPIRES_AFTER_MS, SHARED_ADDRESS } from './dedicated-hosts';
 
 export interface TestWebOptions {
   /** Number of virtual hosts (at least 12). @defaultValue 200 */
@@ -264,7 +264,7 @@ export class TestWeb {
   hostsFile(): string {
     const lines = this.hostNames.map((h) => `127.0.0.1 ${h}`);
     for (const h of this.dedicatedHostNames) lines.push(`${this.dedicated.addressOf(h)} ${h}`);
-    return lines.join('\n') + '\n';
+    return `${lines.join('\n')}\n`;
   }
 
   /** The address `hostsFile()` maps `host` to; undefined for a host it does not list. */

@@ -43,6 +43,7 @@ export class LingerBatcher<I, R = void> {
   private readonly bytesOf: (item: I) => number;
 
   constructor(
+    // biome-ignore lint/suspicious/noConfusingVoidType: a writer with nothing to answer per item is a plain async function, which returns Promise<void>
     private readonly write: (items: I[]) => Promise<R[] | void>,
     private readonly options: LingerBatcherOptions<I>,
   ) {
@@ -102,6 +103,7 @@ export class LingerBatcher<I, R = void> {
   }
 
   private async answer({ items, callers }: Batch<I, R>): Promise<void> {
+    // biome-ignore lint/suspicious/noConfusingVoidType: what the writer above answered
     let results: R[] | void;
     try {
       results = await this.write(items);

@@ -767,10 +767,15 @@ export function parseHostsFile(text: string): Record<string, string> {
   return hosts;
 }
 
-function setPath(target: Record<string, any>, path: string, value: unknown): void {
+/** The settings as read, before validation: nested plain objects with leaves of any value. */
+interface SettingsTree {
+  [key: string]: unknown;
+}
+
+function setPath(target: SettingsTree, path: string, value: unknown): void {
   const parts = path.split('.');
   let node = target;
-  for (const part of parts.slice(0, -1)) node = node[part] ??= {};
+  for (const part of parts.slice(0, -1)) node = (node[part] ??= {}) as SettingsTree;
   node[parts[parts.length - 1]] = value;
 }
 
@@ -788,7 +793,7 @@ const PATH_TO_ENV = Object.fromEntries(Object.entries(ENV_NAMES).map(([env, path
  * ConfigError naming the variable, the value and what is allowed.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Record<string, unknown> = {}): CrawlerConfig {
-  const input: Record<string, any> = {
+  const input: SettingsTree = {
     frontier: {},
     dns: {},
     downloader: {},
@@ -823,7 +828,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       while (depth > 1 && !PATH_TO_ENV[keys.slice(0, depth).join('.')]) depth--;
       const name = PATH_TO_ENV[keys.slice(0, depth).join('.')] ?? keys.join('.');
       const secret = SECRET_SETTINGS.has(keys.slice(0, depth).join('.'));
-      const got = secret ? '(hidden)' : keys.reduce<any>((node, key) => node?.[key], input);
+      const got = secret ? '(hidden)' : keys.reduce<unknown>((node, key) => (node as SettingsTree | undefined)?.[key], input);
       const where = depth < keys.length ? ` at ${keys.slice(depth).join('.')}` : '';
       problems.push(`${name}${where}: ${issue.message} (got ${JSON.stringify(got)})`);
     }

@@ -55,7 +55,7 @@ function article(seed: number, sentences: number): string[] {
   let s = seed;
   const next = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), (s >>> 0) / 2 ** 32);
   const words = Array.from({ length: 2000 }, (_, i) => `w${i.toString(36)}${'aeiou'[i % 5]}`);
-  return Array.from({ length: sentences }, () => Array.from({ length: 12 }, () => words[Math.floor(next() ** 2 * words.length)]).join(' ') + '.');
+  return Array.from({ length: sentences }, () => `${Array.from({ length: 12 }, () => words[Math.floor(next() ** 2 * words.length)]).join(' ')}.`);
 }
 
 /** A page for a text: its hash and simhash as the parser computes them. */
@@ -241,7 +241,7 @@ describe('ContentSeenService', () => {
       expect(await exactOnly.service.check(page('http://a.test/2', OTHER, { simhash: simhashOf(HASH) }), staged(Buffer.from('b')))).toMatchObject({
         kind: 'new',
       });
-      expect(Object.keys(await exactOnly.state.hashGetAll('content-seen:simhash:4x16:o:' + simhashOf(HASH).slice(0, 4)))).toEqual([]);
+      expect(Object.keys(await exactOnly.state.hashGetAll(`content-seen:simhash:4x16:o:${simhashOf(HASH).slice(0, 4)}`))).toEqual([]);
     });
 
     it('takes an exact copy of a near duplicate for a near duplicate of the same original', async () => {

@@ -14,14 +14,13 @@ import { MemoryQueueTransport, QUEUE_TRANSPORT, QueueTransport } from '@crawler/
 import { Registry } from 'prom-client';
 import { RECORDS_STORE, RecordsStore, RecordsUnavailableError } from '@crawler/records';
 import { CrawlActivity, CrawlStats, FailedUrls, RuntimeModule } from '@crawler/runtime';
-import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
+import { MemoryStateStore } from '@crawler/state';
 import { ControlPlaneModule } from './control-plane.module';
 import { CrawlMonitor } from './crawl-monitor.service';
 
 describe('control plane: seeds, pause/resume, status, history, URL lookup, dashboard over HTTP', () => {
   let app: INestApplication;
   let base: string;
-  let state: StateStore;
   let pages: PageStore;
   let stats: CrawlStats;
   let activity: CrawlActivity;
@@ -38,7 +37,6 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     app = await NestFactory.create(TestModule, { logger: false });
     await app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
-    state = app.get(STATE_STORE);
     pages = app.get(PAGE_STORE);
     stats = app.get(CrawlStats);
     activity = app.get(CrawlActivity);

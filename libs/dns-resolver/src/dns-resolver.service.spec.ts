@@ -490,7 +490,7 @@ describe('DnsResolverService', () => {
   describe('configured DNS servers', () => {
     it('asks them through a Resolver with the configured timeout and tries, instead of the system resolver', async () => {
       const made: { options: unknown; servers: string[] }[] = [];
-      jest.spyOn(nodeDns.promises, 'Resolver').mockImplementation(function (options: unknown) {
+      jest.spyOn(nodeDns.promises, 'Resolver').mockImplementation(((options: unknown) => {
         const fake = { options, servers: [] as string[] };
         made.push(fake);
         return Object.assign(fake, {
@@ -501,7 +501,7 @@ describe('DnsResolverService', () => {
           },
           resolve6: async () => [],
         });
-      } as any);
+      }) as any);
       const { service } = resolver({ 'dns.servers': ['127.0.0.1:5353', '::1'], 'dns.timeoutMs': 500, 'dns.tries': 3 });
       expect(made.map(({ options, servers }) => ({ options, servers }))).toEqual([
         { options: { timeout: 500, tries: 3 }, servers: ['127.0.0.1:5353', '::1'] },

@@ -420,7 +420,7 @@ describe('DownloaderService', () => {
   it('never lets a robots.txt cut at the size limit end in a half rule that allows more', async () => {
     // The cut at 1024 bytes falls inside "Allow: /public/": read whole, it must not become "Allow: /".
     const head = 'User-agent: *\nDisallow: /\n';
-    const filler = '#'.repeat(1024 - head.length - 'Allow: /'.length - 1) + '\n';
+    const filler = `${'#'.repeat(1024 - head.length - 'Allow: /'.length - 1)}\n`;
     const robots = `${head}${filler}Allow: /public/\n`;
     const { service, request } = await setup({ robots: (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(robots), overrides: { 'downloader.robotsMaxBytes': 1024 } });
     await service.download(request('/'));

@@ -81,7 +81,7 @@ export class HttpFetcher {
       const address = this.pins.get(hostname.toLowerCase())?.address;
       if (!address) return callback(new HttpFetchError(`no vetted address for ${hostname}`, FetchErrorCode.Unvetted) as NodeJS.ErrnoException, '', 0);
       const family = address.includes(':') ? 6 : 4;
-      if (options.all) return (callback as any)(null, [{ address, family }]);
+      if (options.all) return (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
       callback(null, address, family);
     };
     this.agent = new Agent({

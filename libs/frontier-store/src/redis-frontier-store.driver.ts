@@ -62,7 +62,7 @@ export class RedisFrontierStore implements FrontierStore {
     });
     const define = (name: string, lua: string): Script => {
       this.redis.defineCommand(name, { lua, numberOfKeys: 1 });
-      return (this.redis as any)[name].bind(this.redis);
+      return (this.redis as unknown as Record<string, Script>)[name].bind(this.redis);
     };
     this.scripts = {
       enqueue: define('frontierEnqueue', ENQUEUE),

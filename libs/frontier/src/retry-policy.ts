@@ -43,7 +43,7 @@ export interface RetrySettings {
 }
 
 /** ±25 %: retries of URLs that failed together (a server restarting) do not all come back at one instant. */
-export const RETRY_JITTER = 0.25;
+const RETRY_JITTER = 0.25;
 
 /**
  * How long after its `failures`-th transient failure (1 = the first) a URL is tried again: the base wait

@@ -193,6 +193,7 @@ describe('HeartbeatLoop', () => {
     const loop = new HeartbeatLoop(new DownloaderMembership(new MemoryStateStore(), { heartbeatMs: 1000 }), 'dl');
     await loop.start();
     await loop.start();
+    // biome-ignore lint/complexity/useLiteralKeys: bracket access is how a test reads a private field
     const timer = loop['timer'];
     expect(timer?.hasRef()).toBe(false);
     await loop.stop();

@@ -42,7 +42,7 @@ describe('monitor matching', () => {
     const snip = snippetOf(text, 101, 6);
     expect(snip).toBe(`…${'a'.repeat(59)} TARGET ${'b'.repeat(59)}…`);
     expect(snippetOf('short  \n text here', 7, 4)).toBe('short text here');
-    expect(snippetOf('x'.repeat(10) + 'HIT', 10, 3)).toBe('xxxxxxxxxxHIT');
+    expect(snippetOf(`${'x'.repeat(10)}HIT`, 10, 3)).toBe('xxxxxxxxxxHIT');
     expect(monitoredText({ title: ' The  title ', text: 'body\n text' })).toBe(' The title body text');
   });
 

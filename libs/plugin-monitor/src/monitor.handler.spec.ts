@@ -76,7 +76,6 @@ function setup(env: NodeJS.ProcessEnv = {}) {
           .filter(Boolean)
           .map((l) => JSON.parse(l))
       : [];
-  let n = 0;
   /** Stores `html` as the crawler does (gzip, in the page store) and answers the PluginPage of it. */
   const page = async (url: string, html: string | Buffer, charset = 'utf-8'): Promise<PluginPage> => {
     const contentHash = createHash('sha256').update(html).digest('hex');

@@ -90,7 +90,7 @@ export function definePlugin<C = Record<string, never>>(definition: PluginDefini
   return Object.freeze({ ...definition, [DEFINITION]: true });
 }
 
-export function isPluginDefinition(value: unknown): value is PluginDefinition<any> {
+export function isPluginDefinition(value: unknown): value is PluginDefinition<unknown> {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINITION] === true;
 }
 

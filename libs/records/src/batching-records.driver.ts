@@ -39,6 +39,7 @@ export class BatchingRecordsStore implements RecordsStore {
     options: RecordsBatchOptions = {},
   ) {
     const settings = (this.settings = { lingerMs: options.lingerMs ?? 5, maxItems: options.maxItems ?? 500 });
+    // biome-ignore lint/suspicious/noConfusingVoidType: a writer with nothing to answer per item is a plain async function, which returns Promise<void>
     const batcher = <I, O>(run: (items: I[]) => Promise<O[] | void>): LingerBatcher<I, O> => {
       const made = new LingerBatcher<I, O>(run, settings);
       this.batchers.push(made as LingerBatcher<unknown, unknown>);

@@ -4,7 +4,7 @@ import runMigrations from 'node-pg-migrate';
 import { Client } from 'pg';
 
 /** The migrations of the records tables (plain CommonJS, loaded by node-pg-migrate as they are). */
-export const RECORDS_MIGRATIONS_DIR = join(__dirname, '..', 'migrations');
+const RECORDS_MIGRATIONS_DIR = join(__dirname, '..', 'migrations');
 
 /** Any fixed number, the same in every process: the advisory lock the records migrations run under. */
 const MIGRATION_LOCK = 0x7265_6364;

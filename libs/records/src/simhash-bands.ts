@@ -40,7 +40,7 @@ export function signedToSimhash(value: string): string {
   return BigInt.asUintN(64, BigInt(value)).toString(16).padStart(16, '0');
 }
 
-export function simhashDistance(a: string, b: string): number {
+function simhashDistance(a: string, b: string): number {
   const [ahi, alo] = simhashHalves(a);
   const [bhi, blo] = simhashHalves(b);
   return popcount32(ahi ^ bhi) + popcount32(alo ^ blo);

@@ -97,11 +97,7 @@ describe('google/robotstxt cases through RobotsPolicy', () => {
         `other records ${pass(others)}/${others.length} pass (${others.filter((r) => typeof r.got === 'string').length} not applicable)`,
       ...others
         .filter((r) => r.got !== r.c.expectedAllowed)
-        .map(
-          (r) =>
-            `  ${r.c.id}: expected ${r.c.expectedAllowed}, got ${r.got}` +
-            (typeof r.got === 'boolean' ? ` — ${differenceReason(r.c.id)}` : ''),
-        ),
+        .map((r) => `  ${r.c.id}: expected ${r.c.expectedAllowed}, got ${r.got}${typeof r.got === 'boolean' ? ` — ${differenceReason(r.c.id)}` : ''}`),
     ];
     console.log(lines.join('\n'));
     expect(pass(strictRows)).toBe(strictRows.length);

@@ -157,7 +157,7 @@ describe('simhash64', () => {
         })
         .join('');
     const original = toHan(gen.page(2000));
-    const edited = original.slice(0, 1000) + '变' + original.slice(1001);
+    const edited = `${original.slice(0, 1000)}变${original.slice(1001)}`;
     expect(hammingDistance(simhash64(original), simhash64(edited))).toBeLessThanOrEqual(3);
     expect(hammingDistance(simhash64(original), simhash64(toHan(gen.page(2000))))).toBeGreaterThan(10);
   });

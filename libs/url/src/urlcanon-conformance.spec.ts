@@ -300,7 +300,7 @@ function urlRows(cases: Record<string, string | null>): Row[] {
     const expected = value === null ? null : asText(value);
     const want = expected === null ? null : canonicalize(expected);
     const got = canon(input);
-    return [{ input, expected, got, pass: want !== null && want.ok && want.url === got }];
+    return [{ input, expected, got, pass: !!want?.ok && want.url === got }];
   });
 }
 
