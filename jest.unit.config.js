@@ -4,5 +4,9 @@ const { E2E_DIRS, NEEDS_INFRASTRUCTURE } = require('./test/suites');
 const literal = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 module.exports = {
   ...require('./jest.config'),
-  testPathIgnorePatterns: ['/node_modules/', ...E2E_DIRS.map((dir) => `<rootDir>/${literal(dir)}/`), ...NEEDS_INFRASTRUCTURE.map((file) => `<rootDir>/${literal(file)}$`)],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...E2E_DIRS.map((dir) => `<rootDir>/${literal(dir)}/`),
+    ...NEEDS_INFRASTRUCTURE.map((file) => `<rootDir>/${literal(file)}$`),
+  ],
 };

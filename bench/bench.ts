@@ -62,11 +62,44 @@ async function main() {
     ['ceiling', () => runCeiling(web, PAGES)],
     ['ours-embedded', () => runEmbedded(web, { id: 'ours-embedded', label: 'ours, embedded (1 process)', pages: PAGES, delayMs: 0 })],
     ['ours-distributed', () => runDistributed(web, { id: 'ours-distributed', label: 'ours, distributed (9 processes)', pages: PAGES, delayMs: 0, redisUrl: REDIS_URL })],
-    ['ours-distributed-cluster', () => runDistributed(web, { id: 'ours-distributed-cluster', label: 'ours, distributed on a 3-master Redis Cluster (9 processes)', pages: PAGES, delayMs: 0, redisUrl: REDIS_CLUSTER_URL })],
+    [
+      'ours-distributed-cluster',
+      () =>
+        runDistributed(web, {
+          id: 'ours-distributed-cluster',
+          label: 'ours, distributed on a 3-master Redis Cluster (9 processes)',
+          pages: PAGES,
+          delayMs: 0,
+          redisUrl: REDIS_CLUSTER_URL,
+        }),
+    ],
     ['crawlee', () => runCrawlee(web, { id: 'crawlee', label: 'Crawlee CheerioCrawler, defaults', pages: PAGES, timeoutMs: PEER_TIMEOUT_MS })],
-    ['polite-ours-embedded', () => runEmbedded(web, { id: 'polite-ours-embedded', label: `polite: ours, embedded (${polite})`, pages: POLITE_PAGES, delayMs: POLITE_DELAY_MS })],
-    ['polite-ours-distributed', () => runDistributed(web, { id: 'polite-ours-distributed', label: `polite: ours, distributed (${polite})`, pages: POLITE_PAGES, delayMs: POLITE_DELAY_MS, redisUrl: REDIS_URL })],
-    ['polite-crawlee', () => runCrawlee(web, { id: 'polite-crawlee', label: `polite: Crawlee, sameDomainDelaySecs ${POLITE_DELAY_MS / 1000} (${POLITE_PAGES} pages)`, pages: POLITE_PAGES, sameDomainDelaySecs: POLITE_DELAY_MS / 1000, timeoutMs: PEER_TIMEOUT_MS })],
+    [
+      'polite-ours-embedded',
+      () => runEmbedded(web, { id: 'polite-ours-embedded', label: `polite: ours, embedded (${polite})`, pages: POLITE_PAGES, delayMs: POLITE_DELAY_MS }),
+    ],
+    [
+      'polite-ours-distributed',
+      () =>
+        runDistributed(web, {
+          id: 'polite-ours-distributed',
+          label: `polite: ours, distributed (${polite})`,
+          pages: POLITE_PAGES,
+          delayMs: POLITE_DELAY_MS,
+          redisUrl: REDIS_URL,
+        }),
+    ],
+    [
+      'polite-crawlee',
+      () =>
+        runCrawlee(web, {
+          id: 'polite-crawlee',
+          label: `polite: Crawlee, sameDomainDelaySecs ${POLITE_DELAY_MS / 1000} (${POLITE_PAGES} pages)`,
+          pages: POLITE_PAGES,
+          sameDomainDelaySecs: POLITE_DELAY_MS / 1000,
+          timeoutMs: PEER_TIMEOUT_MS,
+        }),
+    ],
   ];
   await web.observe(true);
   for (const [id, run] of plan) {
@@ -74,7 +107,9 @@ async function main() {
     log(`run ${id}…`);
     const result = await run();
     runs.push(result);
-    log(`  ${result.pages} pages in ${result.seconds.toFixed(1)} s: ${result.pagesPerSecond.toFixed(0)} pages/s, ${result.cpuMsPerPage.toFixed(2)} CPU ms/page, ${(result.peakRssBytes / 2 ** 20).toFixed(0)} MiB peak RSS`);
+    log(
+      `  ${result.pages} pages in ${result.seconds.toFixed(1)} s: ${result.pagesPerSecond.toFixed(0)} pages/s, ${result.cpuMsPerPage.toFixed(2)} CPU ms/page, ${(result.peakRssBytes / 2 ** 20).toFixed(0)} MiB peak RSS`,
+    );
   }
   await web.close();
 
@@ -82,7 +117,13 @@ async function main() {
   const meter = new RedisMeter(REDIS_URL);
   const results: BenchResults = {
     at: new Date().toISOString(),
-    machine: { cpus: cpus().length, model: cpus()[0]?.model.trim() ?? '', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, redis: await meter.version() },
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model.trim() ?? '',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      redis: await meter.version(),
+    },
     web: { hosts: HOSTS, pagesPerHost: PAGES_PER_HOST, meanPageBytes: Math.round(web.pageBytes / (HOSTS * PAGES_PER_HOST)), latencyMs: LATENCY_MS, buildMs: web.buildMs },
     runs,
     micro,

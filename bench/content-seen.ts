@@ -254,7 +254,10 @@ function heapUsed(): number {
 async function info(redis: Redis, section: string): Promise<Record<string, string>> {
   const text = await redis.info(section);
   return Object.fromEntries(
-    text.split('\r\n').filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
+    text
+      .split('\r\n')
+      .filter((line) => line.includes(':'))
+      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
   );
 }
 
@@ -291,14 +294,16 @@ async function memoryBreakdown(redis: Redis, prefix: string): Promise<{ kind: st
 }
 
 async function main() {
-  const redisInfo = DRIVERS.includes('redis') ? await (async () => {
-    const admin = new Redis(REDIS_URL);
-    const server = await info(admin, 'server');
-    const keyspace = await admin.dbsize();
-    const clients = Number((await info(admin, 'clients')).connected_clients);
-    await admin.quit();
-    return `Redis ${server.redis_version}, ${fmt(keyspace)} keys and ${clients} clients at start`;
-  })() : 'Redis not used';
+  const redisInfo = DRIVERS.includes('redis')
+    ? await (async () => {
+        const admin = new Redis(REDIS_URL);
+        const server = await info(admin, 'server');
+        const keyspace = await admin.dbsize();
+        const clients = Number((await info(admin, 'clients')).connected_clients);
+        await admin.quit();
+        return `Redis ${server.redis_version}, ${fmt(keyspace)} keys and ${clients} clients at start`;
+      })()
+    : 'Redis not used';
 
   const simhash = simhashThroughput();
   const next = prng(20240601);
@@ -314,13 +319,22 @@ async function main() {
   for (const driver of DRIVERS) results.push(await runDriver(driver, indexed));
 
   console.log(`\n## Content seen: near-duplicate index of ${fmt(SIMHASHES)} simhashes (distance ≤ ${MAX_DISTANCE}: 4 bands × 16 bits)\n`);
-  console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${redisInfo}`);
+  console.log(
+    `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; ${redisInfo}`,
+  );
   console.log(`Lookups: ${fmt(CHECKS)}, half hits (0–3 bits from an indexed simhash, each verified found) and half misses (random, each verified not found)\n`);
   console.log('| figure | value |');
   console.log('|---|---|');
-  console.log(`| simhash64, ${fmt(simhash.bytes / 1000, 1)} KB page | **${fmt(simhash.pagesPerSecond)} pages/s** (${fmt(simhash.usPerPage)} µs a page, ${fmt((simhash.bytes * simhash.pagesPerSecond) / 2 ** 20, 1)} MiB/s) |`);
+  console.log(
+    `| simhash64, ${fmt(simhash.bytes / 1000, 1)} KB page | **${fmt(simhash.pagesPerSecond)} pages/s** (${fmt(simhash.usPerPage)} µs a page, ${fmt((simhash.bytes * simhash.pagesPerSecond) / 2 ** 20, 1)} MiB/s) |`,
+  );
   for (const r of results) {
-    console.log(`| ${r.driver}: load ${fmt(SIMHASHES)} simhashes (add, ${fmt(LOAD_CONCURRENCY)} in flight) | ${fmt(r.loadSeconds, 1)} s (${fmt(SIMHASHES / r.loadSeconds)} adds/s) |`);
+    console.log(
+      `| ${r.driver}: load ${fmt(SIMHASHES)} simhashes (add, ${fmt(LOAD_CONCURRENCY)} in flight) | ${fmt(r.loadSeconds, 1)} s (${fmt(SIMHASHES / r.loadSeconds)} adds/s) |`,
+    );
     console.log(`| ${r.driver}: **content-seen checks/s** (findNear, add on a miss; ${CONCURRENCY} in flight) | **${fmt(r.checksConcurrent)} checks/s** |`);
     console.log(`| ${r.driver}: lookups/s, findNear only, ${CONCURRENCY} in flight | ${fmt(r.lookupConcurrent)} lookups/s |`);
     console.log(`| ${r.driver}: lookups/s, one at a time | ${fmt(r.lookupSerial)} lookups/s (mean ${fmt(r.lookupMeanUs)} µs, p99 ${fmt(r.lookupP99Us)} µs) |`);
@@ -335,8 +349,18 @@ async function main() {
   printBenchResult(
     'content-seen',
     results.flatMap((r) => [
-      { id: `${r.driver}-checks`, label: `Content-seen checks/s, ${r.driver} (findNear, add on a miss; ${CONCURRENCY} in flight)`, value: r.checksConcurrent, unit: 'checks/s' },
-      { id: `${r.driver}-bytes`, label: `Content-seen bytes per simhash, ${r.driver} (${r.driver === 'redis' ? 'used_memory Δ' : 'Node heap Δ'}, ${fmt(SIMHASHES)} simhashes)`, value: r.bytesPerSimhash, unit: 'B' },
+      {
+        id: `${r.driver}-checks`,
+        label: `Content-seen checks/s, ${r.driver} (findNear, add on a miss; ${CONCURRENCY} in flight)`,
+        value: r.checksConcurrent,
+        unit: 'checks/s',
+      },
+      {
+        id: `${r.driver}-bytes`,
+        label: `Content-seen bytes per simhash, ${r.driver} (${r.driver === 'redis' ? 'used_memory Δ' : 'Node heap Δ'}, ${fmt(SIMHASHES)} simhashes)`,
+        value: r.bytesPerSimhash,
+        unit: 'B',
+      },
     ]),
   );
 }

@@ -24,7 +24,9 @@ async function main() {
     totals.focused = [totals.focused[0] + focused.relevant, totals.focused[1] + focused.fetched];
   }
   const rate = ([relevant, fetched]: number[]) => (1000 * relevant) / Math.max(1, fetched);
-  console.log(`all webs: breadth-first ${rate(totals.plain).toFixed(1)} per 1,000, focused ${rate(totals.focused).toFixed(1)} per 1,000: ${(rate(totals.focused) / Math.max(1e-9, rate(totals.plain))).toFixed(1)}×`);
+  console.log(
+    `all webs: breadth-first ${rate(totals.plain).toFixed(1)} per 1,000, focused ${rate(totals.focused).toFixed(1)} per 1,000: ${(rate(totals.focused) / Math.max(1e-9, rate(totals.plain))).toFixed(1)}×`,
+  );
 }
 
 async function compare(seed: number) {
@@ -38,7 +40,9 @@ async function compare(seed: number) {
   });
   const budget = num('BENCH_FOCUS_BUDGET', 1000);
   const total = web.options.hosts * web.options.pagesPerHost;
-  console.log(`planted web ${seed}: ${web.options.hosts} hosts × ${web.options.pagesPerHost} pages = ${total}; relevant ${web.relevantPages()} (${((1000 * web.relevantPages()) / total).toFixed(1)} per 1,000); budget ${budget}`);
+  console.log(
+    `planted web ${seed}: ${web.options.hosts} hosts × ${web.options.pagesPerHost} pages = ${total}; relevant ${web.relevantPages()} (${((1000 * web.relevantPages()) / total).toFixed(1)} per 1,000); budget ${budget}`,
+  );
   const rows = [];
   try {
     for (const focus of [false, true]) {
@@ -48,7 +52,14 @@ async function compare(seed: number) {
         const crawl = await crawlPlanted(web, dir, { focus, maxPages: budget });
         const perThousand = (1000 * crawl.relevant) / Math.max(1, crawl.fetched.length);
         const firstRelevant = crawl.fetched.findIndex((url) => web.isRelevant(url));
-        rows.push({ crawl: focus ? 'focused' : 'breadth-first', fetched: crawl.fetched.length, relevant: crawl.relevant, perThousand, firstRelevant, seconds: (performance.now() - started) / 1000 });
+        rows.push({
+          crawl: focus ? 'focused' : 'breadth-first',
+          fetched: crawl.fetched.length,
+          relevant: crawl.relevant,
+          perThousand,
+          firstRelevant,
+          seconds: (performance.now() - started) / 1000,
+        });
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -57,7 +68,9 @@ async function compare(seed: number) {
     await web.close();
   }
   for (const r of rows) {
-    console.log(`${r.crawl.padEnd(14)} fetched ${r.fetched}  relevant ${r.relevant}  = ${r.perThousand.toFixed(1)} per 1,000  (${r.firstRelevant < 0 ? 'none found' : `first relevant at fetch #${r.firstRelevant + 1}`}, ${r.seconds.toFixed(1)} s)`);
+    console.log(
+      `${r.crawl.padEnd(14)} fetched ${r.fetched}  relevant ${r.relevant}  = ${r.perThousand.toFixed(1)} per 1,000  (${r.firstRelevant < 0 ? 'none found' : `first relevant at fetch #${r.firstRelevant + 1}`}, ${r.seconds.toFixed(1)} s)`,
+    );
   }
   const [plain, focused] = rows;
   console.log(`focused / breadth-first: ${plain.perThousand > 0 ? `${(focused.perThousand / plain.perThousand).toFixed(1)}×` : `∞ (breadth-first found none)`}`);

@@ -70,10 +70,13 @@ function crawlUrl(i: number): FrontierItem {
   const url = `https://${host}/section-${Math.floor(random() * 20)}/article-${i}.html`;
   const r = random();
   const entry: CrawlUrl =
-    r < 0.01 ? { url, depth: 0, source: 'seed', hops: 0 }
-    : r < 0.03 ? { url, depth: 1 + Math.floor(random() * 3), source: 'redirect', hops: 1 }
-    : r < 0.13 ? { url, depth: 1, source: 'sitemap', hops: 0, priority: Math.round(random() * 10) / 10 }
-    : { url, depth: 1 + Math.floor(random() * 6), source: 'link', hops: 0 };
+    r < 0.01
+      ? { url, depth: 0, source: 'seed', hops: 0 }
+      : r < 0.03
+        ? { url, depth: 1 + Math.floor(random() * 3), source: 'redirect', hops: 1 }
+        : r < 0.13
+          ? { url, depth: 1, source: 'sitemap', hops: 0, priority: Math.round(random() * 10) / 10 }
+          : { url, depth: 1 + Math.floor(random() * 6), source: 'link', hops: 0 };
   const priority = prioritizer.priority(entry, OPTIONS.frontQueues);
   const item = encodeEntry(entry);
   priorities[priority]++;
@@ -90,7 +93,10 @@ function batch(from: number): FrontierItem[] {
 async function info(redis: Redis, section: string): Promise<Record<string, string>> {
   const text = await redis.info(section);
   return Object.fromEntries(
-    text.split('\r\n').filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
+    text
+      .split('\r\n')
+      .filter((line) => line.includes(':'))
+      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
   );
 }
 
@@ -134,8 +140,7 @@ async function breakdown(redis: Redis, prefix: string): Promise<Breakdown[]> {
     const rows = await Promise.all(
       keys.map(async (key) => {
         const [bytes, type] = await Promise.all([redis.memory('USAGE', key, 'SAMPLES', 0) as Promise<number>, redis.type(key)]);
-        const elements =
-          type === 'list' ? await redis.llen(key) : type === 'hash' ? await redis.hlen(key) : type === 'zset' ? await redis.zcard(key) : 1;
+        const elements = type === 'list' ? await redis.llen(key) : type === 'hash' ? await redis.hlen(key) : type === 'zset' ? await redis.zcard(key) : 1;
         return { key, bytes: Number(bytes ?? 0), elements };
       }),
     );
@@ -249,21 +254,34 @@ async function main() {
     ];
 
     console.log(`\n## Redis frontier: ${fmt(URLS)} URLs over ${fmt(HOSTS)} hosts\n`);
-    console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; Redis ${server.redis_version} (${server.redis_mode}), ${clientsBefore} clients connected at start`);
+    console.log(
+      `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; Redis ${server.redis_version} (${server.redis_mode}), ${clientsBefore} clients connected at start`,
+    );
     console.log(`Store options: ${JSON.stringify(OPTIONS)}; prefix ${prefix}`);
-    console.log(`Front queues at enqueue (URLs per priority 0…7): ${priorities.join(' / ')}; mean front element ${fmt(payloadBytes / URLS, 1)} B ("host\\t" + encoded entry)\n`);
+    console.log(
+      `Front queues at enqueue (URLs per priority 0…7): ${priorities.join(' / ')}; mean front element ${fmt(payloadBytes / URLS, 1)} B ("host\\t" + encoded entry)\n`,
+    );
     console.log('| figure | value | target |');
     console.log('|---|---|---|');
     console.log(`| Redis memory per queued URL (used_memory Δ / ${fmt(URLS)}) | **${fmt(perUrl, 1)} B** (Δ ${mib(delta)}) | ≤ 150 B ${perUrl <= 150 ? '✓' : '✗'} |`);
     console.log(`| … of which dataset (used_memory_dataset Δ) | ${fmt((after.dataset - before.dataset) / URLS, 1)} B | |`);
     console.log(`| … sum of MEMORY USAGE of the run's keys / ${fmt(URLS)} (blind to other clients) | ${fmt(parts1.reduce((s, p) => s + p.bytes, 0) / URLS, 1)} B | |`);
     console.log(`| Enqueue rate (batches of ${BATCH}) | **${fmt(enqueueRate)} URLs/s** (${fmt(enqueueSeconds, 2)} s) | |`);
-    console.log(`| Dispatch rate (claim ${CLAIM_MAX} + complete each, no delay) | **${fmt(dispatchRate)} URLs/s** (${fmt(dispatched)} URLs in ${fmt(dispatchSeconds, 2)} s, ${rounds} rounds) | ≥ 10,000 URLs/s ${dispatchRate >= 10_000 ? '✓' : '✗'} |`);
+    console.log(
+      `| Dispatch rate (claim ${CLAIM_MAX} + complete each, no delay) | **${fmt(dispatchRate)} URLs/s** (${fmt(dispatched)} URLs in ${fmt(dispatchSeconds, 2)} s, ${rounds} rounds) | ≥ 10,000 URLs/s ${dispatchRate >= 10_000 ? '✓' : '✗'} |`,
+    );
     console.log(`| … time in claim / in completes | ${fmt(claimMs / rounds, 1)} ms / ${fmt(completeMs / rounds, 1)} ms per round (${short} short claims) | |`);
-    console.log(`| Redis CPU, enqueue / dispatch | ${fmt((enqueueRedisCpu / enqueueSeconds) * 100)} % / ${fmt((dispatchRedisCpu / dispatchSeconds) * 100)} % of a core | |`);
+    console.log(
+      `| Redis CPU, enqueue / dispatch | ${fmt((enqueueRedisCpu / enqueueSeconds) * 100)} % / ${fmt((dispatchRedisCpu / dispatchSeconds) * 100)} % of a core | |`,
+    );
     console.log(`| Node CPU, enqueue / dispatch | ${cpuPct(enqueueNodeCpu, enqueueSeconds)} / ${cpuPct(dispatchNodeCpu, dispatchSeconds)} of a core | |`);
     console.log(`| EVALSHA during enqueue (server-wide) | ${fmt(enqueueStats.calls)} calls, ${fmt(enqueueStats.usec / enqueueStats.calls, 1)} µs per call | |`);
-    console.log(`| EVALSHA during dispatch (server-wide) | ${fmt(dispatchStats.calls)} calls, ${fmt(dispatchStats.usec / dispatchStats.calls, 1)} µs per call, ${fmt(dispatchStats.usec / dispatched, 1)} µs per URL dispatched | |`);
+    console.log(
+      `| EVALSHA during dispatch (server-wide) | ${fmt(dispatchStats.calls)} calls, ${fmt(dispatchStats.usec / dispatchStats.calls, 1)} µs per call, ${fmt(dispatchStats.usec / dispatched, 1)} µs per URL dispatched | |`,
+    );
     console.log(`| CPUs (os.cpus().length) | ${os.cpus().length} | |`);
     console.log(`| Redis version | ${server.redis_version} | |`);
 
@@ -279,7 +297,10 @@ async function main() {
     table(`Memory after enqueue (${fmt(URLS)} URLs queued)`, parts1, URLS, delta);
     table(`Memory after dispatch (${fmt(URLS - dispatched)} URLs queued; per URL still queued)`, parts2, URLS - dispatched, afterDispatch.used - before.used);
     if (slow.length) {
-      console.log('\nSlowest scripts during dispatch (SLOWLOG, µs):', slow.map(([, , us, args]) => `${us} (${String(args[0]).toLowerCase()} ${String(args[1]).slice(0, 8)}…)`).join(', '));
+      console.log(
+        '\nSlowest scripts during dispatch (SLOWLOG, µs):',
+        slow.map(([, , us, args]) => `${us} (${String(args[0]).toLowerCase()} ${String(args[1]).slice(0, 8)}…)`).join(', '),
+      );
     }
   } finally {
     await store.clear();

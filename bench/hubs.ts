@@ -46,7 +46,15 @@ async function crawl(policy: 'adaptive' | 'hubs'): Promise<Result> {
   const started = performance.now();
   try {
     writeFileSync(join(dir, 'hosts'), web.hostsFile());
-    const args = [CLI, `${web.origin('hubs-0.test')}/`, '--recrawl', '--max-pages', String(num('BENCH_HUBS_BUDGET', 600)), '--delay', String(num('BENCH_HUBS_DELAY_S', 0.005))];
+    const args = [
+      CLI,
+      `${web.origin('hubs-0.test')}/`,
+      '--recrawl',
+      '--max-pages',
+      String(num('BENCH_HUBS_BUDGET', 600)),
+      '--delay',
+      String(num('BENCH_HUBS_DELAY_S', 0.005)),
+    ];
     const { stdout } = await run(process.execPath, [...args, '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'], {
       env: {
         ...process.env,

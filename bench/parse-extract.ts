@@ -56,8 +56,16 @@ function articlePage(): { html: string; hrefs: number } {
     `<script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}gtag('js',new Date());${'var cfg={a:1,b:"x"};'.repeat(60)}</script>`,
     `<style>body{font-family:Georgia,serif;margin:0}.link{color:#036}.nav li{display:inline-block;margin:0 .5em}${'.c{padding:1px}'.repeat(80)}</style>`,
   ];
-  const nav = ['<header class="site-header"><nav class="nav"><ul>', ...sections.map((s) => `<li>${a(`/${s}/`, capitalise(s))}</li>`), `<li>${a('#main', 'Skip to content')}</li>`, '</ul></nav></header>'];
-  const body: string[] = [`<main id="main"><article><h1>${escapeHtml(capitalise(words(rng, 6, 10)))}</h1>`, `<p class="byline">By ${a('/authors/a-writer', 'A. Writer')} · 14 May 2024</p>`];
+  const nav = [
+    '<header class="site-header"><nav class="nav"><ul>',
+    ...sections.map((s) => `<li>${a(`/${s}/`, capitalise(s))}</li>`),
+    `<li>${a('#main', 'Skip to content')}</li>`,
+    '</ul></nav></header>',
+  ];
+  const body: string[] = [
+    `<main id="main"><article><h1>${escapeHtml(capitalise(words(rng, 6, 10)))}</h1>`,
+    `<p class="byline">By ${a('/authors/a-writer', 'A. Writer')} · 14 May 2024</p>`,
+  ];
   const inline = () => {
     const r = rng.next();
     const n = rng.int(1000, 99_999);
@@ -179,7 +187,12 @@ function main() {
   const sum = parts.parse.cpuUs + parts.extract.cpuUs + parts.canonicalize.cpuUs;
 
   console.log('\n## Parse + extract, one core\n');
-  console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at end; ${SECONDS} s per measurement`);
+  console.log(
+    `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at end; ${SECONDS} s per measurement`,
+  );
   console.log(
     `Page: ${fmt(body.length)} bytes of UTF-8 HTML (${fmt(decoded.text.length)} characters), ${hrefs} hrefs written, ${page.links.length} links found by the parser ` +
       `(a, area, link, iframe), ${extracted.length} URLs extracted (distinct, http(s), nofollow and non-page <link>s dropped), ${canonical} canonical; title "${page.title?.slice(0, 40)}…"\n`,

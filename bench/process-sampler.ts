@@ -27,7 +27,10 @@ export class ProcessSampler {
   private readonly last = new Map<number, ProcessSample>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly pids: () => number[], intervalMs = 100) {
+  constructor(
+    private readonly pids: () => number[],
+    intervalMs = 100,
+  ) {
     this.timer = setInterval(() => this.sample(), intervalMs);
   }
 

@@ -16,7 +16,9 @@ function main(): void {
   if (!dir) throw new Error('usage: bench:profile -- <dir of .cpuprofile files> [pages crawled]');
   const pages = pagesArg ? Number(pagesArg) : undefined;
   if (pages !== undefined && !(pages > 0)) throw new Error(`pages must be a positive number, got ${pagesArg}`);
-  const files = readdirSync(dir).filter((name) => name.endsWith('.cpuprofile')).sort();
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .sort();
   if (files.length === 0) throw new Error(`no .cpuprofile files in ${dir}`);
   const all = new Map<string, number>();
   for (const file of files) {

@@ -173,8 +173,15 @@ async function main() {
       const total = tables.reduce((sum, t) => sum + t.bytes, 0);
 
       console.log(`\n## Records in PostgreSQL: ${fmt(ROWS)} pages\n`);
-      console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-      console.log(`Load: batches of ${fmt(BATCH)}, ${IN_FLIGHT} in flight; then ${fmt(OPS)} of each operation by ${CALLERS} callers of one item, batched (5 ms linger, ≤ 500)\n`);
+      console.log(
+        `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+      );
+      console.log(
+        `Load: batches of ${fmt(BATCH)}, ${IN_FLIGHT} in flight; then ${fmt(OPS)} of each operation by ${CALLERS} callers of one item, batched (5 ms linger, ≤ 500)\n`,
+      );
       console.log('| figure | value |');
       console.log('|---|---|');
       console.log(`| load ${fmt(ROWS)} pages (claim + record each) | ${fmt(loadSeconds / 60, 1)} min, **${fmt(ROWS / loadSeconds)} pages/s** |`);

@@ -108,7 +108,9 @@ async function main() {
     };
     console.log(`rendered ${rendered}/${PAGES} pages, one at a time`);
     console.log(`wall ${result.wallMsPerPage} ms/page; CPU: Chromium ${result.browserCpuMsPerPage} ms/page, Node ${result.nodeCpuMsPerPage} ms/page`);
-    console.log(`memory: browser idle ${result.browserIdleRssMb} MB PSS, peak ${result.browserPeakRssMb} MB (+${result.addedPeakRssMbPerContext} MB for a context rendering)`);
+    console.log(
+      `memory: browser idle ${result.browserIdleRssMb} MB PSS, peak ${result.browserPeakRssMb} MB (+${result.addedPeakRssMbPerContext} MB for a context rendering)`,
+    );
     printBenchResult('render', [
       { id: 'render.wall-ms-per-page', label: 'render: wall time per page', value: result.wallMsPerPage, unit: 'ms' },
       { id: 'render.browser-cpu-ms-per-page', label: 'render: Chromium CPU per page', value: result.browserCpuMsPerPage, unit: 'ms' },

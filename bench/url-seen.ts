@@ -100,7 +100,10 @@ async function pump(seen: UrlSeenService, count: number, url: (i: number) => str
 async function info(redis: Redis, section: string): Promise<Record<string, string>> {
   const text = await redis.info(section);
   return Object.fromEntries(
-    text.split('\r\n').filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
+    text
+      .split('\r\n')
+      .filter((line) => line.includes(':'))
+      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
   );
 }
 
@@ -197,14 +200,16 @@ async function run(scenario: Scenario, driver: string, admin: Redis | undefined,
     if (scenario.mode === 'exact' && insert.admitted !== scenario.urls) throw new Error(`exact mode admitted ${insert.admitted} of ${scenario.urls} new URLs`);
     const memory1 = admin ? await usedMemory(admin, prefix) : { used: heapBytes(), foreignKeys: 0 };
     const delta = memory1.used - memory0.used;
-    const disturbed = memory1.foreignKeys !== memory0.foreignKeys ? ` ⚠ other clients' keys ${memory0.foreignKeys} → ${memory1.foreignKeys} meanwhile: not ours alone` : '';
+    const disturbed =
+      memory1.foreignKeys !== memory0.foreignKeys ? ` ⚠ other clients' keys ${memory0.foreignKeys} → ${memory1.foreignKeys} meanwhile: not ours alone` : '';
     const t0 = performance.now();
     const stats = await seen.stats();
     const statsMs = performance.now() - t0;
 
     const bytes: Row['bytes'] = [];
     let encodings: string[] | undefined;
-    if (scenario.mode === 'bloom' && stats.mode === 'bloom') bytes.push({ label: 'm / 8 (by construction)', perUrl: stats.bits / 8 / scenario.urls, total: stats.bits / 8 });
+    if (scenario.mode === 'bloom' && stats.mode === 'bloom')
+      bytes.push({ label: 'm / 8 (by construction)', perUrl: stats.bits / 8 / scenario.urls, total: stats.bits / 8 });
     // The measured Δ goes last, where the BENCH_RESULT figure reads it.
     if (admin) {
       const usage = await memoryUsage(admin, prefix);
@@ -233,7 +238,19 @@ async function run(scenario: Scenario, driver: string, admin: Redis | undefined,
       if (bitmaps.some((bitmap) => !bitmap)) throw new Error('no bitmap in Redis');
       falsePositives = { count: bloomFalsePositives(bitmaps as Buffer[], scenario, CHECKS), checks: CHECKS, how: 'bits read back (GET)' };
     }
-    return { scenario, driver, layout: seen.layout, insert, repeat, falsePositives, estimatedRate: stats.falsePositiveRate, statsMs, summary: describeSeenStats(stats), bytes, encodings };
+    return {
+      scenario,
+      driver,
+      layout: seen.layout,
+      insert,
+      repeat,
+      falsePositives,
+      estimatedRate: stats.falsePositiveRate,
+      statsMs,
+      summary: describeSeenStats(stats),
+      bytes,
+      encodings,
+    };
   } finally {
     await store.clear();
     await store.close();
@@ -286,8 +303,15 @@ async function main() {
   }
 
   console.log(`\n## URL-seen: ${fmt(EXPECTED)} URLs per Bloom filter, ${fmt(EXACT_URLS)} in the exact set\n`);
-  console.log(`Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} at end${server ? `; Redis ${server.redis_version}` : ''}`);
-  console.log(`admit() in batches of ${BATCH} URLs (one page's links), ${CONCURRENCY} batches in flight; URLs ${insertedUrl(123_456).length} characters like ${insertedUrl(123_456)}\n`);
+  console.log(
+    `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${loadAtStart.map((l) => l.toFixed(1)).join(' ')} at start, ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} at end${server ? `; Redis ${server.redis_version}` : ''}`,
+  );
+  console.log(
+    `admit() in batches of ${BATCH} URLs (one page's links), ${CONCURRENCY} batches in flight; URLs ${insertedUrl(123_456).length} characters like ${insertedUrl(123_456)}\n`,
+  );
 
   console.log('### Checks per second (admit)\n');
   console.log('| structure | driver | new URLs (inserted) | seen URLs (all refused) | new URLs, exact | Node CPU µs / URL | Redis CPU µs / URL |');
@@ -312,7 +336,9 @@ async function main() {
     const fp = r.falsePositives
       ? `**${pct(r.falsePositives.count / r.falsePositives.checks)}** (${fmt(r.falsePositives.count)} of ${fmt(r.falsePositives.checks)} new URLs, ${r.falsePositives.how})`
       : '— (see the Redis row: same bits)';
-    console.log(`| ${r.scenario.name} | ${r.driver} | ${r.layout}${r.encodings ? `<br>keys: ${r.encodings.join(', ')}` : ''} | ${bytes} | ${target} | ${fp} | ${pct(r.estimatedRate)} | ${fmt(r.statsMs, 1)} ms |`);
+    console.log(
+      `| ${r.scenario.name} | ${r.driver} | ${r.layout}${r.encodings ? `<br>keys: ${r.encodings.join(', ')}` : ''} | ${bytes} | ${target} | ${fp} | ${pct(r.estimatedRate)} | ${fmt(r.statsMs, 1)} ms |`,
+    );
   }
   if (reference) {
     console.log(
@@ -334,7 +360,12 @@ function figures(rows: Row[]): BenchFigure[] {
       const measured = r.bytes[r.bytes.length - 1];
       return [
         { id: `${id}-checks`, label: `URL-seen checks/s, ${r.scenario.name}, ${r.driver} (new URLs)`, value: r.insert.urls / r.insert.seconds, unit: 'URLs/s' },
-        { id: `${id}-bytes`, label: `URL-seen bytes per URL, ${r.scenario.name}, ${r.driver} (${measured.label}, ${fmt(r.scenario.urls)} URLs)`, value: measured.perUrl, unit: 'B' },
+        {
+          id: `${id}-bytes`,
+          label: `URL-seen bytes per URL, ${r.scenario.name}, ${r.driver} (${measured.label}, ${fmt(r.scenario.urls)} URLs)`,
+          value: measured.perUrl,
+          unit: 'B',
+        },
       ];
     });
 }

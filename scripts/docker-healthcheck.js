@@ -17,7 +17,9 @@ function runsTool(proc) {
   }
   return pids.some((pid) => {
     try {
-      return readFileSync(`${proc}/${pid}/cmdline`, 'utf8').split('\0').some((arg) => /\/apps\/crawl\/src\/[^/]+\.js$/.test(arg));
+      return readFileSync(`${proc}/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .some((arg) => /\/apps\/crawl\/src\/[^/]+\.js$/.test(arg));
     } catch {
       return false; // ended meanwhile, or not ours to read
     }

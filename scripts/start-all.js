@@ -14,7 +14,11 @@ if (!existsSync(map)) {
 // The services of the service map (libs/contracts/src/services.ts), as built.
 const core = require(map).SERVICES.map((service) => ({ name: service.name, main: join(__dirname, `../dist/${service.app}/src/main.js`) }));
 // The plugins PLUGINS enables run as services of their own, `plugin-<name>`.
-const plugins = (process.env.PLUGINS || '').split(',').map((p) => p.trim()).filter(Boolean).map((p) => `plugin-${p}`);
+const plugins = (process.env.PLUGINS || '')
+  .split(',')
+  .map((p) => p.trim())
+  .filter(Boolean)
+  .map((p) => `plugin-${p}`);
 for (const plugin of plugins) {
   if (!existsSync(join(__dirname, `../dist/apps/${plugin}/src/main.js`))) {
     process.stderr.write(`start-all: PLUGINS names ${plugin.slice(7)}, but there is no dist/apps/${plugin} (npm run build?)\n`);

@@ -56,7 +56,11 @@ export class RedisMeter {
       w.peak = w.before.used_memory;
     }
     this.timer = setInterval(() => {
-      for (const w of this.watched) void info(w.connection).then((i) => (w.peak = Math.max(w.peak, i.used_memory)), () => undefined);
+      for (const w of this.watched)
+        void info(w.connection).then(
+          (i) => (w.peak = Math.max(w.peak, i.used_memory)),
+          () => undefined,
+        );
     }, 500);
   }
 
@@ -65,7 +69,8 @@ export class RedisMeter {
     const nodes = await Promise.all(this.watched.map(async (w) => figures(w, await info(w.connection))));
     const topCommands = await this.topCommands();
     const [first] = nodes;
-    if (this.watched[0].role === 'node') return { usedMemoryDelta: first.usedMemoryDelta, peakUsedMemory: first.peakUsedMemory, commands: first.commands, cpuMs: first.cpuMs, topCommands };
+    if (this.watched[0].role === 'node')
+      return { usedMemoryDelta: first.usedMemoryDelta, peakUsedMemory: first.peakUsedMemory, commands: first.commands, cpuMs: first.cpuMs, topCommands };
     const masters = nodes.filter((n) => n.role === 'master');
     const sum = (of: RedisNodeFigures[], key: 'usedMemoryDelta' | 'peakUsedMemory' | 'commands' | 'cpuMs') => of.reduce((n, f) => n + f[key], 0);
     return {
@@ -74,7 +79,10 @@ export class RedisMeter {
       peakUsedMemory: sum(masters, 'peakUsedMemory'),
       commands: sum(masters, 'commands'),
       cpuMs: sum(masters, 'cpuMs'),
-      replicaCpuMs: sum(nodes.filter((n) => n.role === 'replica'), 'cpuMs'),
+      replicaCpuMs: sum(
+        nodes.filter((n) => n.role === 'replica'),
+        'cpuMs',
+      ),
       nodes,
       topCommands,
     };
@@ -92,7 +100,10 @@ export class RedisMeter {
         total.set(command, sum);
       }
     }
-    return [...total.values()].filter((c) => c.calls > 0).sort((a, b) => b.usec - a.usec).slice(0, TOP_COMMANDS);
+    return [...total.values()]
+      .filter((c) => c.calls > 0)
+      .sort((a, b) => b.usec - a.usec)
+      .slice(0, TOP_COMMANDS);
   }
 
   async close(): Promise<void> {

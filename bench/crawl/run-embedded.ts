@@ -31,11 +31,28 @@ export async function runEmbedded(web: BenchWebProcess, options: OursOptions): P
   const args = [
     ...profileArgs(),
     join(__dirname, '../../apps/crawl/src/main.js'),
-    '--seeds-file', seedsFile, '--scope', 'any', '--max-depth', '1000000', '--max-pages', String(options.pages),
-    '--delay', String(options.delayMs / 1000), '--hosts-file', hostsFile, '--allow-private', '--out', join(dir, 'out'), '--json',
+    '--seeds-file',
+    seedsFile,
+    '--scope',
+    'any',
+    '--max-depth',
+    '1000000',
+    '--max-pages',
+    String(options.pages),
+    '--delay',
+    String(options.delayMs / 1000),
+    '--hosts-file',
+    hostsFile,
+    '--allow-private',
+    '--out',
+    join(dir, 'out'),
+    '--json',
   ];
   const log = createWriteStream(join(dir, 'stderr.log'));
-  const child = spawn(process.execPath, args, { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const meter = new RunMeter([{ name: 'crawl', pid: () => child.pid }]);
   let stdout = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));

@@ -16,8 +16,20 @@ export function renderMarkdown(results: BenchResults): string {
     ...section('Redis Cluster: per page, beside one node', clusterTable(results.runs)),
     ...section('Redis Cluster: each server', serversTable(results.runs)),
     ...section('Infrastructure (not in the runs’ CPU and RSS)', processTable(results.runs.map((r) => [r, r.infrastructure ?? []]))),
-    ...section('Micro-benchmarks', table(['figure', 'value', 'unit', 'command'], results.micro.map((m) => [m.label, num(m.value), m.unit, `\`${m.command}\``]))),
-    ...section('Targets', table(['target', 'value', 'wanted', 'met'], results.targets.map((t) => [t.label, num(t.value), t.target, t.target === 'reported' ? '—' : t.met ? '✓' : '✗']))),
+    ...section(
+      'Micro-benchmarks',
+      table(
+        ['figure', 'value', 'unit', 'command'],
+        results.micro.map((m) => [m.label, num(m.value), m.unit, `\`${m.command}\``]),
+      ),
+    ),
+    ...section(
+      'Targets',
+      table(
+        ['target', 'value', 'wanted', 'met'],
+        results.targets.map((t) => [t.label, num(t.value), t.target, t.target === 'reported' ? '—' : t.met ? '✓' : '✗']),
+      ),
+    ),
   ].join('\n');
 }
 
@@ -39,26 +51,40 @@ function runsTable(runs: CrawlRun[]): string[] {
   // Redis columns only when some run used Redis: the embedded shape and the peers do not.
   const redis = runs.some((r) => r.redis);
   const head = [
-    'run', 'settings', 'pages', 'requests', 's', 'pages/s', 'CPU ms/page', 'peak RSS MiB (sum)',
+    'run',
+    'settings',
+    'pages',
+    'requests',
+    's',
+    'pages/s',
+    'CPU ms/page',
+    'peak RSS MiB (sum)',
     ...(redis ? ['Redis MiB Δ', 'Redis commands/page'] : []),
-    'max in flight per host', 'min interval per host (ms)', 'robots violations', 'repeat requests', 'complete',
+    'max in flight per host',
+    'min interval per host (ms)',
+    'robots violations',
+    'repeat requests',
+    'complete',
   ];
-  return table(head, runs.map((r) => [
-    r.label,
-    r.settings,
-    num(r.pages),
-    num(r.web.requests),
-    num(r.seconds, 1),
-    num(r.pagesPerSecond),
-    num(r.cpuMsPerPage, 2),
-    mib(r.peakRssBytes, 0),
-    ...(redis ? [r.redis ? mib(r.redis.usedMemoryDelta, 1) : '—', r.redis && r.pages ? num(r.redis.commands / r.pages) : '—'] : []),
-    num(r.web.maxInFlightPerHost),
-    num(r.web.minIntervalMs),
-    num(r.web.robotsViolations),
-    num(r.web.repeatRequests),
-    r.complete ? 'yes' : '**no** (cut off)',
-  ]));
+  return table(
+    head,
+    runs.map((r) => [
+      r.label,
+      r.settings,
+      num(r.pages),
+      num(r.web.requests),
+      num(r.seconds, 1),
+      num(r.pagesPerSecond),
+      num(r.cpuMsPerPage, 2),
+      mib(r.peakRssBytes, 0),
+      ...(redis ? [r.redis ? mib(r.redis.usedMemoryDelta, 1) : '—', r.redis && r.pages ? num(r.redis.commands / r.pages) : '—'] : []),
+      num(r.web.maxInFlightPerHost),
+      num(r.web.minIntervalMs),
+      num(r.web.robotsViolations),
+      num(r.web.repeatRequests),
+      r.complete ? 'yes' : '**no** (cut off)',
+    ]),
+  );
 }
 
 /** Only when a run was on a cluster: its figures per page, with every run on one Redis node beside it. */
@@ -67,15 +93,19 @@ function clusterTable(runs: CrawlRun[]): string[] {
   const perPage = (r: CrawlRun, n: number | undefined, digits?: number) => (n === undefined || !r.pages ? '—' : num(n / r.pages, digits));
   return table(
     ['run', 'Redis', 'pages/s', 'CPU ms/page', 'Redis CPU ms/page (masters)', 'replicas’ CPU ms/page', 'Redis commands/page (masters)'],
-    runs.filter((r) => r.redis).map((r) => [
-      r.label,
-      r.redis!.nodes ? `${r.redis!.nodes.filter((n) => n.role === 'master').length} masters, ${r.redis!.nodes.filter((n) => n.role === 'replica').length} replicas` : 'one node',
-      num(r.pagesPerSecond),
-      num(r.cpuMsPerPage, 2),
-      perPage(r, r.redis!.cpuMs, 2),
-      perPage(r, r.redis!.replicaCpuMs, 2),
-      perPage(r, r.redis!.commands, 0),
-    ]),
+    runs
+      .filter((r) => r.redis)
+      .map((r) => [
+        r.label,
+        r.redis!.nodes
+          ? `${r.redis!.nodes.filter((n) => n.role === 'master').length} masters, ${r.redis!.nodes.filter((n) => n.role === 'replica').length} replicas`
+          : 'one node',
+        num(r.pagesPerSecond),
+        num(r.cpuMsPerPage, 2),
+        perPage(r, r.redis!.cpuMs, 2),
+        perPage(r, r.redis!.replicaCpuMs, 2),
+        perPage(r, r.redis!.commands, 0),
+      ]),
   );
 }
 
@@ -83,10 +113,22 @@ function clusterTable(runs: CrawlRun[]): string[] {
 function serversTable(runs: CrawlRun[]): string[] {
   return table(
     ['run', 'server', 'role', 'used memory Δ MiB', 'peak used memory MiB', 'crawl keys MiB (MEMORY USAGE)', 'crawl keys', 'CPU s', 'commands'],
-    runs.flatMap((r) => (r.redis?.nodes ?? []).map((n) => {
-      const keys = r.redis!.keysBytesPerMaster?.find((m) => m.address === n.address);
-      return [r.label, n.address, n.role, mib(n.usedMemoryDelta, 1), mib(n.peakUsedMemory, 1), keys ? mib(keys.bytes, 1) : '—', keys ? num(keys.keys) : '—', num(n.cpuMs / 1000, 1), num(n.commands)];
-    })),
+    runs.flatMap((r) =>
+      (r.redis?.nodes ?? []).map((n) => {
+        const keys = r.redis!.keysBytesPerMaster?.find((m) => m.address === n.address);
+        return [
+          r.label,
+          n.address,
+          n.role,
+          mib(n.usedMemoryDelta, 1),
+          mib(n.peakUsedMemory, 1),
+          keys ? mib(keys.bytes, 1) : '—',
+          keys ? num(keys.keys) : '—',
+          num(n.cpuMs / 1000, 1),
+          num(n.commands),
+        ];
+      }),
+    ),
   );
 }
 
@@ -96,7 +138,8 @@ function notes(runs: CrawlRun[]): string[] {
 }
 
 function processTable(groups: [CrawlRun, ProcessFigures[]][]): string[] {
-  return table(['run', 'process', 'CPU s', 'peak RSS MiB'], groups.flatMap(([run, processes]) =>
-    processes.map((p) => [run.label, p.name, num(p.cpuMs / 1000, 1), mib(p.peakRssBytes, 0)]),
-  ));
+  return table(
+    ['run', 'process', 'CPU s', 'peak RSS MiB'],
+    groups.flatMap(([run, processes]) => processes.map((p) => [run.label, p.name, num(p.cpuMs / 1000, 1), mib(p.peakRssBytes, 0)])),
+  );
 }

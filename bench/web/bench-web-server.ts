@@ -19,7 +19,9 @@ export interface BenchWebServerOptions {
   latencyMs: number;
 }
 
-export type ServerMessage = { type: 'ready'; port: number; hosts: { name: string; ip: string }[]; pageBytes: number; buildMs: number } | { type: 'observation'; id: number; observation: ReturnType<WebObserver['observation']> };
+export type ServerMessage =
+  | { type: 'ready'; port: number; hosts: { name: string; ip: string }[]; pageBytes: number; buildMs: number }
+  | { type: 'observation'; id: number; observation: ReturnType<WebObserver['observation']> };
 export type ParentMessage = { type: 'observe'; id: number; reset?: boolean };
 
 async function main() {

@@ -126,7 +126,11 @@ export class BenchWeb {
       const original = site.get(p === 0 ? '/' : `/p/${p}`)!;
       site.set(`/d/${p}`, original);
       site.set(`/r/${p}`, { status: 301, contentType: this.html, body: Buffer.from('<!doctype html><title>Moved</title>'), location: `/p/${p}` });
-      site.set(`/missing/${p}`, { status: 404, contentType: this.html, body: Buffer.from(`<!doctype html><title>Not found</title><p>/missing/${p} on ${host.name}</p>`) });
+      site.set(`/missing/${p}`, {
+        status: 404,
+        contentType: this.html,
+        body: Buffer.from(`<!doctype html><title>Not found</title><p>/missing/${p} on ${host.name}</p>`),
+      });
       site.set(`/err/${p}`, { status: 500, contentType: this.html, body: Buffer.from(`<!doctype html><title>Server error</title><p>/err/${p} on ${host.name}</p>`) });
       site.set(`/private/${p}`, { status: 200, contentType: this.html, body: Buffer.from(`<!doctype html><title>Private</title><p>/private/${p} on ${host.name}</p>`) });
     }
@@ -233,7 +237,7 @@ const HEAD_ASSETS =
   '.muted{color:#888}.card{border:1px solid #ddd;border-radius:4px;padding:1em;background:#fff}.grid{display:grid;gap:1em}\n' +
   '</style>\n' +
   '<script>\n' +
-  "window.dataLayer=window.dataLayer||[];function track(e){window.dataLayer.push({event:e,t:Date.now()})}\n" +
+  'window.dataLayer=window.dataLayer||[];function track(e){window.dataLayer.push({event:e,t:Date.now()})}\n' +
   "document.addEventListener('DOMContentLoaded',function(){track('view');document.querySelectorAll('a').forEach(function(a){a.addEventListener('click',function(){track('click')})})});\n" +
   '</script>\n';
 

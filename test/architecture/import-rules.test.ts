@@ -57,12 +57,20 @@ describe('import rules', () => {
   it("only tests import a library's test helpers (`@crawler/<lib>/testing`)", () => {
     const bad = files
       .filter((file) => !isTestFile(file))
-      .flatMap((file) => imports(file).filter((spec) => spec.startsWith('@crawler/') && spec.endsWith('/testing')).map((spec) => `${file} → ${spec}`));
+      .flatMap((file) =>
+        imports(file)
+          .filter((spec) => spec.startsWith('@crawler/') && spec.endsWith('/testing'))
+          .map((spec) => `${file} → ${spec}`),
+      );
     expect(bad).toEqual([]);
   });
 
   it('contracts import no other library of ours', () => {
-    const bad = sources('libs/contracts').flatMap((file) => imports(file).filter((s) => s.startsWith('@crawler/')).map((s) => `${file} → ${s}`));
+    const bad = sources('libs/contracts').flatMap((file) =>
+      imports(file)
+        .filter((s) => s.startsWith('@crawler/'))
+        .map((s) => `${file} → ${s}`),
+    );
     expect(bad).toEqual([]);
   });
 
@@ -90,7 +98,11 @@ describe('import rules', () => {
   it('no core library or app imports a plugin (core services learn of plugins from the registry)', () => {
     const bad = files
       .filter((file) => !isPluginFile(file))
-      .flatMap((file) => imports(file).filter(isPluginImport).map((spec) => `${file} → ${spec}`));
+      .flatMap((file) =>
+        imports(file)
+          .filter(isPluginImport)
+          .map((spec) => `${file} → ${spec}`),
+      );
     expect(bad).toEqual([]);
   });
 

@@ -28,7 +28,15 @@ describe('profile summary', () => {
   });
 
   it('tables owners biggest first, with ms per page, dropping the small ones', () => {
-    const table = ownerTable(new Map([['a', 10], ['b', 90], ['tiny', 0.5]]), 10, 0.01).split('\n');
+    const table = ownerTable(
+      new Map([
+        ['a', 10],
+        ['b', 90],
+        ['tiny', 0.5],
+      ]),
+      10,
+      0.01,
+    ).split('\n');
     expect(table[2]).toBe('| b | 90 | 89.6 % | 9.000 |');
     expect(table[3]).toBe('| a | 10 | 10.0 % | 1.000 |');
     expect(table).toHaveLength(5);

@@ -7,15 +7,36 @@ import { writeResults } from '../../bench/report/write-results';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 
 const web = {
-  requests: 1010, pages: 1000, byStatus: { '200': 1010 }, bytes: 30_000_000, windowMs: 5000, hostsVisited: 10,
-  maxInFlightPerHost: 1, minIntervalMs: 12, minIdleGapMs: 0, robotsViolations: 0, beforeRobots: 0, repeatRequests: 0, maxInFlight: 10,
+  requests: 1010,
+  pages: 1000,
+  byStatus: { '200': 1010 },
+  bytes: 30_000_000,
+  windowMs: 5000,
+  hostsVisited: 10,
+  maxInFlightPerHost: 1,
+  minIntervalMs: 12,
+  minIdleGapMs: 0,
+  robotsViolations: 0,
+  beforeRobots: 0,
+  repeatRequests: 0,
+  maxInFlight: 10,
 };
 
 function run(id: string, label: string, pagesPerSecond: number, extra: Partial<CrawlRun> = {}): CrawlRun {
   return {
-    id, label, settings: '1,000 pages, delay 0', pages: 1000, seconds: 1000 / pagesPerSecond, pagesPerSecond,
-    cpuMs: 2500, cpuMsPerPage: 2.5, processes: [{ name: `${id}-main`, cpuMs: 2500, peakRssBytes: 150 * 2 ** 20 }],
-    peakRssBytes: 150 * 2 ** 20, web, complete: true, ...extra,
+    id,
+    label,
+    settings: '1,000 pages, delay 0',
+    pages: 1000,
+    seconds: 1000 / pagesPerSecond,
+    pagesPerSecond,
+    cpuMs: 2500,
+    cpuMsPerPage: 2.5,
+    processes: [{ name: `${id}-main`, cpuMs: 2500, peakRssBytes: 150 * 2 ** 20 }],
+    peakRssBytes: 150 * 2 ** 20,
+    web,
+    complete: true,
+    ...extra,
   };
 }
 
@@ -87,10 +108,21 @@ describe('bench report', () => {
   });
 
   it('a run on a Redis Cluster adds its per-page figures beside the one-node run, and a table of its servers', () => {
-    const master = (port: number, mib: number) => ({ address: `127.0.0.1:${port}`, role: 'master' as const, usedMemoryDelta: mib * 2 ** 20, peakUsedMemory: 2 * mib * 2 ** 20, commands: 20_000, cpuMs: 400 });
+    const master = (port: number, mib: number) => ({
+      address: `127.0.0.1:${port}`,
+      role: 'master' as const,
+      usedMemoryDelta: mib * 2 ** 20,
+      peakUsedMemory: 2 * mib * 2 ** 20,
+      commands: 20_000,
+      cpuMs: 400,
+    });
     const onCluster = run('ours-distributed-cluster', 'ours, on the cluster', 700, {
       redis: {
-        usedMemoryDelta: 6 * 2 ** 20, peakUsedMemory: 12 * 2 ** 20, commands: 60_000, cpuMs: 1200, replicaCpuMs: 300,
+        usedMemoryDelta: 6 * 2 ** 20,
+        peakUsedMemory: 12 * 2 ** 20,
+        commands: 60_000,
+        cpuMs: 1200,
+        replicaCpuMs: 300,
         nodes: [master(7000, 1), master(7001, 2), master(7002, 3), { ...master(7003, 1), role: 'replica', cpuMs: 300, commands: 9000 }],
         keysBytesPerMaster: [7000, 7001, 7002].map((port) => ({ address: `127.0.0.1:${port}`, keys: 400, bytes: 2 ** 20 })),
       },

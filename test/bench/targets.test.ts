@@ -2,14 +2,36 @@ import { targetChecks } from '../../bench/crawl/targets';
 import type { CrawlRun } from '../../bench/report/results';
 
 const web = {
-  requests: 1010, pages: 1000, byStatus: { '200': 1010 }, bytes: 30_000_000, windowMs: 5000, hostsVisited: 10,
-  maxInFlightPerHost: 1, minIntervalMs: 12, minIdleGapMs: 0, robotsViolations: 0, beforeRobots: 0, repeatRequests: 0, maxInFlight: 10,
+  requests: 1010,
+  pages: 1000,
+  byStatus: { '200': 1010 },
+  bytes: 30_000_000,
+  windowMs: 5000,
+  hostsVisited: 10,
+  maxInFlightPerHost: 1,
+  minIntervalMs: 12,
+  minIdleGapMs: 0,
+  robotsViolations: 0,
+  beforeRobots: 0,
+  repeatRequests: 0,
+  maxInFlight: 10,
 };
 
 function run(id: string, pagesPerSecond: number, redis?: CrawlRun['redis']): CrawlRun {
   return {
-    id, label: id, settings: '', pages: 1000, seconds: 1000 / pagesPerSecond, pagesPerSecond, cpuMs: 2500, cpuMsPerPage: 2.5,
-    processes: [], peakRssBytes: 0, web, complete: true, ...(redis ? { redis } : {}),
+    id,
+    label: id,
+    settings: '',
+    pages: 1000,
+    seconds: 1000 / pagesPerSecond,
+    pagesPerSecond,
+    cpuMs: 2500,
+    cpuMsPerPage: 2.5,
+    processes: [],
+    peakRssBytes: 0,
+    web,
+    complete: true,
+    ...(redis ? { redis } : {}),
   };
 }
 

@@ -60,7 +60,7 @@ const crawlerServicesOf = (compose: ComposeFile) => Object.entries(compose.servi
 
 /** A service's dependencies in the long form, whichever form it is written in. */
 const dependenciesOf = (service: ComposeService): Record<string, { condition: string }> =>
-  Array.isArray(service.depends_on) ? Object.fromEntries(service.depends_on.map((d) => [d, { condition: 'service_started' }])) : service.depends_on ?? {};
+  Array.isArray(service.depends_on) ? Object.fromEntries(service.depends_on.map((d) => [d, { condition: 'service_started' }])) : (service.depends_on ?? {});
 
 describe.each(SETUPS)('%s', (_, files) => {
   const compose = loadCompose(files); // interpolated as with an empty shell: every ${VAR:-default} at its default
@@ -92,7 +92,10 @@ describe.each(SETUPS)('%s', (_, files) => {
     broken.services.frontier.comand = ['frontier'];
     broken.services.redis.healthcheck.interval = 5;
     expect(composeSchemaProblems(broken)).toEqual(
-      expect.arrayContaining([expect.stringContaining('/services/frontier must NOT have additional properties'), expect.stringContaining('/services/redis/healthcheck/interval')]),
+      expect.arrayContaining([
+        expect.stringContaining('/services/frontier must NOT have additional properties'),
+        expect.stringContaining('/services/redis/healthcheck/interval'),
+      ]),
     );
   });
 
@@ -117,8 +120,8 @@ describe.each(SETUPS)('%s', (_, files) => {
     const images = new Set(crawlerServices.map(([, s]) => s.image));
     expect(images.size).toBe(1);
     for (const [, service] of crawlerServices) {
-      const context = typeof service.build === 'string' ? service.build : service.build!.context ?? '.';
-      const dockerfile = typeof service.build === 'string' ? 'Dockerfile' : service.build!.dockerfile ?? 'Dockerfile';
+      const context = typeof service.build === 'string' ? service.build : (service.build!.context ?? '.');
+      const dockerfile = typeof service.build === 'string' ? 'Dockerfile' : (service.build!.dockerfile ?? 'Dockerfile');
       expect(parseDockerfile(join(ROOT, context, dockerfile)).stages.length).toBeGreaterThan(1);
     }
   });
@@ -144,7 +147,10 @@ describe.each(SETUPS)('%s', (_, files) => {
     const initEnv = settingsOf(init);
     for (const [name, service] of crawlerServices.filter(([n]) => SERVICES.includes(n))) {
       const env = settingsOf(service);
-      expect({ name, dependsOn: (service.depends_on as Record<string, { condition: string }>)[initName]?.condition }).toEqual({ name, dependsOn: 'service_completed_successfully' });
+      expect({ name, dependsOn: (service.depends_on as Record<string, { condition: string }>)[initName]?.condition }).toEqual({
+        name,
+        dependsOn: 'service_completed_successfully',
+      });
       expect(loadConfig(env).s3Bucket).toBe(initEnv.S3_BUCKET);
     }
   });
@@ -235,7 +241,9 @@ describe.each(SETUPS)('%s', (_, files) => {
 
   it('gives the control plane its token as a secret (it and the CLI only), and publishes it on loopback only', () => {
     expect(compose.secrets).toEqual({ control_plane_token: { environment: 'CONTROL_PLANE_TOKEN' } });
-    const given = Object.entries(services).filter(([, s]) => secretsOf(s).includes('control_plane_token')).map(([name]) => name);
+    const given = Object.entries(services)
+      .filter(([, s]) => secretsOf(s).includes('control_plane_token'))
+      .map(([name]) => name);
     expect(given.sort()).toEqual(['cli', 'control-plane']);
     expect(loadConfig(settingsOf(services['control-plane'])).controlPlane.token).toBe('sample-secret-value-0123456789');
     for (const service of Object.values(services)) expect(environmentOf(service).CONTROL_PLANE_TOKEN).toBeUndefined();
@@ -308,8 +316,15 @@ describe('docker-compose.yml with docker-compose.cluster.yml (the crawl on a Red
         aof: 'yes',
         policy: 'noeviction',
       });
-      expect({ name, announced: settings['cluster-announce-hostname'], endpoint: settings['cluster-preferred-endpoint-type'] }).toEqual({ name, announced: name, endpoint: 'hostname' });
-      const volume = (node.volumes ?? []).map(String).find((v) => v.endsWith(`:${settings.dir}`))?.split(':')[0];
+      expect({ name, announced: settings['cluster-announce-hostname'], endpoint: settings['cluster-preferred-endpoint-type'] }).toEqual({
+        name,
+        announced: name,
+        endpoint: 'hostname',
+      });
+      const volume = (node.volumes ?? [])
+        .map(String)
+        .find((v) => v.endsWith(`:${settings.dir}`))
+        ?.split(':')[0];
       expect(Object.keys(compose.volumes ?? {})).toContain(volume);
       volumes.add(volume!);
       expect(node.healthcheck?.test).toBeDefined();
@@ -338,7 +353,11 @@ describe('docker-compose.yml with docker-compose.cluster.yml (the crawl on a Red
         expect(node.port).toBe(Number(redisSettings(services[node.host]).port));
       }
       const dependsOn = dependenciesOf(service);
-      expect({ name, init: dependsOn['redis-cluster-init']?.condition, redis: dependsOn.redis }).toEqual({ name, init: 'service_completed_successfully', redis: undefined });
+      expect({ name, init: dependsOn['redis-cluster-init']?.condition, redis: dependsOn.redis }).toEqual({
+        name,
+        init: 'service_completed_successfully',
+        redis: undefined,
+      });
     }
     expect(services.redis.profiles?.length).toBeGreaterThan(0);
   });
@@ -350,10 +369,14 @@ describe('the tests’ Compose loader, merging a later file over an earlier one'
     writeFileSync(file, text);
     return file;
   };
-  const base = write('services:\n  app:\n    image: a\n    command: [x, y]\n    environment: {A: "1", B: "2"}\n    depends_on: {db: {condition: service_healthy}}\n    ports: ["80:80"]\n');
+  const base = write(
+    'services:\n  app:\n    image: a\n    command: [x, y]\n    environment: {A: "1", B: "2"}\n    depends_on: {db: {condition: service_healthy}}\n    ports: ["80:80"]\n',
+  );
 
   it('merges mappings key by key, replaces scalars and commands, and honours !override and !reset', () => {
-    const over = write('services:\n  app:\n    image: b\n    command: [z]\n    environment: {B: "3"}\n    depends_on: !override {cache: {condition: service_started}}\n    ports: !reset []\n');
+    const over = write(
+      'services:\n  app:\n    image: b\n    command: [z]\n    environment: {B: "3"}\n    depends_on: !override {cache: {condition: service_started}}\n    ports: !reset []\n',
+    );
     expect(loadCompose([base, over]).services.app).toEqual({
       image: 'b',
       command: ['z'],

@@ -38,7 +38,11 @@ export function k8sWithComponents(components: string[]): string {
  * (libs/<service>/src), found in the sources, so a new reader of the records is wired in every install.
  */
 export function servicesKeepingRecords(): string[] {
-  return SERVICES.filter((service) => existsSync(join(ROOT, 'libs', service, 'src')) && sources(`libs/${service}/src`).some((f) => readFileSync(join(ROOT, f), 'utf8').includes('@Inject(RECORDS_STORE)')));
+  return SERVICES.filter(
+    (service) =>
+      existsSync(join(ROOT, 'libs', service, 'src')) &&
+      sources(`libs/${service}/src`).some((f) => readFileSync(join(ROOT, f), 'utf8').includes('@Inject(RECORDS_STORE)')),
+  );
 }
 
 /** The build output that runs an app (the tests run after `npm run build`). */

@@ -43,8 +43,7 @@ export function parseDockerfile(file: string): ParsedDockerfile {
     const property = arg.getProperty();
     if (property?.getName()) argDefaults.set(property.getName(), property.getValue() ?? '');
   }
-  const substitute = (text: string) =>
-    text.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (m, name: string) => argDefaults.get(name) ?? m);
+  const substitute = (text: string) => text.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (m, name: string) => argDefaults.get(name) ?? m);
 
   const stages: DockerStage[] = [];
   for (const instruction of dockerfile.getInstructions() as Instruction[]) {
@@ -137,7 +136,10 @@ function toRegex(pattern: string): RegExp {
     } else if (c === '[') {
       const end = pattern.indexOf(']', i + 1);
       if (end < 0) throw new Error(`.dockerignore: unterminated [ in ${pattern}`);
-      regex += `[${pattern.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+      regex += `[${pattern
+        .slice(i + 1, end)
+        .replace(/^!/, '^')
+        .replace(/\\/g, '\\\\')}]`;
       i = end;
     } else if (c === '\\') {
       regex += `\\${pattern[++i] ?? '\\'}`;

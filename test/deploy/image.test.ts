@@ -37,7 +37,11 @@ function workdirAt(stage: DockerStage, instruction: DockerInstruction): string {
 }
 
 /** The COPY instructions that take files from the build context (no --from). */
-const contextCopies = stages.flatMap((stage) => of(stage, 'COPY').filter((c) => c.flags.from === undefined).map((copy) => ({ stage, copy })));
+const contextCopies = stages.flatMap((stage) =>
+  of(stage, 'COPY')
+    .filter((c) => c.flags.from === undefined)
+    .map((copy) => ({ stage, copy })),
+);
 
 describe('Dockerfile', () => {
   it('parses without a problem (dockerfile-utils)', () => {
@@ -46,11 +50,17 @@ describe('Dockerfile', () => {
 
   it('is multi-stage: the final stage takes its build output and dependencies from earlier stages', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
-    const fromStages = of(final, 'COPY').map((c) => c.flags.from).filter(Boolean);
+    const fromStages = of(final, 'COPY')
+      .map((c) => c.flags.from)
+      .filter(Boolean);
     expect(fromStages.length).toBeGreaterThan(0);
     for (const name of fromStages) expect(stageNamed(name!)).toBeDefined();
     // The final stage installs and builds nothing itself.
-    expect(of(final, 'RUN').map((r) => r.args.join(' ')).filter((cmd) => /\bnpm\b|\btsc\b/.test(cmd))).toEqual([]);
+    expect(
+      of(final, 'RUN')
+        .map((r) => r.args.join(' '))
+        .filter((cmd) => /\bnpm\b|\btsc\b/.test(cmd)),
+    ).toEqual([]);
   });
 
   it('builds with `npm run build` and ships only production dependencies', () => {
@@ -121,7 +131,16 @@ describe('.dockerignore and the build context', () => {
   });
 
   it('leaves out what the image never needs (dependencies, build output, VCS, tests, docs, deployments)', () => {
-    for (const path of ['node_modules/bullmq/package.json', 'dist/apps/frontier/src/main.js', '.git/HEAD', 'test/web/serve.ts', 'docs/architecture.md', 'k8s/kustomization.yaml', 'crawl-data/summary.json', 'libs/url/src/canonicalize.spec.ts']) {
+    for (const path of [
+      'node_modules/bullmq/package.json',
+      'dist/apps/frontier/src/main.js',
+      '.git/HEAD',
+      'test/web/serve.ts',
+      'docs/architecture.md',
+      'k8s/kustomization.yaml',
+      'crawl-data/summary.json',
+      'libs/url/src/canonicalize.spec.ts',
+    ]) {
       expect({ path, ignored: ignore.ignores(path) }).toEqual({ path, ignored: true });
     }
   });
@@ -152,7 +171,8 @@ describe('.dockerignore and the build context', () => {
         if (fileName.startsWith('node:') || builtinModules.includes(fileName)) continue;
         const resolved = ts.resolveModuleName(fileName, file, options, ts.sys).resolvedModule;
         if (!resolved) problems.push(`${path}: cannot resolve ${fileName}`);
-        else if (resolved.isExternalLibraryImport || resolved.resolvedFileName.includes('/node_modules/')) packages.add(fileName.startsWith('@') ? fileName.split('/').slice(0, 2).join('/') : fileName.split('/')[0]);
+        else if (resolved.isExternalLibraryImport || resolved.resolvedFileName.includes('/node_modules/'))
+          packages.add(fileName.startsWith('@') ? fileName.split('/').slice(0, 2).join('/') : fileName.split('/')[0]);
         else queue.push(resolved.resolvedFileName);
       }
     }
@@ -187,14 +207,23 @@ describe('the entrypoint script', () => {
   it('takes the program from SERVICE when no name is given, and passes the arguments on', () => {
     const dir = tempDir('entrypoint-');
     expect(runEntrypoint(dir, [], { SERVICE: 'downloader' }).node).toEqual([mainOf('downloader')]);
-    expect(runEntrypoint(dir, ['https://example.com/', '--max-pages', '2'], { SERVICE: 'crawl' }).node).toEqual([mainOf('crawl'), 'https://example.com/', '--max-pages', '2']);
+    expect(runEntrypoint(dir, ['https://example.com/', '--max-pages', '2'], { SERVICE: 'crawl' }).node).toEqual([
+      mainOf('crawl'),
+      'https://example.com/',
+      '--max-pages',
+      '2',
+    ]);
     // A name given on the command line wins over SERVICE.
     expect(runEntrypoint(dir, ['frontier'], { SERVICE: 'downloader' }).node).toEqual([mainOf('frontier')]);
   });
 
   it('refuses an unknown program, or none, with a usage message (exit 64)', () => {
     const dir = tempDir('entrypoint-');
-    for (const [args, env] of [[['fronteir'], {}], [[], {}], [[], { SERVICE: 'nope' }]] as [string[], Record<string, string>][]) {
+    for (const [args, env] of [
+      [['fronteir'], {}],
+      [[], {}],
+      [[], { SERVICE: 'nope' }],
+    ] as [string[], Record<string, string>][]) {
       const run = runEntrypoint(dir, args, env);
       expect(run.status).toBe(64);
       expect(run.node).toBeUndefined();
@@ -282,7 +311,10 @@ function replayStage(stage: DockerStage, root: string, built: Map<DockerStage, s
         break;
       }
       case 'RUN':
-        for (const command of instruction.args.join(' ').split('&&').map((c) => c.trim())) {
+        for (const command of instruction.args
+          .join(' ')
+          .split('&&')
+          .map((c) => c.trim())) {
           if (/^npm ci\b/.test(command)) {
             mkdirSync(at(here), { recursive: true });
             if (/--omit=dev/.test(command)) {
@@ -397,7 +429,8 @@ describe('the image, built by replaying the Dockerfile’s stages without Docker
 
   it('resolves production dependencies only (a dev dependency is not there)', () => {
     const resolves = (name: string) =>
-      spawnSync(process.execPath, ['--preserve-symlinks', '-e', `require.resolve(${JSON.stringify(name)})`], { cwd: imagePath('/app/dist'), encoding: 'utf8' }).status === 0;
+      spawnSync(process.execPath, ['--preserve-symlinks', '-e', `require.resolve(${JSON.stringify(name)})`], { cwd: imagePath('/app/dist'), encoding: 'utf8' }).status ===
+      0;
     expect(resolves('bullmq')).toBe(true);
     expect(resolves('typescript')).toBe(false);
   });

@@ -91,12 +91,9 @@ export function strictTypeProblems(objects: KObject[]): string[] {
   const { getSourceFile, fileExists, readFile } = host;
   host.fileExists = (f) => f === fileName || fileExists.call(host, f);
   host.readFile = (f) => (f === fileName ? source : readFile.call(host, f));
-  host.getSourceFile = (f, language, onError) =>
-    f === fileName ? ts.createSourceFile(f, source, language) : getSourceFile.call(host, f, language, onError);
+  host.getSourceFile = (f, language, onError) => (f === fileName ? ts.createSourceFile(f, source, language) : getSourceFile.call(host, f, language, onError));
   const program = ts.createProgram([fileName], options, host);
-  const diagnostics = [...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()].filter(
-    (d) => d.file?.fileName === fileName || !d.file,
-  );
+  const diagnostics = [...program.getSyntacticDiagnostics(), ...program.getSemanticDiagnostics()].filter((d) => d.file?.fileName === fileName || !d.file);
   return diagnostics.map((d) => {
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n  ');
     if (d.start === undefined) return message;

@@ -30,7 +30,8 @@ function inspect(objects: KObject[]) {
     const env: Record<string, string> = {};
     const decode = (secret: any, key: string) => Buffer.from(secret.data[key], 'base64').toString('utf8');
     for (const from of container.envFrom ?? []) {
-      if (from.configMapRef) Object.assign(env, one('ConfigMap', from.configMapRef.name)?.data ?? fail(`${object.metadata.name}: no ConfigMap ${from.configMapRef.name}`));
+      if (from.configMapRef)
+        Object.assign(env, one('ConfigMap', from.configMapRef.name)?.data ?? fail(`${object.metadata.name}: no ConfigMap ${from.configMapRef.name}`));
       if (from.secretRef) {
         const secret = one('Secret', from.secretRef.name) ?? fail(`${object.metadata.name}: no Secret ${from.secretRef.name}`);
         for (const key of Object.keys(secret.data)) env[key] = decode(secret, key);
@@ -68,8 +69,7 @@ function containerPort(container: any, port: string | number): number | undefine
   return found?.containerPort;
 }
 
-const labelsMatch = (selector: Record<string, string>, labels: Record<string, string>) =>
-  Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+const labelsMatch = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
 /** Kubernetes quantities in base units, to compare requests with limits. */
 function quantity(value: string | number): number {
@@ -129,7 +129,11 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
 
   it('has a Deployment per service of the service map and per plugin, that runs that very service', () => {
     const dir = tempDir('entrypoint-');
-    expect(all('Deployment').map((d) => d.metadata.name).sort()).toEqual([...SERVICES].sort());
+    expect(
+      all('Deployment')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual([...SERVICES].sort());
     for (const name of SERVICES) {
       const [container] = one('Deployment', name).spec.template.spec.containers;
       expect(container.command).toBeUndefined(); // the image's entrypoint starts the program the args name
@@ -261,7 +265,11 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
     for (const set of redisWorkloads()) {
       const [container] = set.spec.template.spec.containers;
       const settings = redisSettings(set, container);
-      expect({ set: set.metadata.name, appendonly: settings.appendonly, policy: settings['maxmemory-policy'] }).toEqual({ set: set.metadata.name, appendonly: 'yes', policy: 'noeviction' });
+      expect({ set: set.metadata.name, appendonly: settings.appendonly, policy: settings['maxmemory-policy'] }).toEqual({
+        set: set.metadata.name,
+        appendonly: 'yes',
+        policy: 'noeviction',
+      });
       const claims = set.spec.volumeClaimTemplates.map((c: any) => c.metadata.name);
       expect(claims).toContain(container.volumeMounts.find((m: any) => m.mountPath === settings.dir)?.name);
     }
@@ -321,7 +329,11 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
       const target = new URL(url);
       expect(one('Service', target.hostname).spec.ports.map((p: any) => p.port)).toContain(Number(target.port));
       expect(one('Service', target.hostname).spec.selector).toEqual(set.spec.selector.matchLabels);
-      expect([decodeURIComponent(target.username), decodeURIComponent(target.password), target.pathname]).toEqual([db.POSTGRES_USER, db.POSTGRES_PASSWORD, `/${db.POSTGRES_DB}`]);
+      expect([decodeURIComponent(target.username), decodeURIComponent(target.password), target.pathname]).toEqual([
+        db.POSTGRES_USER,
+        db.POSTGRES_PASSWORD,
+        `/${db.POSTGRES_DB}`,
+      ]);
     }
   });
 

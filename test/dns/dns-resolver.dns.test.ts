@@ -213,7 +213,12 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
     expect(await service.resolve('web-v6.test')).toEqual({ ok: true, address: '::1', source: 'dns' });
     expect(await service.resolve('127.0.0.2')).toEqual({ ok: true, address: '127.0.0.2', source: 'literal' });
     expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public'), transient: false, refused: true });
-    expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('address 10.0.0.1 is not public'), transient: false, refused: true });
+    expect(await service.resolve('inside.test')).toEqual({
+      ok: false,
+      error: expect.stringContaining('address 10.0.0.1 is not public'),
+      transient: false,
+      refused: true,
+    });
     expect(await service.resolve('169.254.169.254')).toMatchObject({ ok: false });
 
     const strict = resolver().service;

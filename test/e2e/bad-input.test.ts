@@ -91,19 +91,29 @@ describe('a REDIS_URL that cannot work is refused at start, by name', () => {
   it.each([
     ['the CLI', 'apps/crawl/src/main.js', ['--out', tempDir('bad-redis-'), 'a.test']],
     ['a service', 'apps/url-filter/src/main.js', []],
-  ])('%s: a node URL on a cluster node, a cluster URL on a plain node, a URL nothing answers at', async (_, script, args) => {
-    const cases: [string, RegExp][] = [
-      [`redis://${clusterNode}`, new RegExp(`REDIS_URL names one Redis node, but ${clusterNode} is a node of a Redis Cluster .*write redis\\+cluster://${clusterNode}`)],
-      [`redis+cluster://${node}`, new RegExp(`REDIS_URL is a Redis Cluster URL, but ${node} is a single Redis with cluster mode off: write redis://${node}`)],
-      ['redis+cluster://127.0.0.1:1,127.0.0.1:2', /REDIS_URL redis\+cluster:\/\/127\.0\.0\.1:1,127\.0\.0\.1:2: no Redis answered within 500 ms: 127\.0\.0\.1:1 \(.*ECONNREFUSED/],
-    ];
-    for (const [url, message] of cases) {
-      const { code, stderr } = await start(script, args, { REDIS_URL: url, REDIS_STARTUP_WAIT_MS: '500' });
-      expect({ url, code }).toEqual({ url, code: 2 });
-      expect(stderr).toMatch(/refusing to start/);
-      expect(stderr).toMatch(message);
-    }
-  }, 60_000);
+  ])(
+    '%s: a node URL on a cluster node, a cluster URL on a plain node, a URL nothing answers at',
+    async (_, script, args) => {
+      const cases: [string, RegExp][] = [
+        [
+          `redis://${clusterNode}`,
+          new RegExp(`REDIS_URL names one Redis node, but ${clusterNode} is a node of a Redis Cluster .*write redis\\+cluster://${clusterNode}`),
+        ],
+        [`redis+cluster://${node}`, new RegExp(`REDIS_URL is a Redis Cluster URL, but ${node} is a single Redis with cluster mode off: write redis://${node}`)],
+        [
+          'redis+cluster://127.0.0.1:1,127.0.0.1:2',
+          /REDIS_URL redis\+cluster:\/\/127\.0\.0\.1:1,127\.0\.0\.1:2: no Redis answered within 500 ms: 127\.0\.0\.1:1 \(.*ECONNREFUSED/,
+        ],
+      ];
+      for (const [url, message] of cases) {
+        const { code, stderr } = await start(script, args, { REDIS_URL: url, REDIS_STARTUP_WAIT_MS: '500' });
+        expect({ url, code }).toEqual({ url, code: 2 });
+        expect(stderr).toMatch(/refusing to start/);
+        expect(stderr).toMatch(message);
+      }
+    },
+    60_000,
+  );
 });
 
 /**
@@ -117,16 +127,23 @@ describe('a RECORDS_URL that cannot work is refused at start, by name', () => {
   it.each([
     ['the CLI', 'apps/crawl/src/main.js', ['--out', tempDir('bad-records-'), 'a.test']],
     ['a service', 'apps/content-seen/src/main.js', []],
-  ])('%s: a server nothing answers at, a database that does not exist', async (_, script, args) => {
-    const cases: [string, RegExp][] = [
-      ['postgres://crawler:secret@127.0.0.1:1/crawl', /RECORDS_URL postgres:\/\/crawler:\*\*\*@127\.0\.0\.1:1\/crawl: cannot connect within 500 ms \(RECORDS_STARTUP_WAIT_MS\) \(.*ECONNREFUSED/],
-      [missing.href, /RECORDS_URL .*\/no_such_records_database: cannot connect \(database "no_such_records_database" does not exist\)/],
-    ];
-    for (const [url, message] of cases) {
-      const { code, stderr } = await start(script, args, { REDIS_URL, RECORDS_URL: url, RECORDS_STARTUP_WAIT_MS: '500' });
-      expect({ url, code }).toEqual({ url, code: 2 });
-      expect(stderr).toMatch(/refusing to start/);
-      expect(stderr).toMatch(message);
-    }
-  }, 60_000);
+  ])(
+    '%s: a server nothing answers at, a database that does not exist',
+    async (_, script, args) => {
+      const cases: [string, RegExp][] = [
+        [
+          'postgres://crawler:secret@127.0.0.1:1/crawl',
+          /RECORDS_URL postgres:\/\/crawler:\*\*\*@127\.0\.0\.1:1\/crawl: cannot connect within 500 ms \(RECORDS_STARTUP_WAIT_MS\) \(.*ECONNREFUSED/,
+        ],
+        [missing.href, /RECORDS_URL .*\/no_such_records_database: cannot connect \(database "no_such_records_database" does not exist\)/],
+      ];
+      for (const [url, message] of cases) {
+        const { code, stderr } = await start(script, args, { REDIS_URL, RECORDS_URL: url, RECORDS_STARTUP_WAIT_MS: '500' });
+        expect({ url, code }).toEqual({ url, code: 2 });
+        expect(stderr).toMatch(/refusing to start/);
+        expect(stderr).toMatch(message);
+      }
+    },
+    60_000,
+  );
 });

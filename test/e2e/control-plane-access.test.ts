@@ -73,7 +73,9 @@ describe('control plane process: listening address, token, CLI', () => {
   it('refuses to listen elsewhere without a token unless told to, and then warns loudly', async () => {
     const refused = spawnSync(process.execPath, [MAIN], { env: { ...process.env, ...env, PORT: '0', BIND_ADDRESS: '0.0.0.0' }, encoding: 'utf8', timeout: 20_000 });
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/BIND_ADDRESS: a control plane without CONTROL_PLANE_TOKEN listens on loopback only \(got 0\.0\.0\.0\).*CONTROL_PLANE_ALLOW_UNAUTHENTICATED/);
+    expect(refused.stderr).toMatch(
+      /BIND_ADDRESS: a control plane without CONTROL_PLANE_TOKEN listens on loopback only \(got 0\.0\.0\.0\).*CONTROL_PLANE_ALLOW_UNAUTHENTICATED/,
+    );
     const open = await start({ BIND_ADDRESS: '0.0.0.0', CONTROL_PLANE_ALLOW_UNAUTHENTICATED: 'true' });
     expect(open.output.join('')).toMatch(/"level":"?(40|warn)"?.*UNAUTHENTICATED CONTROL PLANE on 0\.0\.0\.0/);
     if (external) expect(await accepts(external, open.port)).toBe(true);
@@ -102,8 +104,14 @@ describe('control plane process: listening address, token, CLI', () => {
     });
 
     it('CLI: without the token it is refused with a clear error; with it, it pauses and resumes', async () => {
-      await expect(cli(['pause'], { CONTROL_PLANE_TOKEN: '' })).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/HTTP 401\): it needs its token: set CONTROL_PLANE_TOKEN/) });
-      await expect(cli(['pause'], { CONTROL_PLANE_TOKEN: `${TOKEN}-wrong` })).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/token it was given is wrong/) });
+      await expect(cli(['pause'], { CONTROL_PLANE_TOKEN: '' })).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/HTTP 401\): it needs its token: set CONTROL_PLANE_TOKEN/),
+      });
+      await expect(cli(['pause'], { CONTROL_PLANE_TOKEN: `${TOKEN}-wrong` })).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/token it was given is wrong/),
+      });
       const tokenFile = join(tempDir('token-'), 'token');
       writeFileSync(tokenFile, `${TOKEN}\n`);
       expect((await cli(['pause', '--reason', 'maintenance', '--token-file', tokenFile], { CONTROL_PLANE_TOKEN: '' })).stderr).toMatch(/paused since/);
@@ -125,13 +133,20 @@ describe('control plane process: listening address, token, CLI', () => {
     it('CLI: a bad line refuses the whole file before anything is sent', async () => {
       const file = seedsFile(3000, 'c');
       writeFileSync(file, '\nftp://nope.example/\n', { flag: 'a' });
-      await expect(cli(['seed', '--seeds-file', file])).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/bad seeds, nothing submitted: "ftp:\/\/nope.example\/" \(scheme ftp: is not http\(s\)\)/) });
+      await expect(cli(['seed', '--seeds-file', file])).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/bad seeds, nothing submitted: "ftp:\/\/nope.example\/" \(scheme ftp: is not http\(s\)\)/),
+      });
       expect(JSON.parse((await cli(['status', '--json'])).stdout).totals.seeds).toBe(105_000);
     });
 
     it('answers an over-large body with a 413 that names the setting', async () => {
       const urls = Array.from({ length: 30_000 }, (_, i) => `https://x${i}.example/`);
-      const res = await fetch(`${base}/seeds`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: JSON.stringify({ urls: [...urls, ...urls] }) });
+      const res = await fetch(`${base}/seeds`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify({ urls: [...urls, ...urls] }),
+      });
       expect(res.status).toBe(413);
       expect(((await res.json()) as { message: string }).message).toMatch(/CONTROL_PLANE_MAX_BODY_BYTES \(1048576 bytes\)/);
     });

@@ -25,7 +25,8 @@ describe('the embedded crawl says what happened', () => {
     const page = (i: number) => `<!doctype html><title>page ${i}</title><p>Page ${i}.</p><a href="/p/${i + 1}">next</a>`;
     site = http.createServer((req, res) => {
       if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
-      if (req.url === '/' || req.url!.startsWith('/p/')) return void (pagesServed++, res.writeHead(200, { 'content-type': 'text/html' }).end(page(Number(req.url!.slice(3)) || 0)));
+      if (req.url === '/' || req.url!.startsWith('/p/'))
+        return void (pagesServed++, res.writeHead(200, { 'content-type': 'text/html' }).end(page(Number(req.url!.slice(3)) || 0)));
       res.writeHead(404).end();
     });
     port = await listenOnLoopback(site);
@@ -61,7 +62,13 @@ describe('the embedded crawl says what happened', () => {
     const { code, stdout } = await crawl([`http://nowhere.test:${port}/`], { DNS_SERVERS: `127.0.0.1:${dns.port}` });
     expect(code).toBe(3);
     const summary = JSON.parse(stdout);
-    expect(summary.notFetched).toEqual([expect.objectContaining({ reason: 'dns-failed', hosts: 1, detail: expect.stringMatching(/1 host did not resolve: nowhere\.test:\d+ \(DNS lookup of nowhere\.test failed: ENOTFOUND\)/) })]);
+    expect(summary.notFetched).toEqual([
+      expect.objectContaining({
+        reason: 'dns-failed',
+        hosts: 1,
+        detail: expect.stringMatching(/1 host did not resolve: nowhere\.test:\d+ \(DNS lookup of nowhere\.test failed: ENOTFOUND\)/),
+      }),
+    ]);
   });
 
   it('exits 0 with nothing to explain when pages were fetched; a repeated seed is one seed, a missing sitemap no error', async () => {
@@ -79,10 +86,14 @@ describe('the embedded crawl says what happened', () => {
 
   it('Ctrl-C writes the summary of what was done, then exits 130', async () => {
     pagesServed = 0;
-    const child = spawn(process.execPath, [CLI, `http://loop-a.test:${port}/`, '--allow-private', '--delay', '1', '--sitemaps', 'off', '--out', tempDir('explains-int-'), '--json'], {
-      env: { ...env, DNS_SERVERS: `127.0.0.1:${dns.port}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, `http://loop-a.test:${port}/`, '--allow-private', '--delay', '1', '--sitemaps', 'off', '--out', tempDir('explains-int-'), '--json'],
+      {
+        env: { ...env, DNS_SERVERS: `127.0.0.1:${dns.port}` },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     // Let it fetch robots.txt and a page (one request a second), then interrupt it.

@@ -28,7 +28,11 @@ describe('dashboard with a control-plane token', () => {
   let page: Page;
   const authorized: string[] = [];
   const api = (method: string, path: string, body?: unknown) =>
-    fetch(base + path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` }, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+    fetch(base + path, {
+      method,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then((r) => r.json() as Promise<any>);
 
   beforeAll(async () => {
     cp = await startService('control-plane', {

@@ -32,7 +32,18 @@ describe('embedded crawl (npm run crawl)', () => {
     const { stdout } = await run(
       process.execPath,
       [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', String(DELAY_S), '--hosts-file', hostsFile, '--allow-private', '--out', out, '--json'],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS }, timeout: 120_000 },
+      {
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          S3_URL: '',
+          ...ONE_ADDRESS_ENV,
+          ...ASK_ONCE_ENV,
+          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+        },
+        timeout: 120_000,
+      },
     );
     summary = JSON.parse(stdout);
   }, 150_000);
@@ -58,7 +69,9 @@ describe('embedded crawl (npm run crawl)', () => {
     );
     expect(summary.robotsFetched).toBeLessThanOrEqual(web.hostNames.length + web.roles.robotsError.length * most);
     // Sitemaps: every one the test web announces or serves was read, and its pages (some linked from nowhere else) fetched.
-    expect(summary.totals['sitemap.parsed']).toBe([...web.expected.sitemaps].filter((u) => web.requests.some((r) => r.status === 200 && `${web.origin(r.host)}${r.path}` === u)).length);
+    expect(summary.totals['sitemap.parsed']).toBe(
+      [...web.expected.sitemaps].filter((u) => web.requests.some((r) => r.status === 200 && `${web.origin(r.host)}${r.path}` === u)).length,
+    );
     expect([...web.expected.reachable].filter((u) => u.includes('/orphan/') && web.requestCountByUrl().get(u) !== 1)).toEqual([]);
     expect(Object.keys(summary.totals).filter((k) => k.startsWith('failed.'))).toEqual([]);
   });
@@ -84,7 +97,10 @@ describe('embedded crawl (npm run crawl)', () => {
   });
 
   it('writes a JSONL fetch log of every request', () => {
-    const lines = readFileSync(join(out, 'fetch-log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(join(out, 'fetch-log.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBe(web.requests.length);
     const redirect = lines.find((l) => l.status === 301);
     expect(redirect).toMatchObject({ url: expect.any(String), location: expect.any(String), durationMs: expect.any(Number) });
@@ -105,7 +121,18 @@ describe('embedded crawl archived as WARC (--warc)', () => {
     const { stdout } = await run(
       process.execPath,
       [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0', '--hosts-file', hostsFile, '--allow-private', '--out', out, '--warc', '--json'],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS }, timeout: 120_000 },
+      {
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          S3_URL: '',
+          ...ONE_ADDRESS_ENV,
+          ...ASK_ONCE_ENV,
+          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+        },
+        timeout: 120_000,
+      },
     );
     summary = JSON.parse(stdout);
   }, 150_000);
@@ -153,7 +180,19 @@ describe('embedded crawl of loopback names', () => {
     const { stdout, code } = await run(
       process.execPath,
       [CLI, seed, '--resolve', `${new URL(seed).hostname}=127.0.0.1`, '--delay', '0', '--max-depth', '0', '--sitemaps', 'off', '--out', out, '--json', ...flags],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS, ...env }, timeout: 60_000 },
+      {
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          S3_URL: '',
+          ...ONE_ADDRESS_ENV,
+          ...ASK_ONCE_ENV,
+          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+          ...env,
+        },
+        timeout: 60_000,
+      },
     ).then(
       ({ stdout }) => ({ stdout, code: 0 }),
       (error: { stdout: string; code: number }) => ({ stdout: error.stdout, code: error.code }),
@@ -164,7 +203,13 @@ describe('embedded crawl of loopback names', () => {
   it('refuses a name that resolves to 127.0.0.1: no request reaches it', async () => {
     const web = await TestWeb.start({ hosts: 12 });
     try {
-      expect(await crawl(web, {})).toMatchObject({ complete: true, pagesFetched: 0, errors: 1, exitCode: 3, notFetched: [expect.objectContaining({ reason: 'address-refused', hosts: 1 })] });
+      expect(await crawl(web, {})).toMatchObject({
+        complete: true,
+        pagesFetched: 0,
+        errors: 1,
+        exitCode: 3,
+        notFetched: [expect.objectContaining({ reason: 'address-refused', hosts: 1 })],
+      });
       expect(web.requests).toHaveLength(0);
     } finally {
       await web.close();

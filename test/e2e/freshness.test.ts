@@ -31,7 +31,16 @@ describe('freshness: adaptive recrawl with conditional requests', () => {
       process.execPath,
       [CLI, ...web.extraSeeds(), '--recrawl', '--max-pages', '40', '--delay', '0.05', '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
       {
-        env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, FRONTIER_RECRAWL_INITIAL_MS: '400', FRONTIER_RECRAWL_MIN_MS: '200', FRONTIER_RECRAWL_MAX_MS: '3200' },
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          S3_URL: '',
+          ...ONE_ADDRESS_ENV,
+          ...ASK_ONCE_ENV,
+          FRONTIER_RECRAWL_INITIAL_MS: '400',
+          FRONTIER_RECRAWL_MIN_MS: '200',
+          FRONTIER_RECRAWL_MAX_MS: '3200',
+        },
         timeout: 120_000,
       },
     );

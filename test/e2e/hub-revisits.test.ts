@@ -27,7 +27,21 @@ describe('hub revisits: the recrawl policy hubs', () => {
     writeFileSync(join(dir, 'hosts'), web.hostsFile());
     const { stdout } = await run(
       process.execPath,
-      [CLI, `${web.origin('hubs-0.test')}/`, '--recrawl', '--max-pages', '200', '--delay', '0.005', '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
+      [
+        CLI,
+        `${web.origin('hubs-0.test')}/`,
+        '--recrawl',
+        '--max-pages',
+        '200',
+        '--delay',
+        '0.005',
+        '--hosts-file',
+        join(dir, 'hosts'),
+        '--allow-private',
+        '--out',
+        dir,
+        '--json',
+      ],
       {
         env: {
           ...process.env,

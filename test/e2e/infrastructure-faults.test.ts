@@ -52,7 +52,13 @@ describe('infrastructure faults mid-crawl', () => {
     const redis = new PrivateRedis(await freePort());
     await redis.start();
     try {
-      const outcome = await crawlThroughOutage(21, { env: { REDIS_URL: redis.url } }, 'redis', () => redis.crash(), () => redis.start());
+      const outcome = await crawlThroughOutage(
+        21,
+        { env: { REDIS_URL: redis.url } },
+        'redis',
+        () => redis.crash(),
+        () => redis.start(),
+      );
       rows.push(row('redis-restart', outcome));
       expectRecovered(outcome, 'redis');
     } finally {
@@ -64,7 +70,14 @@ describe('infrastructure faults mid-crawl', () => {
     const s3 = new RestartableS3(await freePort());
     await s3.start();
     try {
-      const outcome = await crawlThroughOutage(23, { s3Url: s3.url, env: SHORT_RETRIES_ENV }, 's3', () => s3.stop(), () => s3.start(), LONG_OUTAGE_MS);
+      const outcome = await crawlThroughOutage(
+        23,
+        { s3Url: s3.url, env: SHORT_RETRIES_ENV },
+        's3',
+        () => s3.stop(),
+        () => s3.start(),
+        LONG_OUTAGE_MS,
+      );
       rows.push(row('s3-long-outage', outcome));
       expectRecovered(outcome, 's3');
       // While it was down the status said what the crawl waited on; it never called itself complete.
@@ -84,7 +97,13 @@ describe('infrastructure faults mid-crawl', () => {
     const s3 = new RestartableS3(await freePort());
     await s3.start();
     try {
-      const outcome = await crawlThroughOutage(22, { s3Url: s3.url }, 's3', () => s3.stop(), () => s3.start());
+      const outcome = await crawlThroughOutage(
+        22,
+        { s3Url: s3.url },
+        's3',
+        () => s3.stop(),
+        () => s3.start(),
+      );
       rows.push(row('s3-restart', outcome));
       expectRecovered(outcome, 's3');
     } finally {

@@ -20,7 +20,8 @@ describe('exact copies on other hosts still lead to their own pages', () => {
   let port: number;
 
   beforeAll(async () => {
-    const front = '<!doctype html><html><head><title>Welcome</title></head><body><p>The same page everywhere.</p><a href="/about">about</a> <a href="news/today">news</a> <a href="http://mirror-00.test:PORT/shared">shared</a></body></html>';
+    const front =
+      '<!doctype html><html><head><title>Welcome</title></head><body><p>The same page everywhere.</p><a href="/about">about</a> <a href="news/today">news</a> <a href="http://mirror-00.test:PORT/shared">shared</a></body></html>';
     web = http.createServer((req, res) => {
       const host = (req.headers.host ?? '').split(':')[0];
       fetched.add(`${host}${req.url}`);

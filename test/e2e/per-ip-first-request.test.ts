@@ -33,7 +33,18 @@ describe('per-IP limit from each host’s first request, as the test web saw it'
     const { stdout } = await run(
       process.execPath,
       [CLI, ...seeds, '--scope', 'any', '--delay', '0.05', '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ASK_ONCE_ENV, FRONTIER_PER_IP_LIMIT: '1', FRONTIER_PER_IP_INTERVAL_MS: String(IP_INTERVAL_MS), SITEMAP_MODE: 'off' }, timeout: 120_000 },
+      {
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          S3_URL: '',
+          ...ASK_ONCE_ENV,
+          FRONTIER_PER_IP_LIMIT: '1',
+          FRONTIER_PER_IP_INTERVAL_MS: String(IP_INTERVAL_MS),
+          SITEMAP_MODE: 'off',
+        },
+        timeout: 120_000,
+      },
     );
     summary = JSON.parse(stdout);
   }, 150_000);

@@ -23,7 +23,14 @@ describe('distributed crawl with the focus plugin', () => {
   beforeAll(async () => {
     web = await PlantedWeb.start({ hosts: 80, pagesPerHost: 15, clusters: 2, clusterSize: 4, seedHosts: 4, seed: 1 });
     cluster = await new TestWebCluster(web).start({
-      env: { PLUGINS: 'focus', PLUGIN_FOCUS_TERMS: TOPIC_TERMS.join(','), FRONTIER_MAX_PAGES: '200', FRONTIER_MIN_DELAY_MS: '0', FRONTIER_BACK_QUEUES: '4', FRONTIER_MAX_QUEUED: '50' },
+      env: {
+        PLUGINS: 'focus',
+        PLUGIN_FOCUS_TERMS: TOPIC_TERMS.join(','),
+        FRONTIER_MAX_PAGES: '200',
+        FRONTIER_MIN_DELAY_MS: '0',
+        FRONTIER_BACK_QUEUES: '4',
+        FRONTIER_MAX_QUEUED: '50',
+      },
       extra: ['plugin-focus'],
     });
     expect(await cluster.seed(web.seeds())).toBe(201);

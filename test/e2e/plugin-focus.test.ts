@@ -31,7 +31,12 @@ describe('embedded crawl with the focused crawl (--plugins focus)', () => {
     // No exploration (its random links made finding the first cluster luck: one run in three found none) and no
     // cache of what the learner knows: the learner and the prioritizer alone steer. bench/focus.ts measures the
     // plugin as configured by default, exploration included.
-    const focused = await crawlPlanted(web, tempDir('focus-on-'), { focus: true, maxPages: budget, delaySeconds: DELAY_S, env: { PLUGIN_FOCUS_EPSILON: '0', PLUGIN_FOCUS_CACHE_MS: '0' } });
+    const focused = await crawlPlanted(web, tempDir('focus-on-'), {
+      focus: true,
+      maxPages: budget,
+      delaySeconds: DELAY_S,
+      env: { PLUGIN_FOCUS_EPSILON: '0', PLUGIN_FOCUS_CACHE_MS: '0' },
+    });
     expect(focused.fetched.length).toBeGreaterThan(budget * 0.9);
     expect(focused.summary.totals['plugin.focus.judged']).toBe(focused.summary.pagesStored);
     expect(focused.summary.totals['plugin.focus.relevant'] ?? 0).toBe(focused.relevant);

@@ -68,15 +68,33 @@ describe('embedded crawl with the web monitor (--plugins monitor)', () => {
     writeFileSync(hostsFile, web.hostsFile());
     const { stdout } = await run(
       process.execPath,
-      [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', String(DELAY_S), '--hosts-file', hostsFile, '--allow-private', '--out', dir, '--json', ...flags],
+      [
+        CLI,
+        ...web.seeds(),
+        '--scope',
+        'any',
+        '--max-depth',
+        '1000',
+        '--delay',
+        String(DELAY_S),
+        '--hosts-file',
+        hostsFile,
+        '--allow-private',
+        '--out',
+        dir,
+        '--json',
+        ...flags,
+      ],
       {
         env: {
           ...process.env,
           REDIS_URL: '',
           S3_URL: '',
-          ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV,
+          ...ONE_ADDRESS_ENV,
+          ...ASK_ONCE_ENV,
           PLUGINS: '',
-          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
           // Set in both crawls: without --plugins monitor they must change nothing.
           PLUGIN_MONITOR_TERMS: TERMS.join(','),
           PLUGIN_MONITOR_PATTERNS: JSON.stringify(PATTERNS),

@@ -71,7 +71,12 @@ describe('distributed crawl with the PNG plugin as its own service', () => {
       const png = image.png as { width: number; height: number };
       expect([meta.width, meta.height]).toEqual([String(png.width), String(png.height)]);
     }
-    expect(status.totals).toMatchObject({ 'plugin.png.stored': distinct.size, 'plugin.png.duplicate': 1, 'plugin.png.rejected.bad-ihdr-crc': 1, 'plugin.png.rejected.truncated': 1 });
+    expect(status.totals).toMatchObject({
+      'plugin.png.stored': distinct.size,
+      'plugin.png.duplicate': 1,
+      'plugin.png.rejected.bad-ihdr-crc': 1,
+      'plugin.png.rejected.truncated': 1,
+    });
     expect(await collectKeys(store.list('staging/'))).toEqual([]);
   });
 });

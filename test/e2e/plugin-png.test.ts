@@ -34,8 +34,36 @@ describe('embedded crawl with the PNG plugin (--plugins png)', () => {
     writeFileSync(hostsFile, web.hostsFile());
     const { stdout } = await run(
       process.execPath,
-      [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', String(DELAY_S), '--hosts-file', hostsFile, '--allow-private', '--out', dir, '--json', ...flags],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, PLUGINS: '', DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS }, timeout: 120_000 },
+      [
+        CLI,
+        ...web.seeds(),
+        '--scope',
+        'any',
+        '--max-depth',
+        '1000',
+        '--delay',
+        String(DELAY_S),
+        '--hosts-file',
+        hostsFile,
+        '--allow-private',
+        '--out',
+        dir,
+        '--json',
+        ...flags,
+      ],
+      {
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          S3_URL: '',
+          ...ONE_ADDRESS_ENV,
+          ...ASK_ONCE_ENV,
+          PLUGINS: '',
+          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+        },
+        timeout: 120_000,
+      },
     );
     return JSON.parse(stdout);
   };
@@ -65,7 +93,11 @@ describe('embedded crawl with the PNG plugin (--plugins png)', () => {
     const withPng = web.expectedWithPlugins(['png']);
     expectPoliteCompleteCrawl(web, { delayMs: DELAY_S * 1000, expected: withPng });
     const extra = [...web.requestCountByUrl().keys()].filter((u) => !plainFetches.has(u));
-    expect(extra.sort()).toEqual(images().map((i) => i.url).sort());
+    expect(extra.sort()).toEqual(
+      images()
+        .map((i) => i.url)
+        .sort(),
+    );
     expect(summary.pagesFetched).toBe(withPng.reachable.size);
     expect(web.requests.filter((r) => /\.jpe?g$/.test(r.path) || r.path === '/private/hidden.png')).toEqual([]);
     expect(Object.keys(summary.totals).filter((k) => k.startsWith('failed.'))).toEqual([]);

@@ -33,7 +33,23 @@ describe('embedded crawl with the render plugin (--plugins render)', () => {
     writeFileSync(hostsFile, web.hostsFile());
     const { stdout } = await run(
       process.execPath,
-      [CLI, web.expected.scripted[0], '--scope', 'any', '--max-depth', '10', '--delay', '0.05', '--hosts-file', hostsFile, '--allow-private', '--out', dir, '--json', ...flags],
+      [
+        CLI,
+        web.expected.scripted[0],
+        '--scope',
+        'any',
+        '--max-depth',
+        '10',
+        '--delay',
+        '0.05',
+        '--hosts-file',
+        hostsFile,
+        '--allow-private',
+        '--out',
+        dir,
+        '--json',
+        ...flags,
+      ],
       { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, PLUGINS: '', ...env }, timeout: 120_000 },
     );
     return JSON.parse(stdout);
@@ -101,7 +117,10 @@ describe('embedded crawl with the render plugin (--plugins render)', () => {
 describe('the plugin-render service without a Chromium', () => {
   it('stops at boot with exit code 2, naming the setting', async () => {
     const main = join(__dirname, '../../dist/apps/plugin-render/src/main.js');
-    const failed = await run(process.execPath, [main], { env: { ...process.env, REDIS_URL: '', S3_URL: '', PLUGINS: 'render', PLUGIN_RENDER_CHROMIUM_PATH: '/nonexistent/chromium' }, timeout: 30_000 }).then(
+    const failed = await run(process.execPath, [main], {
+      env: { ...process.env, REDIS_URL: '', S3_URL: '', PLUGINS: 'render', PLUGIN_RENDER_CHROMIUM_PATH: '/nonexistent/chromium' },
+      timeout: 30_000,
+    }).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );

@@ -42,7 +42,14 @@ describe('politeness, as the test web saw it', () => {
       process.execPath,
       [CLI, ...web.extraSeeds(), '--scope', 'any', '--delay', String(FLOOR_MS / 1000), '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
       {
-        env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ASK_ONCE_ENV, FRONTIER_DELAY_MULTIPLIER: String(MULTIPLIER), FRONTIER_PER_IP_INTERVAL_MS: String(IP_INTERVAL_MS) },
+        env: {
+          ...process.env,
+          REDIS_URL: '',
+          S3_URL: '',
+          ...ASK_ONCE_ENV,
+          FRONTIER_DELAY_MULTIPLIER: String(MULTIPLIER),
+          FRONTIER_PER_IP_INTERVAL_MS: String(IP_INTERVAL_MS),
+        },
         timeout: 120_000,
       },
     );

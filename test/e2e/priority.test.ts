@@ -24,8 +24,38 @@ describe('priority under contention, as fetched', () => {
       writeFileSync(join(dir, 'hosts'), web.hostsFile());
       await run(
         process.execPath,
-        [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0', '--sitemaps', 'off', '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
-        { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS, FRONTIER_BACK_QUEUES: '1', FRONTIER_PRIORITY_BIAS: '1e12' }, timeout: 120_000 },
+        [
+          CLI,
+          ...web.seeds(),
+          '--scope',
+          'any',
+          '--max-depth',
+          '1000',
+          '--delay',
+          '0',
+          '--sitemaps',
+          'off',
+          '--hosts-file',
+          join(dir, 'hosts'),
+          '--allow-private',
+          '--out',
+          dir,
+          '--json',
+        ],
+        {
+          env: {
+            ...process.env,
+            REDIS_URL: '',
+            S3_URL: '',
+            ...ONE_ADDRESS_ENV,
+            ...ASK_ONCE_ENV,
+            DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+            DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+            FRONTIER_BACK_QUEUES: '1',
+            FRONTIER_PRIORITY_BIAS: '1e12',
+          },
+          timeout: 120_000,
+        },
       );
       const pages = readFileSync(join(dir, 'fetch-log.jsonl'), 'utf8')
         .trim()

@@ -40,7 +40,10 @@ afterAll(() => {
     const prefix = `t18r-wait-${process.pid}`;
     const env = { REDIS_URL, CRAWLER_PREFIX: prefix, CRAWLER_DATA_DIR: tempDir('records-wait-'), RECORDS_URL: postgres.url, RECORDS_STARTUP_WAIT_MS: '60000' };
     const starting = startService('content-seen', env);
-    const exited = starting.then(() => false, () => true);
+    const exited = starting.then(
+      () => false,
+      () => true,
+    );
     await new Promise((r) => setTimeout(r, 3000));
     const restartedAt = Date.now();
     await postgres.start();
@@ -62,7 +65,14 @@ afterAll(() => {
       // The outage retries' longest wait (production: 30 s), so the crawl ends soon after the server is back.
       QUEUE_INFRA_BACKOFF_MAX_MS: '4000',
     };
-    const outcome = await crawlThroughOutage(24, { env }, 'postgresql', () => postgres.stop('fast'), () => postgres.start(), OUTAGE_MS);
+    const outcome = await crawlThroughOutage(
+      24,
+      { env },
+      'postgresql',
+      () => postgres.stop('fast'),
+      () => postgres.start(),
+      OUTAGE_MS,
+    );
     const client = new Client({ connectionString: postgres.url });
     await client.connect();
     const pages = (await client.query<{ url: string; changes: number }>('SELECT url, changes FROM pages')).rows;

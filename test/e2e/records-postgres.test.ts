@@ -72,7 +72,9 @@ describe('a service whose RECORDS_URL it cannot use', () => {
     const refused = run('postgres://crawler:secret@127.0.0.1:1/crawl', { RECORDS_STARTUP_WAIT_MS: '2000' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/content-seen: refusing to start: RECORDS_URL postgres:\/\/crawler:\*\*\*@127\.0\.0\.1:1\/crawl: cannot connect within 2000 ms \(RECORDS_STARTUP_WAIT_MS\)/);
+    expect(refused.stderr).toMatch(
+      /content-seen: refusing to start: RECORDS_URL postgres:\/\/crawler:\*\*\*@127\.0\.0\.1:1\/crawl: cannot connect within 2000 ms \(RECORDS_STARTUP_WAIT_MS\)/,
+    );
   });
 
   it('refuses to start (exit 2), naming the setting, when a migration fails', async () => {
@@ -99,13 +101,17 @@ describe('a service whose RECORDS_URL it cannot use', () => {
       await client.query(`INSERT INTO records_migrations (name, run_on) VALUES ('9999999999999_from-a-newer-version', now())`);
       const newer = run(database.url);
       expect(newer.status).toBe(2);
-      expect(newer.stderr).toMatch(/content-seen: refusing to start: RECORDS_URL .*: a migration of the records tables failed: .*\(9999999999999_from-a-newer-version\): it was migrated by a newer version of the crawler/);
+      expect(newer.stderr).toMatch(
+        /content-seen: refusing to start: RECORDS_URL .*: a migration of the records tables failed: .*\(9999999999999_from-a-newer-version\): it was migrated by a newer version of the crawler/,
+      );
       await client.query(`DELETE FROM records_migrations WHERE name = '9999999999999_from-a-newer-version'`);
       await client.query('ALTER TABLE duplicates ALTER COLUMN distance TYPE text');
       await client.end();
       const misshapen = run(database.url);
       expect(misshapen.status).toBe(2);
-      expect(misshapen.stderr).toMatch(/content-seen: refusing to start: RECORDS_URL .*: the table duplicates is not the one this version expects: distance is of type text, not smallint/);
+      expect(misshapen.stderr).toMatch(
+        /content-seen: refusing to start: RECORDS_URL .*: the table duplicates is not the one this version expects: distance is of type text, not smallint/,
+      );
     } finally {
       await dropDatabase(database.name);
     }

@@ -39,7 +39,9 @@ async function crawlThroughClusterFault(seed: number, redis: PrivateRedisCluster
     await fault();
     const settled = (s: any) => s.complete || (s.pending === 0 && Object.keys(s.failed ?? {}).length > 0);
     const status = await waitFor(cluster, settled, 150_000, 'completion', 500);
-    const { replayed } = (await (await fetch(`${cluster.control}/failed/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { replayed: Record<string, number> };
+    const { replayed } = (await (
+      await fetch(`${cluster.control}/failed/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    ).json()) as { replayed: Record<string, number> };
     const afterReplay = await waitFor(cluster, (s) => s.complete, 60_000, 'completion after the replay', 500);
     const ready = await Promise.all(cluster.services.map(async (s) => ({ service: s.name, code: (await readinessUntil(s.port, (r) => r.code === 200, 15_000)).code })));
     const store = await MinioContentStore.connect({ url: cluster.s3Url, bucket: cluster.prefix });
@@ -117,7 +119,10 @@ describe('faults of a Redis Cluster mid-crawl', () => {
     // Nothing lost. A page may be fetched twice: while a slot moves, a completion that meets MOVED or ASK is
     // retried, and one retried past its lease sees the URL handed out again (at-least-once, as documented).
     expectNothingLost(outcome);
-    const masters = (await redis.nodes()).filter((n) => n.master).map((n) => n.slots).sort((a, b) => a - b);
+    const masters = (await redis.nodes())
+      .filter((n) => n.master)
+      .map((n) => n.slots)
+      .sort((a, b) => a - b);
     expect(masters[0]).toBeLessThan(5461 - moved / 2);
   }, 300_000);
 
@@ -139,4 +144,3 @@ describe('faults of a Redis Cluster mid-crawl', () => {
     expectRecovered(outcome, 'redis');
   }, 300_000);
 });
-

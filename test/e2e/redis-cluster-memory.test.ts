@@ -41,10 +41,15 @@ describe('the eviction-policy check on a cluster', () => {
   it('refuses a cluster with one evicting master, naming that master', async () => {
     const evicting = masters[2];
     await evicting.config('SET', 'maxmemory-policy', 'allkeys-lru');
-    const error = await assertNoEviction(cluster.url).then(() => undefined, (e: EvictionPolicyError) => e);
+    const error = await assertNoEviction(cluster.url).then(
+      () => undefined,
+      (e: EvictionPolicyError) => e,
+    );
     expect(error).toBeInstanceOf(EvictionPolicyError);
     expect(error!.master).toBe(addressOf(evicting));
-    expect(error!.message).toMatch(new RegExp(`^the Redis Cluster master ${addressOf(evicting)} \\(of redis\\+cluster://.*\\) has maxmemory-policy allkeys-lru: .*noeviction on every master`));
+    expect(error!.message).toMatch(
+      new RegExp(`^the Redis Cluster master ${addressOf(evicting)} \\(of redis\\+cluster://.*\\) has maxmemory-policy allkeys-lru: .*noeviction on every master`),
+    );
   });
 });
 

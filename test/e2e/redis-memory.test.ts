@@ -105,7 +105,10 @@ describe('a noeviction Redis that fills mid-crawl', () => {
 
       // Writes Redis refused while it was full (Redis counts them by error code).
       const refused = Number(/^errorstat_OOM:count=(\d+)/m.exec(await admin.info('errorstats'))?.[1] ?? 0);
-      if (process.env.CRASH_REPORT === '1') process.stdout.write(`${JSON.stringify({ report: 'redis-full', usedBytes: used, maxmemory, oomRefusals: refused, urlsSeenWhenFull: web.requestCountByUrl().size })}\n`);
+      if (process.env.CRASH_REPORT === '1')
+        process.stdout.write(
+          `${JSON.stringify({ report: 'redis-full', usedBytes: used, maxmemory, oomRefusals: refused, urlsSeenWhenFull: web.requestCountByUrl().size })}\n`,
+        );
       expect(refused).toBeGreaterThan(0);
 
       // Memory raised: the crawl resumes and completes, every page fetched once and stored, nothing failed.
@@ -119,7 +122,13 @@ describe('a noeviction Redis that fills mid-crawl', () => {
       const store = await MinioContentStore.connect({ url: cluster.s3Url, bucket: cluster.prefix });
       expect((await storedPages(store)).size).toBe(expectedStoredPages(web));
     } catch (error) {
-      for (const s of cluster?.services ?? []) process.stderr.write(`--- ${s.name}\n${s.output.filter((l) => /"level":[456]0|Unhandled|EXECABORT|OOM/i.test(l)).slice(-10).join('')}`);
+      for (const s of cluster?.services ?? [])
+        process.stderr.write(
+          `--- ${s.name}\n${s.output
+            .filter((l) => /"level":[456]0|Unhandled|EXECABORT|OOM/i.test(l))
+            .slice(-10)
+            .join('')}`,
+        );
       throw error;
     } finally {
       admin.disconnect();

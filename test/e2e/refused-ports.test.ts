@@ -34,13 +34,22 @@ describe('the crawl never connects to a refused port', () => {
     const routes: Record<string, (res: http.ServerResponse) => void> = {
       '/robots.txt': (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n'),
       '/': (res) =>
-        res.writeHead(200, { 'content-type': 'text/html' }).end(
-          html(
-            [`/a`, `/moved`, `http://portal.test:${blockedPort}/`, `http://portal.test:${blockedPort}/keys`, 'http://portal.test:25/', `https://portal.test:${blockedPort}/`]
-              .map((href) => `<a href="${href}">${href}</a>`)
-              .join(' '),
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            html(
+              [
+                `/a`,
+                `/moved`,
+                `http://portal.test:${blockedPort}/`,
+                `http://portal.test:${blockedPort}/keys`,
+                'http://portal.test:25/',
+                `https://portal.test:${blockedPort}/`,
+              ]
+                .map((href) => `<a href="${href}">${href}</a>`)
+                .join(' '),
+            ),
           ),
-        ),
       '/a': (res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html('<a href="/">home</a>')),
       '/moved': (res) => res.writeHead(302, { location: `http://portal.test:${blockedPort}/landing` }).end(),
     };

@@ -52,28 +52,53 @@ describe('the embedded crawl tries failed pages again', () => {
   it.each([
     ['in memory', []],
     ['on Redis', ['--redis', REDIS_URL, '--prefix', prefix]],
-  ])('%s: fetches a page answering 500 twice on its 3rd attempt, spaced by the backoff; gives up on a page that always resets after 3, listed with its reason; asks for a 404 once', async (_shape, flags) => {
-    requests.clear();
-    const seed = `http://retry.test:${port}/`;
-    const args = [CLI, seed, '--resolve', 'retry.test=127.0.0.1', '--allow-private', '--delay', '0.05', '--sitemaps', 'off', ...flags, '--out', tempDir('retry-'), '--json'];
-    const env = { ...process.env, REDIS_URL: '', S3_URL: '', FRONTIER_PER_IP_INTERVAL_MS: '0', FRONTIER_RETRY_BACKOFF_MS: String(BACKOFF_MS), FRONTIER_TRANSIENT_ATTEMPTS: '3' };
-    const { stdout } = await run(process.execPath, args, { env, timeout: 60_000 });
-    const summary = JSON.parse(stdout);
+  ])(
+    '%s: fetches a page answering 500 twice on its 3rd attempt, spaced by the backoff; gives up on a page that always resets after 3, listed with its reason; asks for a 404 once',
+    async (_shape, flags) => {
+      requests.clear();
+      const seed = `http://retry.test:${port}/`;
+      const args = [
+        CLI,
+        seed,
+        '--resolve',
+        'retry.test=127.0.0.1',
+        '--allow-private',
+        '--delay',
+        '0.05',
+        '--sitemaps',
+        'off',
+        ...flags,
+        '--out',
+        tempDir('retry-'),
+        '--json',
+      ];
+      const env = {
+        ...process.env,
+        REDIS_URL: '',
+        S3_URL: '',
+        FRONTIER_PER_IP_INTERVAL_MS: '0',
+        FRONTIER_RETRY_BACKOFF_MS: String(BACKOFF_MS),
+        FRONTIER_TRANSIENT_ATTEMPTS: '3',
+      };
+      const { stdout } = await run(process.execPath, args, { env, timeout: 60_000 });
+      const summary = JSON.parse(stdout);
 
-    const flaky = requests.get('/flaky') ?? [];
-    expect(flaky).toHaveLength(3);
-    // The first retry waits the backoff (±25 %), the second twice that.
-    expect(flaky[1] - flaky[0]).toBeGreaterThanOrEqual(BACKOFF_MS * 0.75);
-    expect(flaky[2] - flaky[1]).toBeGreaterThanOrEqual(2 * BACKOFF_MS * 0.75);
-    expect(requests.get('/reset')).toHaveLength(3);
-    expect(requests.get('/missing')).toHaveLength(1);
+      const flaky = requests.get('/flaky') ?? [];
+      expect(flaky).toHaveLength(3);
+      // The first retry waits the backoff (±25 %), the second twice that.
+      expect(flaky[1] - flaky[0]).toBeGreaterThanOrEqual(BACKOFF_MS * 0.75);
+      expect(flaky[2] - flaky[1]).toBeGreaterThanOrEqual(2 * BACKOFF_MS * 0.75);
+      expect(requests.get('/reset')).toHaveLength(3);
+      expect(requests.get('/missing')).toHaveLength(1);
 
-    expect(summary.complete).toBe(true);
-    expect(summary.pagesStored).toBe(2); // the home page and /flaky
-    expect(summary.totals).toMatchObject({ 'failed-urls': 1, 'failed-urls.reset': 1, 'frontier.retry.status-500': 2, 'frontier.retry.reset': 2 });
-    expect(summary.totals['failed-urls.status-404']).toBeUndefined();
-    expect(summary.failedUrls).toEqual([expect.objectContaining({ url: `http://retry.test:${port}/reset`, reason: 'reset', attempts: 3, error: expect.any(String) })]);
-    expect(summary.notFetched).toEqual([expect.objectContaining({ reason: 'retries-exhausted', urls: 1 })]);
-    expect(summary.notFetched[0].detail).toMatch(/1 URL failed \(reset 1\).*\/reset \(reset, 3 attempts\)/);
-  }, 90_000);
+      expect(summary.complete).toBe(true);
+      expect(summary.pagesStored).toBe(2); // the home page and /flaky
+      expect(summary.totals).toMatchObject({ 'failed-urls': 1, 'failed-urls.reset': 1, 'frontier.retry.status-500': 2, 'frontier.retry.reset': 2 });
+      expect(summary.totals['failed-urls.status-404']).toBeUndefined();
+      expect(summary.failedUrls).toEqual([expect.objectContaining({ url: `http://retry.test:${port}/reset`, reason: 'reset', attempts: 3, error: expect.any(String) })]);
+      expect(summary.notFetched).toEqual([expect.objectContaining({ reason: 'retries-exhausted', urls: 1 })]);
+      expect(summary.notFetched[0].detail).toMatch(/1 URL failed \(reset 1\).*\/reset \(reset, 3 attempts\)/);
+    },
+    90_000,
+  );
 });

@@ -62,7 +62,11 @@ function robotsWeb(port: () => number) {
     res.on('finish', () => log.push({ host, path, at: Date.now(), status: res.statusCode }));
     if (path === '/robots.txt') return robots(host, res);
     // Each page a text of its own: a page too like another (a near duplicate) is not mined for links.
-    const text = `<p>${createHash('sha256').update(host + path).digest('hex').match(/.{4}/g)!.join(' ')}</p>`;
+    const text = `<p>${createHash('sha256')
+      .update(host + path)
+      .digest('hex')
+      .match(/.{4}/g)!
+      .join(' ')}</p>`;
     if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end(`${text}<a href="/public">public</a> <a href="/private/secret">private</a>`);
     return res.writeHead(200, { 'content-type': 'text/html' }).end(text);
   });
@@ -91,7 +95,21 @@ describe('robots.txt per RFC 9309, as the sites saw it', () => {
     // A run that does not end in time (a crawl held open by one host) is killed: what the sites saw still counts.
     const out = await run(
       process.execPath,
-      [CLI, ...seeds.map((s) => `http://${s}:${port}/`), '--scope', 'any', '--delay', '0.05', '--sitemaps', 'off', '--hosts-file', join(dir, 'hosts'), '--out', dir, '--json'],
+      [
+        CLI,
+        ...seeds.map((s) => `http://${s}:${port}/`),
+        '--scope',
+        'any',
+        '--delay',
+        '0.05',
+        '--sitemaps',
+        'off',
+        '--hosts-file',
+        join(dir, 'hosts'),
+        '--out',
+        dir,
+        '--json',
+      ],
       {
         env: {
           ...process.env,

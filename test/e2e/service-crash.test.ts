@@ -1,5 +1,16 @@
 import { TestWeb } from '../web/test-web';
-import { crawlFigures, CrawlFigures, FAST_RECOVERY_ENV, faultService, FaultRecord, leftovers, printServiceTails, report, startCluster, waitFor } from '../support/crawl-faults';
+import {
+  crawlFigures,
+  CrawlFigures,
+  FAST_RECOVERY_ENV,
+  faultService,
+  FaultRecord,
+  leftovers,
+  printServiceTails,
+  report,
+  startCluster,
+  waitFor,
+} from '../support/crawl-faults';
 import { TestWebCluster } from '../support/test-web-cluster';
 
 /**
@@ -108,7 +119,10 @@ describe('services killed with SIGKILL mid-crawl and restarted', () => {
     const allowedTwice = 0;
     rows.push(row('frontier', outcome, allowedTwice));
     expectCompleteNothingLost(outcome);
-    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({ fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice), urls: outcome.figures.twiceUrls });
+    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({
+      fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice),
+      urls: outcome.figures.twiceUrls,
+    });
   }, 180_000);
 
   it('downloader: completes, nothing lost, repeats at most the fetches it held', async () => {
@@ -122,7 +136,10 @@ describe('services killed with SIGKILL mid-crawl and restarted', () => {
     const allowedTwice = kill.leased + kill.webInFlight;
     rows.push(row('downloader', outcome, allowedTwice));
     expectCompleteNothingLost(outcome);
-    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({ fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice), urls: outcome.figures.twiceUrls });
+    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({
+      fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice),
+      urls: outcome.figures.twiceUrls,
+    });
   }, 180_000);
 
   it('stateless workers and the control plane, one after another: completes, nothing lost', async () => {
@@ -145,7 +162,10 @@ describe('services killed with SIGKILL mid-crawl and restarted', () => {
     const allowedTwice = dns.activeJobs + (outcome.status.totals['seen.answer-lost'] ?? 0);
     rows.push(row('stateless+control-plane', outcome, allowedTwice));
     expectCompleteNothingLost(outcome);
-    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({ fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice), urls: outcome.figures.twiceUrls });
+    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({
+      fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice),
+      urls: outcome.figures.twiceUrls,
+    });
   }, 240_000);
 });
 
@@ -166,6 +186,9 @@ describe('services stopped with SIGTERM mid-crawl and restarted', () => {
       expect({ service: f.service, drained: f.exitMs < DRAIN_LIMIT_MS }).toEqual({ service: f.service, drained: true });
     }
     expectCompleteNothingLost(outcome);
-    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({ fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice), urls: outcome.figures.twiceUrls });
+    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({
+      fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice),
+      urls: outcome.figures.twiceUrls,
+    });
   }, 300_000);
 });

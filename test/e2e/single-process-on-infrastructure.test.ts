@@ -34,9 +34,38 @@ describe.each([
     const dir = tempDir('cli-infra-');
     writeFileSync(join(dir, 'hosts'), web.hostsFile());
     const { stdout, code, stderr } = await runCrawlCli(
-      [...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0.1', '--hosts-file', join(dir, 'hosts'), '--allow-private',
-        '--redis', redisUrl, '--s3', s3.url, '--prefix', prefix, '--out', dir, '--json'],
-      { env: { ...process.env, ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, S3_BUCKET: prefix, DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS, DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS }, timeoutMs: 110_000 },
+      [
+        ...web.seeds(),
+        '--scope',
+        'any',
+        '--max-depth',
+        '1000',
+        '--delay',
+        '0.1',
+        '--hosts-file',
+        join(dir, 'hosts'),
+        '--allow-private',
+        '--redis',
+        redisUrl,
+        '--s3',
+        s3.url,
+        '--prefix',
+        prefix,
+        '--out',
+        dir,
+        '--json',
+      ],
+      {
+        env: {
+          ...process.env,
+          ...ONE_ADDRESS_ENV,
+          ...ASK_ONCE_ENV,
+          S3_BUCKET: prefix,
+          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+        },
+        timeoutMs: 110_000,
+      },
     );
     expect({ code, stderr }).toMatchObject({ code: 0 });
     summary = JSON.parse(stdout);
@@ -62,4 +91,3 @@ describe.each([
     expect((await storedPages(store)).size).toBe(expectedStoredPages(web));
   });
 });
-

@@ -50,7 +50,21 @@ describe('a slow host does not hold the crawl', () => {
   it('cuts the trickle, backs the host off after three timeouts, fetches the rest and ends in bounded time', async () => {
     const out = tempDir('slow-hosts-');
     const started = Date.now();
-    const args = [CLI, `http://fast-a.test:${port}/`, `http://fast-b.test:${port}/`, '--scope', 'any', '--allow-private', '--delay', '0.05', '--sitemaps', 'off', '--out', out, '--json'];
+    const args = [
+      CLI,
+      `http://fast-a.test:${port}/`,
+      `http://fast-b.test:${port}/`,
+      '--scope',
+      'any',
+      '--allow-private',
+      '--delay',
+      '0.05',
+      '--sitemaps',
+      'off',
+      '--out',
+      out,
+      '--json',
+    ];
     for (const name of ['fast-a.test', 'fast-b.test', 'slow.test']) args.push('--resolve', `${name}=127.0.0.1`);
     const env = {
       ...process.env,

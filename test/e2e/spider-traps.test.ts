@@ -70,13 +70,29 @@ describe('spider traps: the crawl of an endless site ends, with a bounded number
     startedAt = Date.now();
     const { stdout } = await run(
       process.execPath,
-      [CLI, ...web.extraSeeds(), '--scope', 'any', '--max-depth', '1000', '--delay', String(DELAY_S), '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
+      [
+        CLI,
+        ...web.extraSeeds(),
+        '--scope',
+        'any',
+        '--max-depth',
+        '1000',
+        '--delay',
+        String(DELAY_S),
+        '--hosts-file',
+        join(dir, 'hosts'),
+        '--allow-private',
+        '--out',
+        dir,
+        '--json',
+      ],
       {
         env: {
           ...process.env,
           REDIS_URL: '',
           S3_URL: '',
-          ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV,
+          ...ONE_ADDRESS_ENV,
+          ...ASK_ONCE_ENV,
           SITEMAP_MODE: 'off',
           URL_FILTER_CALENDAR_WINDOW_DAYS: String(WINDOW_DAYS),
           URL_FILTER_MAX_PATH_REPEATS: String(LIMITS.maxPathRepeats),

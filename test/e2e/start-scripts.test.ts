@@ -10,7 +10,10 @@ const ROOT = join(__dirname, '../..');
 function descendants(pid: number): number[] {
   let children: number[] = [];
   try {
-    children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).split('\n').map(Number).filter(Boolean);
+    children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' })
+      .split('\n')
+      .map(Number)
+      .filter(Boolean);
   } catch {
     // ps exits 1 when there are none.
   }

@@ -40,7 +40,22 @@ describe('a crawl told to stop while Redis does not answer', () => {
     writeFileSync(join(dir, 'hosts'), web.hostsFile());
     const child = spawn(
       process.execPath,
-      [CRAWL_CLI, ...web.seeds(), '--scope', 'any', '--delay', '0.5', '--hosts-file', join(dir, 'hosts'), '--allow-private', '--redis', redis.url, '--out', dir, '--json'],
+      [
+        CRAWL_CLI,
+        ...web.seeds(),
+        '--scope',
+        'any',
+        '--delay',
+        '0.5',
+        '--hosts-file',
+        join(dir, 'hosts'),
+        '--allow-private',
+        '--redis',
+        redis.url,
+        '--out',
+        dir,
+        '--json',
+      ],
       { env: { ...process.env, ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, S3_URL: '', SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS) }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';
@@ -61,7 +76,10 @@ describe('a crawl told to stop while Redis does not answer', () => {
       redis.process!.kill('SIGSTOP');
       const stoppedAt = Date.now();
       crawl.child.kill('SIGTERM');
-      const { code, at } = await Promise.race([crawl.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no exit 20 s after SIGTERM:\n${crawl.stderr()}`)), 20_000))]);
+      const { code, at } = await Promise.race([
+        crawl.exited,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no exit 20 s after SIGTERM:\n${crawl.stderr()}`)), 20_000)),
+      ]);
       expect(code).toBe(143);
       expect(at - stoppedAt).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS - 100);
       expect(crawl.stderr()).toMatch(/crawl: not stopped within SHUTDOWN_TIMEOUT_MS \(3000 ms\): exiting without a clean stop/);
@@ -79,7 +97,10 @@ describe('a crawl told to stop while Redis does not answer', () => {
       await new Promise((r) => setTimeout(r, 300));
       const secondAt = Date.now();
       crawl.child.kill('SIGINT');
-      const { code, at } = await Promise.race([crawl.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no exit 20 s after the second SIGINT:\n${crawl.stderr()}`)), 20_000))]);
+      const { code, at } = await Promise.race([
+        crawl.exited,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no exit 20 s after the second SIGINT:\n${crawl.stderr()}`)), 20_000)),
+      ]);
       expect(code).toBe(130);
       expect(at - secondAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
       expect(crawl.stderr()).toMatch(/crawl: SIGINT again while stopping: exiting without a clean stop/);
@@ -99,7 +120,10 @@ describe('a service told to stop while Redis does not answer', () => {
       redis.process!.kill('SIGSTOP');
       const stoppedAt = Date.now();
       service.process.kill('SIGTERM');
-      const code = await Promise.race([exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no exit 20 s after SIGTERM:\n${service.output.join('')}`)), 20_000))]);
+      const code = await Promise.race([
+        exited,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no exit 20 s after SIGTERM:\n${service.output.join('')}`)), 20_000)),
+      ]);
       expect(code).toBe(1);
       expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS - 100);
       expect(service.output.join('')).toMatch(/url-seen: not stopped within SHUTDOWN_TIMEOUT_MS \(3000 ms\): exiting without a clean stop/);

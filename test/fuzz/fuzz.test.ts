@@ -56,9 +56,7 @@ async function fuzz<T>(name: string, generate: (rng: Prng) => T, call: (input: T
       ms = await timed(input);
       if (ms > CALL_LIMIT_MS) ms = Math.min(ms, await timed(input));
     } catch (error) {
-      throw new Error(
-        `${name}: threw on iteration ${report.calls} (FUZZ_SEED=${SEED}): ${(error as Error)?.stack ?? error}\ninput: ${show(input).slice(0, 2000)}`,
-      );
+      throw new Error(`${name}: threw on iteration ${report.calls} (FUZZ_SEED=${SEED}): ${(error as Error)?.stack ?? error}\ninput: ${show(input).slice(0, 2000)}`);
     }
     report.calls++;
     if (ms > report.slowestMs) {
@@ -82,13 +80,98 @@ function hash(text: string): number {
 
 /** Fragments that tend to hit parser edge cases. */
 const TOKENS = [
-  '<', '>', '</', '<!--', '-->', '<![CDATA[', ']]>', '<!DOCTYPE', '<?xml', '?>', '&', '&#', '&#x', '&amp;', '&#0;', '&#xFFFFFFFF;',
-  '"', "'", '=', '/', '\\', '%', '%00', '%zz', '%2F', '#', '?', '@', ':', '//', '..', '../', './', '\u0000', '\r', '\n', '\t', ' ',
-  '\uFEFF', '\uFFFD', '\u202E', '\uD800', '𝔘', 'é', 'ß', 'İ', 'xn--', 'xn--zz', '[::1]', '[', ']', '0x7f.1', '4294967296',
-  '<a href=', '<base href=', '<meta charset=', '<meta http-equiv="content-type" content="text/html; charset=', '<script>', '</script>',
-  '<style>', '<title>', '<noscript>', '<template>', '<svg>', '<math>', '<img src=', '<link rel=canonical href=', '<meta name=robots content=',
-  'User-agent:', 'Disallow:', 'Allow:', 'Crawl-delay:', 'Sitemap:', '*', '$', '<url>', '<loc>', '</loc>', '<priority>', '<urlset>', '<sitemapindex>',
-  'javascript:', 'mailto:', 'data:', 'http:', 'https:', 'ftp:', 'HTTP://', 'windows-1251', 'shift_jis', 'utf-16le', 'x-user-defined',
+  '<',
+  '>',
+  '</',
+  '<!--',
+  '-->',
+  '<![CDATA[',
+  ']]>',
+  '<!DOCTYPE',
+  '<?xml',
+  '?>',
+  '&',
+  '&#',
+  '&#x',
+  '&amp;',
+  '&#0;',
+  '&#xFFFFFFFF;',
+  '"',
+  "'",
+  '=',
+  '/',
+  '\\',
+  '%',
+  '%00',
+  '%zz',
+  '%2F',
+  '#',
+  '?',
+  '@',
+  ':',
+  '//',
+  '..',
+  '../',
+  './',
+  '\u0000',
+  '\r',
+  '\n',
+  '\t',
+  ' ',
+  '\uFEFF',
+  '\uFFFD',
+  '\u202E',
+  '\uD800',
+  '𝔘',
+  'é',
+  'ß',
+  'İ',
+  'xn--',
+  'xn--zz',
+  '[::1]',
+  '[',
+  ']',
+  '0x7f.1',
+  '4294967296',
+  '<a href=',
+  '<base href=',
+  '<meta charset=',
+  '<meta http-equiv="content-type" content="text/html; charset=',
+  '<script>',
+  '</script>',
+  '<style>',
+  '<title>',
+  '<noscript>',
+  '<template>',
+  '<svg>',
+  '<math>',
+  '<img src=',
+  '<link rel=canonical href=',
+  '<meta name=robots content=',
+  'User-agent:',
+  'Disallow:',
+  'Allow:',
+  'Crawl-delay:',
+  'Sitemap:',
+  '*',
+  '$',
+  '<url>',
+  '<loc>',
+  '</loc>',
+  '<priority>',
+  '<urlset>',
+  '<sitemapindex>',
+  'javascript:',
+  'mailto:',
+  'data:',
+  'http:',
+  'https:',
+  'ftp:',
+  'HTTP://',
+  'windows-1251',
+  'shift_jis',
+  'utf-16le',
+  'x-user-defined',
 ];
 
 function randomBytes(rng: Prng, max: number): Buffer {
@@ -116,7 +199,8 @@ function mutateBytes(rng: Prng, bytes: Buffer, maxLength = 256 * 1024): Buffer {
       case 3: // delete a range
         b = Buffer.concat([b.subarray(0, at), b.subarray(Math.min(b.length, at + rng.int(1, 64)))]);
         break;
-      case 4: { // duplicate a range
+      case 4: {
+        // duplicate a range
         const piece = b.subarray(at, at + rng.int(1, 128));
         b = Buffer.concat([b.subarray(0, at), piece, piece, b.subarray(at)]);
         break;
@@ -124,7 +208,8 @@ function mutateBytes(rng: Prng, bytes: Buffer, maxLength = 256 * 1024): Buffer {
       case 5: // truncate
         b = b.subarray(0, at);
         break;
-      case 6: { // repeat a token many times (deep nesting, long runs)
+      case 6: {
+        // repeat a token many times (deep nesting, long runs)
         const token = Buffer.from(rng.pick(TOKENS));
         b = Buffer.concat([b.subarray(0, at), Buffer.alloc(token.length * rng.int(10, 5000), token), b.subarray(at)]);
         break;
@@ -159,8 +244,23 @@ function word(rng: Prng): string {
 
 function realisticHtml(rng: Prng): string {
   const links = Array.from({ length: rng.int(0, 20) }, () => {
-    const href = rng.pick([`/p/${rng.int(0, 99)}`, `../${word(rng)}`, `http://site-${rng.int(0, 9)}.test/${word(rng)}`, `?q=${word(rng)}#x`, 'mailto:a@b.test', 'javascript:void(0)', `//cdn.test/${word(rng)}.png`]);
-    return rng.pick([`<a href="${href}">${word(rng)}</a>`, `<area href='${href}'>`, `<link rel="alternate" href=${href}>`, `<img src="${href}">`, `<iframe src="${href}"></iframe>`, `<a rel="nofollow" href="${href}">x</a>`]);
+    const href = rng.pick([
+      `/p/${rng.int(0, 99)}`,
+      `../${word(rng)}`,
+      `http://site-${rng.int(0, 9)}.test/${word(rng)}`,
+      `?q=${word(rng)}#x`,
+      'mailto:a@b.test',
+      'javascript:void(0)',
+      `//cdn.test/${word(rng)}.png`,
+    ]);
+    return rng.pick([
+      `<a href="${href}">${word(rng)}</a>`,
+      `<area href='${href}'>`,
+      `<link rel="alternate" href=${href}>`,
+      `<img src="${href}">`,
+      `<iframe src="${href}"></iframe>`,
+      `<a rel="nofollow" href="${href}">x</a>`,
+    ]);
   });
   return [
     '<!DOCTYPE html><html lang="en"><head>',
@@ -181,7 +281,8 @@ function realisticRobots(rng: Prng): string {
   const lines: string[] = [];
   for (let g = rng.int(1, 4); g > 0; g--) {
     lines.push(`User-agent: ${rng.pick(['*', 'crawler-bot', 'Googlebot', 'crawler-bot/1.0'])}`);
-    for (let r = rng.int(0, 6); r > 0; r--) lines.push(`${rng.pick(['Disallow', 'Allow', 'disallow', 'ALLOW'])}: /${rng.pick(['', 'private', 'p/*', '*.php$', 'a%2Fb', 'é', word(rng)])}`);
+    for (let r = rng.int(0, 6); r > 0; r--)
+      lines.push(`${rng.pick(['Disallow', 'Allow', 'disallow', 'ALLOW'])}: /${rng.pick(['', 'private', 'p/*', '*.php$', 'a%2Fb', 'é', word(rng)])}`);
     if (rng.chance(0.3)) lines.push(`Crawl-delay: ${rng.pick(['1', '0.5', '-1', 'abc', '1e309', '10'])}`);
   }
   if (rng.chance(0.5)) lines.push(`Sitemap: http://a.test/${word(rng)}.xml`);
@@ -221,21 +322,76 @@ const ISO = '2026-01-01T00:00:00.000Z';
 const HEX64 = 'a'.repeat(64);
 const HEX16 = '0123456789abcdef';
 const crawlUrl = { url: 'http://a.test/p/1', depth: 1, source: 'link', hops: 0 };
-const fetched = { v: 1, fetchId: 'f1', url: 'http://a.test/', depth: 0, status: 200, headers: { 'content-type': 'text/html' }, contentType: 'text/html', bodyKey: 'staging/f1', length: 10, truncated: false, fetchedAt: ISO };
+const fetched = {
+  v: 1,
+  fetchId: 'f1',
+  url: 'http://a.test/',
+  depth: 0,
+  status: 200,
+  headers: { 'content-type': 'text/html' },
+  contentType: 'text/html',
+  bodyKey: 'staging/f1',
+  length: 10,
+  truncated: false,
+  fetchedAt: ISO,
+};
 
 /** One valid message per queue, the starting point of the mutations (a queue added later starts from `{ v: 1 }`). */
 const VALID: Partial<Record<QueueName, unknown>> = {
   [QueueName.FrontierAdd]: { v: 1, urls: [crawlUrl, { ...crawlUrl, url: 'http://b.test/', kind: 'sitemap', priority: 0.5 }], batchId: 'b-1' },
-  [QueueName.FrontierDone]: { v: 1, leaseId: 'l1', fetchId: 'f1', url: 'http://a.test/', host: 'a.test', kind: 'fetched', requested: true, status: 200, durationMs: 12, retry: crawlUrl },
+  [QueueName.FrontierDone]: {
+    v: 1,
+    leaseId: 'l1',
+    fetchId: 'f1',
+    url: 'http://a.test/',
+    host: 'a.test',
+    kind: 'fetched',
+    requested: true,
+    status: 200,
+    durationMs: 12,
+    retry: crawlUrl,
+  },
   [QueueName.DnsResolve]: { ...crawlUrl, v: 1, leaseId: 'l1', fetchId: 'f1', host: 'a.test' },
   [QueueName.Fetch]: { ...crawlUrl, v: 1, leaseId: 'l1', leaseExpiresAt: 1, shard: 'd1', fetchId: 'f1', host: 'a.test', ip: '127.0.0.1' },
   [QueueName.Parse]: fetched,
-  [QueueName.ContentSeen]: { ...fetched, charset: 'utf-8', charsetSource: 'http', title: 't', noindex: false, nofollow: false, contentHash: HEX64, simhash: HEX16, links: [{ href: '/a', tag: 'a' }] },
-  [QueueName.ExtractLinks]: { v: 1, url: 'http://a.test/', depth: 0, nofollow: false, links: [{ href: '/a', tag: 'a', rel: 'next' }, { href: 'http://b.test/', tag: 'url', priority: 1 }] },
+  [QueueName.ContentSeen]: {
+    ...fetched,
+    charset: 'utf-8',
+    charsetSource: 'http',
+    title: 't',
+    noindex: false,
+    nofollow: false,
+    contentHash: HEX64,
+    simhash: HEX16,
+    links: [{ href: '/a', tag: 'a' }],
+  },
+  [QueueName.ExtractLinks]: {
+    v: 1,
+    url: 'http://a.test/',
+    depth: 0,
+    nofollow: false,
+    links: [
+      { href: '/a', tag: 'a', rel: 'next' },
+      { href: 'http://b.test/', tag: 'url', priority: 1 },
+    ],
+  },
   [QueueName.FilterUrls]: { v: 1, urls: [crawlUrl] },
   [QueueName.SeenUrls]: { v: 1, urls: [crawlUrl], batchId: 'x' },
   [QueueName.DeadLetter]: { v: 1, queue: 'fetch', reason: 'v: bad', payload: { v: 2 }, at: ISO },
-  [QueueName.Plugin]: { v: 1, hook: 'page', url: 'http://a.test/', depth: 0, status: 200, fetchedAt: ISO, contentType: 'text/html', charset: 'utf-8', noindex: false, contentHash: HEX64, simhash: HEX16, contentKey: 'pages/x' },
+  [QueueName.Plugin]: {
+    v: 1,
+    hook: 'page',
+    url: 'http://a.test/',
+    depth: 0,
+    status: 200,
+    fetchedAt: ISO,
+    contentType: 'text/html',
+    charset: 'utf-8',
+    noindex: false,
+    contentHash: HEX64,
+    simhash: HEX16,
+    contentKey: 'pages/x',
+  },
   [QueueName.PluginEvents]: { v: 1, plugin: 'png', type: 'alert', at: ISO, data: { n: 1 } },
 };
 
@@ -244,16 +400,28 @@ const QUEUES: QueueName[] = [...(Object.keys(QUEUE_SCHEMAS) as QueueName[]), fet
 
 function randomValue(rng: Prng, depth = 0): unknown {
   switch (rng.int(0, depth > 3 ? 6 : 9)) {
-    case 0: return null;
-    case 1: return rng.chance(0.5);
-    case 2: return rng.pick([0, -1, 1, 2, 0.5, 1e308, -0, Number.MAX_SAFE_INTEGER + 2]);
-    case 3: return '';
-    case 4: return rng.pick(TOKENS).repeat(rng.int(1, 3));
-    case 5: return 'x'.repeat(rng.pick([1, 64, 65, 8192, 8193, 20000]));
-    case 6: return undefined;
-    case 7: return Array.from({ length: rng.int(0, 4) }, () => randomValue(rng, depth + 1));
-    case 8: return Object.fromEntries(Array.from({ length: rng.int(0, 3) }, () => [rng.pick(['v', 'url', 'urls', '__proto__', 'constructor', 'hook', 'x']), randomValue(rng, depth + 1)]));
-    default: return [1, 2, 3].map(() => randomValue(rng, depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return rng.chance(0.5);
+    case 2:
+      return rng.pick([0, -1, 1, 2, 0.5, 1e308, -0, Number.MAX_SAFE_INTEGER + 2]);
+    case 3:
+      return '';
+    case 4:
+      return rng.pick(TOKENS).repeat(rng.int(1, 3));
+    case 5:
+      return 'x'.repeat(rng.pick([1, 64, 65, 8192, 8193, 20000]));
+    case 6:
+      return undefined;
+    case 7:
+      return Array.from({ length: rng.int(0, 4) }, () => randomValue(rng, depth + 1));
+    case 8:
+      return Object.fromEntries(
+        Array.from({ length: rng.int(0, 3) }, () => [rng.pick(['v', 'url', 'urls', '__proto__', 'constructor', 'hook', 'x']), randomValue(rng, depth + 1)]),
+      );
+    default:
+      return [1, 2, 3].map(() => randomValue(rng, depth + 1));
   }
 }
 
@@ -282,7 +450,15 @@ function mutateMessage(rng: Prng, message: unknown): unknown {
 
 describe('fuzz (seeded; FUZZ_SEED replays)', () => {
   it('decodeHtml + parseHtmlPage: never throw, never hang', async () => {
-    const contentTypes = [undefined, 'text/html', 'text/html; charset=utf-8', 'text/html; charset=windows-1251', 'text/html; charset="bogus"', 'text/html; charset=utf-16', 'text/html; charset='];
+    const contentTypes = [
+      undefined,
+      'text/html',
+      'text/html; charset=utf-8',
+      'text/html; charset=windows-1251',
+      'text/html; charset="bogus"',
+      'text/html; charset=utf-16',
+      'text/html; charset=',
+    ];
     await fuzz(
       'html',
       (rng) => ({
@@ -351,7 +527,11 @@ describe('fuzz (seeded; FUZZ_SEED replays)', () => {
     await fuzz(
       'sitemap',
       (rng) => ({
-        body: rng.chance(0.1) ? randomBytes(rng, 4096) : rng.chance(0.1) ? Buffer.concat([Buffer.from([0x1f, 0x8b]), randomBytes(rng, 512)]) : mutateBytes(rng, realisticSitemap(rng)),
+        body: rng.chance(0.1)
+          ? randomBytes(rng, 4096)
+          : rng.chance(0.1)
+            ? Buffer.concat([Buffer.from([0x1f, 0x8b]), randomBytes(rng, 512)])
+            : mutateBytes(rng, realisticSitemap(rng)),
         maxUrls: rng.pick([0, 1, 50_000]),
       }),
       async ({ body, maxUrls }) => {
@@ -378,7 +558,8 @@ describe('fuzz (seeded; FUZZ_SEED replays)', () => {
           case 0: // a message of another queue
             data = VALID[rng.pick(Object.keys(VALID) as QueueName[])];
             break;
-          case 1: { // mutated JSON text, as a broken producer might write it
+          case 1: {
+            // mutated JSON text, as a broken producer might write it
             const text = mutateText(rng, JSON.stringify(valid));
             try {
               data = JSON.parse(text);

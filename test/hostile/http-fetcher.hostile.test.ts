@@ -39,14 +39,16 @@ const decodedHtml = (encoding: string) => (o: Outcome) => {
   expect(o.response!.truncated).toBe(false);
   expect(o.response!.decodedFrom).toBeLessThan(HTML.length);
 };
-const rejected = (...kinds: FetchErrorKind[]) => (o: Outcome) => {
-  expect(o.response).toBeUndefined();
-  // (Node's own errors come from another realm than jest's sandbox: no instanceof here.)
-  expect(typeof o.error?.message).toBe('string');
-  expect(typeof o.error!.code).toBe('string');
-  expect(kinds).toContain(o.kind);
-  expect(o.ms).toBeLessThan(1400);
-};
+const rejected =
+  (...kinds: FetchErrorKind[]) =>
+  (o: Outcome) => {
+    expect(o.response).toBeUndefined();
+    // (Node's own errors come from another realm than jest's sandbox: no instanceof here.)
+    expect(typeof o.error?.message).toBe('string');
+    expect(typeof o.error!.code).toBe('string');
+    expect(kinds).toContain(o.kind);
+    expect(o.ms).toBeLessThan(1400);
+  };
 const cutAtMaxBytes = (o: Outcome) => {
   expect(o.error).toBeUndefined();
   expect(o.response!.status).toBe(200);
@@ -276,7 +278,10 @@ describe('HttpFetcher against a hostile server', () => {
     const started = Date.now();
     const error = await fetcher()
       .get(server.url('/chain/0'), { address: '', maxBytes: MAX_BYTES, wantBody: () => true })
-      .then(() => undefined, (e: unknown) => e as Outcome['error']);
+      .then(
+        () => undefined,
+        (e: unknown) => e as Outcome['error'],
+      );
     expect(error?.code).toBe('ERR_FETCH_UNVETTED_ADDRESS');
     expect(classifyFetchError(error)).toBe('unvetted');
     expect(Date.now() - started).toBeLessThan(1000);

@@ -50,6 +50,8 @@ describe('the focus prioritizer as the frontier loads it', () => {
   it('refuses to start a focused crawl without a topic, naming the setting', () => {
     expect(() => loadPrioritizers(['focus'], { crawler, state: frontier, logger }, {})).toThrow(ConfigError);
     expect(() => loadPrioritizers(['focus'], { crawler, state: frontier, logger }, {})).toThrow(/PLUGIN_FOCUS_TERMS/);
-    expect(() => loadPrioritizers(['focus'], { crawler, state: frontier, logger }, { PLUGIN_FOCUS_TERMS: 'a', PLUGIN_FOCUS_EPSILON: '2' })).toThrow(/PLUGIN_FOCUS_EPSILON/);
+    expect(() => loadPrioritizers(['focus'], { crawler, state: frontier, logger }, { PLUGIN_FOCUS_TERMS: 'a', PLUGIN_FOCUS_EPSILON: '2' })).toThrow(
+      /PLUGIN_FOCUS_EPSILON/,
+    );
   });
 });

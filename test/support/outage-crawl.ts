@@ -74,7 +74,11 @@ export function row(fault: string, o: FaultOutcome) {
     storedPages: o.storedPages,
     expectedStored: o.expectedStored,
     failedJobs: leftovers(o.status).failed,
-    failedByQueue: Object.fromEntries(Object.entries<any>(o.status.queues ?? {}).filter(([, c]) => c.failed > 0).map(([q, c]) => [q, c.failed])),
+    failedByQueue: Object.fromEntries(
+      Object.entries<any>(o.status.queues ?? {})
+        .filter(([, c]) => c.failed > 0)
+        .map(([q, c]) => [q, c.failed]),
+    ),
     replayed: o.replayed,
     failedAfterReplay: leftovers(o.afterReplay).failed,
   };
@@ -126,11 +130,21 @@ export async function crawlThroughOutage(
     const settled = (s: any) => s.complete || (s.pending === 0 && Object.keys(s.failed ?? {}).length > 0);
     const status = await waitFor(cluster, settled, 120_000, 'completion', 500);
     // Work that failed for good during the outage is sent round again, as an operator would (npm run failed -- --replay).
-    const { replayed } = (await (await fetch(`${cluster.control}/failed/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { replayed: Record<string, number> };
+    const { replayed } = (await (
+      await fetch(`${cluster.control}/failed/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    ).json()) as { replayed: Record<string, number> };
     const afterReplay = await waitFor(cluster, (s) => s.complete, 60_000, 'completion after the replay', 500);
     const after: FaultOutcome['after'] = {};
     await Promise.all(cluster.services.map(async (s) => (after[s.name] = await readinessUntil(s.port, (r) => r.code === 200, 15_000))));
-    if (process.env.FAULT_DEBUG) for (const s of cluster.services) process.stderr.write(`--- ${s.name}\n${s.output.filter((l) => /job-failed|"level":[456]0|Unhandled/i.test(l)).slice(-15).map((l) => `${l.slice(0, 400)}\n`).join('')}`);
+    if (process.env.FAULT_DEBUG)
+      for (const s of cluster.services)
+        process.stderr.write(
+          `--- ${s.name}\n${s.output
+            .filter((l) => /job-failed|"level":[456]0|Unhandled/i.test(l))
+            .slice(-15)
+            .map((l) => `${l.slice(0, 400)}\n`)
+            .join('')}`,
+        );
     const store = await MinioContentStore.connect({ url: cluster.s3Url, bucket: cluster.prefix });
     const stored = await storedPages(store);
     return {
@@ -160,7 +174,8 @@ export async function crawlThroughOutage(
 export function expectRecovered(o: FaultOutcome, dependency: string) {
   // Every service stayed up, said it was unavailable because of the dependency, and is ready again.
   expect(o.died).toEqual([]);
-  for (const [service, r] of Object.entries(o.whileDown)) expect({ service, ...r, failing: r.failing.includes(dependency) }).toEqual({ service, code: 503, failing: true });
+  for (const [service, r] of Object.entries(o.whileDown))
+    expect({ service, ...r, failing: r.failing.includes(dependency) }).toEqual({ service, code: 503, failing: true });
   for (const [service, r] of Object.entries(o.after)) expect({ service, code: r.code }).toEqual({ service, code: 200 });
   // The crawl settled with every reachable allowed page fetched, nothing disallowed, nothing stuck. It is
   // called complete only if nothing failed.

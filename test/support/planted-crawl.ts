@@ -24,21 +24,32 @@ export interface PlantedCrawl {
  * plugin. Few back queues and a near-strict front selector, so that the order the prioritizer chooses is the
  * order pages are fetched in, as on a large crawl where the frontier always holds more than it can serve.
  */
-export async function crawlPlanted(web: PlantedWeb, dir: string, options: { focus: boolean; maxPages: number; env?: Record<string, string>; delaySeconds?: number }): Promise<PlantedCrawl> {
+export async function crawlPlanted(
+  web: PlantedWeb,
+  dir: string,
+  options: { focus: boolean; maxPages: number; env?: Record<string, string>; delaySeconds?: number },
+): Promise<PlantedCrawl> {
   writeFileSync(join(dir, 'hosts'), web.hostsFile());
   const { stdout } = await run(
     process.execPath,
     [
       CLI,
       ...web.seeds(),
-      '--scope', 'any',
-      '--max-depth', '1000',
-      '--max-pages', String(options.maxPages),
-      '--delay', String(options.delaySeconds ?? 0),
-      '--sitemaps', 'off',
-      '--hosts-file', join(dir, 'hosts'),
+      '--scope',
+      'any',
+      '--max-depth',
+      '1000',
+      '--max-pages',
+      String(options.maxPages),
+      '--delay',
+      String(options.delaySeconds ?? 0),
+      '--sitemaps',
+      'off',
+      '--hosts-file',
+      join(dir, 'hosts'),
       '--allow-private',
-      '--out', dir,
+      '--out',
+      dir,
       '--json',
       ...(options.focus ? ['--plugins', 'focus'] : []),
     ],

@@ -51,10 +51,12 @@ export class PrivateRedisCluster {
             port: Number(/:(\d+)@/.exec(address)?.[1]),
             master: flags.includes('master') && !flags.includes('fail'),
             failed: flags.includes('fail'),
-            slots: slots.filter((s) => /^\d/.test(s)).reduce((n, s) => {
-              const [a, b] = s.split('-').map(Number);
-              return n + (b === undefined ? 1 : b - a + 1);
-            }, 0),
+            slots: slots
+              .filter((s) => /^\d/.test(s))
+              .reduce((n, s) => {
+                const [a, b] = s.split('-').map(Number);
+                return n + (b === undefined ? 1 : b - a + 1);
+              }, 0),
           };
         });
     }
@@ -75,10 +77,14 @@ export class PrivateRedisCluster {
 
   /** Moves `slots` slots from one master to another while the cluster serves (`redis-cli --cluster reshard`). */
   async reshard(fromId: string, toId: string, slots: number): Promise<void> {
-    await run('redis-cli', ['--cluster', 'reshard', `127.0.0.1:${this.firstPort}`, '--cluster-from', fromId, '--cluster-to', toId, '--cluster-slots', String(slots), '--cluster-yes'], {
-      timeout: 120_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await run(
+      'redis-cli',
+      ['--cluster', 'reshard', `127.0.0.1:${this.firstPort}`, '--cluster-from', fromId, '--cluster-to', toId, '--cluster-slots', String(slots), '--cluster-yes'],
+      {
+        timeout: 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
   }
 
   /** Waits until every live node says `cluster_state:ok` and every slot has a live master. */

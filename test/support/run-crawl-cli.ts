@@ -26,10 +26,13 @@ export function runCrawlCli(args: string[], options: { env?: NodeJS.ProcessEnv; 
     overran = `still running after ${options.timeoutMs} ms: sent SIGTERM`;
     child.kill('SIGTERM');
   }, options.timeoutMs);
-  const kill = setTimeout(() => {
-    overran += `; no exit ${options.killAfterMs ?? 15_000} ms after SIGTERM: sent SIGKILL`;
-    child.kill('SIGKILL');
-  }, options.timeoutMs + (options.killAfterMs ?? 15_000));
+  const kill = setTimeout(
+    () => {
+      overran += `; no exit ${options.killAfterMs ?? 15_000} ms after SIGTERM: sent SIGKILL`;
+      child.kill('SIGKILL');
+    },
+    options.timeoutMs + (options.killAfterMs ?? 15_000),
+  );
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code) => {
@@ -40,9 +43,16 @@ export function runCrawlCli(args: string[], options: { env?: NodeJS.ProcessEnv; 
       const out = args[args.indexOf('--out') + 1];
       const lines = out && existsSync(join(out, 'crawl.log')) ? readFileSync(join(out, 'crawl.log'), 'utf8').trim().split('\n') : [];
       // Warnings and errors (pino levels 40 and up) say most about a hang; the last lines say where it was.
-      const warnings = lines.filter((line) => /^\{"level":[4-6]\d/.test(line)).slice(-30).join('\n');
+      const warnings = lines
+        .filter((line) => /^\{"level":[4-6]\d/.test(line))
+        .slice(-30)
+        .join('\n');
       const last = lines.slice(-30).join('\n');
-      reject(new Error(`crawl ${overran} (exit ${code})\n--- stdout\n${stdout.slice(-2000)}\n--- stderr\n${stderr.slice(-4000)}\n--- crawl.log: last 30 warnings\n${warnings}\n--- crawl.log: last 30 lines\n${last}`));
+      reject(
+        new Error(
+          `crawl ${overran} (exit ${code})\n--- stdout\n${stdout.slice(-2000)}\n--- stderr\n${stderr.slice(-4000)}\n--- crawl.log: last 30 warnings\n${warnings}\n--- crawl.log: last 30 lines\n${last}`,
+        ),
+      );
     });
   });
 }

@@ -195,8 +195,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const fetched = status.totals.fetched ?? 0;
     const counts = web.requestCountByUrl();
     const notOnce = [...web.expected.reachable].filter((url) => counts.get(url) !== 1);
-    if (notOnce.length) log(`not fetched exactly once: ${notOnce.slice(0, 10).map((url) => `${url} ×${counts.get(url) ?? 0}`).join(', ')}`);
-    log(`totals: ${JSON.stringify(Object.fromEntries(Object.entries(status.totals as Record<string, number>).filter(([k]) => /^(duplicate|stored|seen\.|skipped|frontier\.(repeated|stale|leases))/.test(k))))}`);
+    if (notOnce.length)
+      log(
+        `not fetched exactly once: ${notOnce
+          .slice(0, 10)
+          .map((url) => `${url} ×${counts.get(url) ?? 0}`)
+          .join(', ')}`,
+      );
+    log(
+      `totals: ${JSON.stringify(Object.fromEntries(Object.entries(status.totals as Record<string, number>).filter(([k]) => /^(duplicate|stored|seen\.|skipped|frontier\.(repeated|stale|leases))/.test(k))))}`,
+    );
     return {
       hosts: options.hosts,
       pagesPerHost: options.pagesPerHost,
@@ -369,7 +377,9 @@ function serviceNames(cluster: TestWebCluster): string[] {
 
 function describeSample(s: SoakSample): string {
   const mb = (b: number) => (b / 2 ** 20).toFixed(0);
-  return `${s.percent}%: ${s.fetched} fetched in ${s.seconds.toFixed(0)} s; RSS MiB ${Object.entries(s.rssBytes).map(([n, b]) => `${n} ${mb(b)}`).join(', ')}; prefix ${mb(s.prefixBytes)} MiB in ${s.prefixKeys} keys`;
+  return `${s.percent}%: ${s.fetched} fetched in ${s.seconds.toFixed(0)} s; RSS MiB ${Object.entries(s.rssBytes)
+    .map(([n, b]) => `${n} ${mb(b)}`)
+    .join(', ')}; prefix ${mb(s.prefixBytes)} MiB in ${s.prefixKeys} keys`;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -386,7 +396,8 @@ export function soakFailures(r: SoakResult, bounds = { rssGrowth: 1.5, rssSlackB
   if (half) {
     for (const [name, rss] of Object.entries(end.rssBytes)) {
       const limit = half.rssBytes[name] * bounds.rssGrowth + bounds.rssSlackBytes;
-      if (rss > limit) failures.push(`${name}: RSS ${mib(rss)} MiB at 100% > ${bounds.rssGrowth} × ${mib(half.rssBytes[name])} MiB at 50% + ${mib(bounds.rssSlackBytes)}`);
+      if (rss > limit)
+        failures.push(`${name}: RSS ${mib(rss)} MiB at 100% > ${bounds.rssGrowth} × ${mib(half.rssBytes[name])} MiB at 50% + ${mib(bounds.rssSlackBytes)}`);
     }
   }
   // Keys that expire (batch ids, lease claims, robots.txt) are bounded by time: rate × their life, whatever
@@ -396,7 +407,9 @@ export function soakFailures(r: SoakResult, bounds = { rssGrowth: 1.5, rssSlackB
     failures.push(`Redis ${lasting.toFixed(0)} B per page in keys that do not expire > budget ${r.redis.budgetPerPage} × ${bounds.budgetFactor}`);
   }
   if (r.redis.marginalBytesPerPage > r.redis.budgetPerPage * bounds.budgetFactor) {
-    failures.push(`Redis's keys that do not expire grew ${r.redis.marginalBytesPerPage.toFixed(0)} B per page from 50% to 100% > budget ${r.redis.budgetPerPage} × ${bounds.budgetFactor}`);
+    failures.push(
+      `Redis's keys that do not expire grew ${r.redis.marginalBytesPerPage.toFixed(0)} B per page from 50% to 100% > budget ${r.redis.budgetPerPage} × ${bounds.budgetFactor}`,
+    );
   }
   if (r.records === 'postgres' && r.redis.perPageRecordClasses.length) failures.push(`per-page records in Redis: ${r.redis.perPageRecordClasses.join(', ')}`);
   // Unbounded growth: a queue holding a large share of the whole crawl at once, or not drained at the end.
@@ -466,7 +479,7 @@ export function soakMarkdown(r: SoakResult): string {
       .sort()
       .map((q) => `| ${q} | ${r.maxDepths[q]} | ${r.samples.map((s) => s.depths[q] ?? 0).join(' | ')} | ${r.finalDepths[q] ?? 0} |`),
     '',
-    '## Politeness and completeness (judged from the test web\'s request log)',
+    "## Politeness and completeness (judged from the test web's request log)",
     '',
     '| check | value |',
     '|---|---|',

@@ -357,7 +357,12 @@ export class DedicatedHosts {
     } else if (hub && inRange(+hub[1], hubs)) {
       title = `Hub ${hub[1]}`;
       text = `Hub ${hub[1]} lists ${items} items.`;
-      links = [{ href: '/', text: 'home' }, ...range(items).reverse().map((n) => ({ href: `/item/${hub[1]}-${n}`, text: `item ${n}` }))];
+      links = [
+        { href: '/', text: 'home' },
+        ...range(items)
+          .reverse()
+          .map((n) => ({ href: `/item/${hub[1]}-${n}`, text: `item ${n}` })),
+      ];
     } else if (clock && inRange(+clock[1], clocks)) {
       const edition = (this.clockEditions.get(path) ?? 0) + 1;
       this.clockEditions.set(path, edition);
@@ -367,7 +372,10 @@ export class DedicatedHosts {
     } else if (item && inRange(+item[1], hubs) && inRange(+item[2], items)) {
       title = `Item ${item[1]}-${item[2]}`;
       text = `An item of hub ${item[1]}.`;
-      links = [{ href: '/', text: 'home' }, { href: `/hub/${item[1]}`, text: 'hub' }];
+      links = [
+        { href: '/', text: 'home' },
+        { href: `/hub/${item[1]}`, text: 'hub' },
+      ];
     } else {
       this.hubServes.push({ path, at: Date.now(), newLinks: 0 });
       return { ...plain, status: 404, contentType: HTML, body: Buffer.from(renderError(404, 'Not Found', this.url(host, path))) };

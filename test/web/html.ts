@@ -50,10 +50,7 @@ export function renderPage(page: PageHtml): string {
     ...page.links.map((l) => `<li><a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a></li>`),
     '</ul>',
   ];
-  return (
-    `<!doctype html>\n<html lang="${page.lang ?? 'en'}">\n<head>\n${head.join('\n')}\n</head>\n` +
-    `<body>\n${body.join('\n')}\n</body>\n</html>\n`
-  );
+  return `<!doctype html>\n<html lang="${page.lang ?? 'en'}">\n<head>\n${head.join('\n')}\n</head>\n` + `<body>\n${body.join('\n')}\n</body>\n</html>\n`;
 }
 
 /** Body of an error answer (404, 500); names the URL so no two error pages are byte-identical. */

@@ -47,7 +47,18 @@ export class PlantedWeb {
   }
 
   static async start(options: PlantedWebOptions = {}): Promise<PlantedWeb> {
-    const o: Required<PlantedWebOptions> = { hosts: 60, pagesPerHost: 20, linksPerPage: 8, clusters: 2, clusterSize: 3, longLinks: 0.03, gradient: 4, seedHosts: 1, seed: 1, ...options };
+    const o: Required<PlantedWebOptions> = {
+      hosts: 60,
+      pagesPerHost: 20,
+      linksPerPage: 8,
+      clusters: 2,
+      clusterSize: 3,
+      longLinks: 0.03,
+      gradient: 4,
+      seedHosts: 1,
+      seed: 1,
+      ...options,
+    };
     const topicHosts = plantedHosts(o);
     let web!: PlantedWeb;
     const server = http.createServer((req, res) => web.serve(req, res));
@@ -121,7 +132,8 @@ export class PlantedWeb {
     // Topical locality: near a cluster some pages mention one of the topic's words (never enough to be
     // relevant), the fewer the farther.
     const distance = this.distanceToTopic(host);
-    if (!onTopic && distance <= o.gradient && random() < 1 - distance / (o.gradient + 1)) words.splice(Math.floor(random() * words.length), 0, TOPIC_TERMS[Math.floor(random() * TOPIC_TERMS.length)]);
+    if (!onTopic && distance <= o.gradient && random() < 1 - distance / (o.gradient + 1))
+      words.splice(Math.floor(random() * words.length), 0, TOPIC_TERMS[Math.floor(random() * TOPIC_TERMS.length)]);
     const links: string[] = [];
     for (let i = 0; i < o.linksPerPage; i++) {
       const r = random();

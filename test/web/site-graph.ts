@@ -317,7 +317,10 @@ export class SiteGraph {
       resources.set('/go', { kind: 'redirect', status: 302, location: this.url(r.crossRedirect.to, '/landing') });
     }
     if (host === r.crossRedirect.to) {
-      const targets = [{ host, path: '/' }, { host, path: pagePath(1) }];
+      const targets = [
+        { host, path: '/' },
+        { host, path: pagePath(1) },
+      ];
       resources.set('/landing', this.buildPage(host, ['/landing'], undefined, targets));
     }
   }
@@ -357,7 +360,13 @@ export class SiteGraph {
     const broken = encodePng({ width: 10, height: 10, bitDepth: 8, colorType: 2, shade: 4 });
     at(host).set('/images/broken.png', { kind: 'image', status: 200, contentType: 'image/png', body: withBadIhdrCrc(broken), png: { corrupt: 'bad-ihdr-crc' } });
     const whole = encodePng({ width: 30, height: 30, bitDepth: 8, colorType: 6, shade: 5 });
-    at(host).set('/images/truncated.png', { kind: 'image', status: 200, contentType: 'image/png', body: whole.subarray(0, whole.length - 30), png: { corrupt: 'truncated' } });
+    at(host).set('/images/truncated.png', {
+      kind: 'image',
+      status: 200,
+      contentType: 'image/png',
+      body: whole.subarray(0, whole.length - 30),
+      png: { corrupt: 'truncated' },
+    });
 
     const show = (h: string, path: string, srcs: string[]) => {
       const page = at(h).get(path) as PageResource;
@@ -476,10 +485,7 @@ function pagePath(k: number): string {
 function charsetPage(): PageResource {
   const html = renderPage({
     title: 'Проверка кодировки',
-    paragraphs: [
-      `${RUSSIAN_TEXT}.`,
-      'Эта страница закодирована в windows-1251, а не в UTF-8.',
-    ],
+    paragraphs: [`${RUSSIAN_TEXT}.`, 'Эта страница закодирована в windows-1251, а не в UTF-8.'],
     links: [{ href: '/', text: 'На главную' }],
     lang: 'ru',
     charset: 'windows-1251',

@@ -137,14 +137,7 @@ describe('TestWeb rate-limited hosts', () => {
     expect(links.sort()).toEqual(['/p/1', '/p/2', '/p/3'].map((p) => `${web.origin(host)}${p}`));
     expect((await get(web, host, '/p/2')).status).toBe(200);
 
-    expect(statuses(web.requests)).toEqual([
-      `${host}/robots.txt 200`,
-      `${host}/ 429`,
-      `${host}/robots.txt 200`,
-      `${host}/p/2 429`,
-      `${host}/ 200`,
-      `${host}/p/2 200`,
-    ]);
+    expect(statuses(web.requests)).toEqual([`${host}/robots.txt 200`, `${host}/ 429`, `${host}/robots.txt 200`, `${host}/p/2 429`, `${host}/ 200`, `${host}/p/2 200`]);
   });
 
   it('answers 503 without Retry-After on the other host, counting its requests separately', async () => {
@@ -304,10 +297,7 @@ describe('TestWeb shared-address hosts', () => {
   });
 
   it('tracks requests in flight per host and per address for two overlapping requests', async () => {
-    const [a, b] = await Promise.all([
-      get(web, 'slow-0.test', '/', { address: SHARED_ADDRESS }),
-      get(web, 'slow-0.test', '/p/1', { address: SHARED_ADDRESS }),
-    ]);
+    const [a, b] = await Promise.all([get(web, 'slow-0.test', '/', { address: SHARED_ADDRESS }), get(web, 'slow-0.test', '/p/1', { address: SHARED_ADDRESS })]);
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(web.maxConcurrentByHost().get('slow-0.test')).toBe(2);
     expect(web.maxConcurrentByAddress().get('127.0.0.2')).toBe(2);
@@ -337,9 +327,7 @@ describe('TestWeb shared-address hosts', () => {
     await new Promise<void>((resolve) => blocker.listen(0, SHARED_ADDRESS, resolve));
     const port = (blocker.address() as AddressInfo).port;
     try {
-      await expect(TestWeb.start({ hosts: 12, sharedIpHosts: 1, port })).rejects.toThrow(
-        new RegExp(`cannot listen on 127\\.0\\.0\\.2:${port} \\(EADDRINUSE\\)`),
-      );
+      await expect(TestWeb.start({ hosts: 12, sharedIpHosts: 1, port })).rejects.toThrow(new RegExp(`cannot listen on 127\\.0\\.0\\.2:${port} \\(EADDRINUSE\\)`));
       const probe = http.createServer();
       await new Promise<void>((resolve, reject) => {
         probe.once('error', reject);

@@ -16,15 +16,12 @@ interface Fetched {
 function fetchVia(web: TestWeb, url: string): Promise<Fetched> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port: web.port, path: target.pathname + target.search, headers: { host: target.host } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      },
-    );
+    const req = http.request({ host: '127.0.0.1', port: web.port, path: target.pathname + target.search, headers: { host: target.host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end();
   });
@@ -332,7 +329,17 @@ describe('TestWeb images', () => {
   it('shows PNGs with <img> on three pages, and serves them as image/png', async () => {
     const images = web.images();
     expect(images.map((i) => new URL(i.url).pathname).sort()).toEqual(
-      ['/images/logo.png', '/images/photo.png', '/private/hidden.png', '/images/logo-copy.png', '/images/icon.png', '/images/deep.png', '/images/broken.png', '/images/truncated.png', '/img/banner.png'].sort(),
+      [
+        '/images/logo.png',
+        '/images/photo.png',
+        '/private/hidden.png',
+        '/images/logo-copy.png',
+        '/images/icon.png',
+        '/images/deep.png',
+        '/images/broken.png',
+        '/images/truncated.png',
+        '/img/banner.png',
+      ].sort(),
     );
     const home = (await get(web, web.roles.images.host, '/')).body.toString();
     expect(home).toContain('<img src="/images/logo.png" alt="">');
@@ -349,7 +356,13 @@ describe('TestWeb images', () => {
     expect([...plain].filter((u) => /\.(png|jpe?g)$/.test(u))).toEqual([]);
     const withPng = web.expectedWithPlugins(['png']);
     const extra = [...withPng.reachable].filter((u) => !plain.has(u));
-    expect(extra.sort()).toEqual(web.images().map((i) => i.url).filter((u) => !u.includes('/private/')).sort());
+    expect(extra.sort()).toEqual(
+      web
+        .images()
+        .map((i) => i.url)
+        .filter((u) => !u.includes('/private/'))
+        .sort(),
+    );
     expect([...withPng.disallowed].filter((u) => !web.expected.disallowed.has(u))).toEqual([web.images().find((i) => i.url.includes('/private/'))!.url]);
     expect(withPng.duplicates.length).toBe(web.expected.duplicates.length + 1);
   });
@@ -457,7 +470,10 @@ describe('TestWeb spider traps', () => {
 
     it('goes on without end: fifty months back and forth, every one a different page', async () => {
       const bodies = new Set<string>();
-      for (const [start, step] of [['/calendar/2000/01', 0], ['/calendar/2000/01', 1]] as const) {
+      for (const [start, step] of [
+        ['/calendar/2000/01', 0],
+        ['/calendar/2000/01', 1],
+      ] as const) {
         let path: string = start;
         for (let i = 0; i < 25; i++) {
           const p = await page(CAL, path);
@@ -470,7 +486,16 @@ describe('TestWeb spider traps', () => {
     });
 
     it('answers 404 for what is no month or day', async () => {
-      for (const path of ['/calendar/2031/13', '/calendar/2031/00', '/calendar/31/01', '/calendar/2031/05/01', '/calendar?date=2031-02-30&view=day', '/calendar?date=2031-05-01', '/calendar?date=2031-05-01&view=day&x=1', '/other']) {
+      for (const path of [
+        '/calendar/2031/13',
+        '/calendar/2031/00',
+        '/calendar/31/01',
+        '/calendar/2031/05/01',
+        '/calendar?date=2031-02-30&view=day',
+        '/calendar?date=2031-05-01',
+        '/calendar?date=2031-05-01&view=day&x=1',
+        '/other',
+      ]) {
         expect([path, (await page(CAL, path)).status]).toEqual([path, 404]);
       }
     });

@@ -466,11 +466,7 @@ function notModified(req: http.IncomingMessage, etag: string, lastModified: numb
  * later address cannot take that port, everything is closed again; with `port` 0 a few other ports are
  * tried before giving up with an error naming the address.
  */
-async function listenAll(
-  handler: http.RequestListener,
-  addresses: string[],
-  port: number,
-): Promise<{ servers: http.Server[]; port: number }> {
+async function listenAll(handler: http.RequestListener, addresses: string[], port: number): Promise<{ servers: http.Server[]; port: number }> {
   const attempts = port === 0 && addresses.length > 1 ? 5 : 1;
   for (let attempt = 1; ; attempt++) {
     const servers: http.Server[] = [];

@@ -131,7 +131,15 @@ program
     if (!options.replay) return;
     const { replayed } = await call<{ replayed: Record<string, number> }>(to, 'POST', '/failed/replay', options.queue ? { queue: options.queue } : {}, 'did not replay');
     const total = Object.values(replayed).reduce((a, b) => a + b, 0);
-    process.stderr.write(`replayed ${total} message${total === 1 ? '' : 's'}${total ? `: ${Object.entries(replayed).map(([q, n]) => `${q} ${n}`).join(', ')}` : ''}\n`);
+    process.stderr.write(
+      `replayed ${total} message${total === 1 ? '' : 's'}${
+        total
+          ? `: ${Object.entries(replayed)
+              .map(([q, n]) => `${q} ${n}`)
+              .join(', ')}`
+          : ''
+      }\n`,
+    );
   });
 
 program
@@ -146,7 +154,8 @@ program
     const query = new URLSearchParams({ ...(options.limit ? { limit: options.limit } : {}), ...(options.reason ? { reason: options.reason } : {}) });
     const list = await call<FailedUrlList>(target(options), 'GET', `/failed-urls?${query}`, undefined, 'could not list failed URLs');
     if (options.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-    if (list.urls.length === 0) process.stdout.write(list.total ? `no failed URL${options.reason ? ` of reason ${options.reason}` : ''} among the ${list.kept} kept\n` : 'no failed URLs\n');
+    if (list.urls.length === 0)
+      process.stdout.write(list.total ? `no failed URL${options.reason ? ` of reason ${options.reason}` : ''} among the ${list.kept} kept\n` : 'no failed URLs\n');
     for (const f of list.urls) {
       const last = f.error ?? (f.status !== undefined ? `answered ${f.status}` : '');
       process.stdout.write(`${f.at}  ${f.reason.padEnd(16)} ${String(f.attempts).padStart(2)}×  ${f.url}${last ? `  ${last}` : ''}\n`);
@@ -235,7 +244,8 @@ function formatStatus(s: CrawlStatus): string {
   ];
   if (s.topHosts.length) {
     lines.push('', 'top hosts (recent requests · fetched · queued)');
-    for (const h of s.topHosts) lines.push(`  ${h.host.padEnd(36)} ${String(h.recentRequests).padStart(5)} ${String(h.fetched).padStart(7)} ${String(h.queued).padStart(7)}`);
+    for (const h of s.topHosts)
+      lines.push(`  ${h.host.padEnd(36)} ${String(h.recentRequests).padStart(5)} ${String(h.fetched).padStart(7)} ${String(h.queued).padStart(7)}`);
   }
   if (s.hostsSetAside?.length) {
     lines.push('', 'hosts set aside (not fetched)');
@@ -243,7 +253,8 @@ function formatStatus(s: CrawlStatus): string {
   }
   if (s.recentErrors.length) {
     lines.push('', 'recent errors');
-    for (const e of s.recentErrors.slice(0, 10)) lines.push(`  ${e.at}  ${`${e.kind}${e.status ? ` ${e.status}` : ''}`.padEnd(9)} ${e.url}${e.error ? `  ${e.error}` : ''}`);
+    for (const e of s.recentErrors.slice(0, 10))
+      lines.push(`  ${e.at}  ${`${e.kind}${e.status ? ` ${e.status}` : ''}`.padEnd(9)} ${e.url}${e.error ? `  ${e.error}` : ''}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -260,7 +271,10 @@ function getStatus(control: Target): Promise<CrawlStatus> {
 async function submitSeeds(to: Target, parsed: SeedParse[]): Promise<number> {
   const bad = parsed.flatMap((p) => (p.ok ? [] : [p]));
   if (bad.length) {
-    const shown = bad.slice(0, 10).map((p) => `"${p.input}" (${p.reason})`).join(', ');
+    const shown = bad
+      .slice(0, 10)
+      .map((p) => `"${p.input}" (${p.reason})`)
+      .join(', ');
     throw new Error(`bad seeds, nothing submitted: ${shown}${bad.length > 10 ? `, and ${bad.length - 10} more` : ''}`);
   }
   if (parsed.length === 0) throw new Error('no seeds given: name URLs or domains, or --seeds-file');

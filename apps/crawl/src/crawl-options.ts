@@ -37,7 +37,10 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .option('--seeds-file <file>', 'more seeds, one URL or domain a line (# comments)')
     .option('--max-pages <n>', 'stop after fetching this many pages', nonNegative('--max-pages'))
     .option('--max-depth <n>', 'follow links this many levels from a seed (default 10)', nonNegative('--max-depth'))
-    .option('--scope <scope>', "which links to follow: 'host' (the seed's host), 'domain' (its registrable domain, default), 'allowlist' (URL_FILTER_ALLOWED_DOMAINS) or 'any'")
+    .option(
+      '--scope <scope>',
+      "which links to follow: 'host' (the seed's host), 'domain' (its registrable domain, default), 'allowlist' (URL_FILTER_ALLOWED_DOMAINS) or 'any'",
+    )
     .option('--delay <seconds>', 'minimum delay between two requests to one host (default 2)', nonNegative('--delay'))
     .option('--out <dir>', 'where pages, the fetch log and the summary go', './crawl-data')
     .option('--allow-private', 'allow hosts that resolve to loopback or private addresses (cloud metadata addresses stay refused)')
@@ -51,7 +54,10 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .option('--warc', 'also write WARC 1.1 files with a CDX index next to the pages')
     .option('--recrawl', 'keep recrawling fetched pages, more often the more they change (stop with --max-pages or Ctrl-C)')
     .option('--plugins <names>', "plugins to enable, comma-separated (e.g. 'png': also fetch and store PNG images)", (v: string) =>
-      v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+      v
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean),
     )
     .action(async (seeds: string[], options: Omit<CrawlOptions, 'seeds'>) => run({ ...options, seeds }));
 }

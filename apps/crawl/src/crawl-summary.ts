@@ -60,7 +60,10 @@ export function notFetched(inputs: NotFetchedInputs, totals: Record<string, numb
       reason: 'address-refused',
       hosts: refused.hosts,
       urls: totals['error.address-refused'],
-      detail: `${plural(refused.hosts, 'host')} resolved to addresses the crawl may not reach (loopback, private, link-local or cloud metadata): ${firstHosts(refused.first.map((f) => f.host), refused.hosts)}. To crawl hosts on your own network, pass --allow-private (DNS_ALLOW_PRIVATE=true) or list their networks in DNS_ALLOW_CIDRS. First refusal: ${refused.first[0].error}`,
+      detail: `${plural(refused.hosts, 'host')} resolved to addresses the crawl may not reach (loopback, private, link-local or cloud metadata): ${firstHosts(
+        refused.first.map((f) => f.host),
+        refused.hosts,
+      )}. To crawl hosts on your own network, pass --allow-private (DNS_ALLOW_PRIVATE=true) or list their networks in DNS_ALLOW_CIDRS. First refusal: ${refused.first[0].error}`,
     });
   }
   if (dnsFailed.hosts > 0) {
@@ -84,7 +87,10 @@ export function notFetched(inputs: NotFetchedInputs, totals: Record<string, numb
       reason,
       hosts: hosts.length,
       urls: hosts.reduce((n, h) => n + h.urls, 0),
-      detail: `${plural(hosts.length, 'host')} set aside, ${why}: ${firstHosts(hosts.slice(0, 3).map((h) => h.host), hosts.length)}.`,
+      detail: `${plural(hosts.length, 'host')} set aside, ${why}: ${firstHosts(
+        hosts.slice(0, 3).map((h) => h.host),
+        hosts.length,
+      )}.`,
     });
   }
   const failed = totals['failed-urls'] ?? 0;

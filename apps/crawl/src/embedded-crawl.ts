@@ -8,7 +8,20 @@ import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createLogger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
-import { checkRecords, checkRedis, CompletionProbe, surviveUnawaitedRedisErrors, CrawlStats, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, RuntimeModule, stopWithin, UnreachedHostsRegistry } from '@crawler/runtime';
+import {
+  checkRecords,
+  checkRedis,
+  CompletionProbe,
+  surviveUnawaitedRedisErrors,
+  CrawlStats,
+  describeWaiting,
+  FailedUrls,
+  HostsAside,
+  PipelineSnapshot,
+  RuntimeModule,
+  stopWithin,
+  UnreachedHostsRegistry,
+} from '@crawler/runtime';
 import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
@@ -101,7 +114,11 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
       last = snapshot;
       // Nothing happens until a broken robots.txt is tried again, or an outage ends: say so, or the run looks stuck.
       const outage = Object.keys(snapshot.outageRetries).length || snapshot.redisMemory?.full ? snapshot.waitingOn : null;
-      const line = snapshot.waitingOnRobots ? `crawl: ${describeWaiting(snapshot.waitingOnRobots)}` : outage ? `crawl: waiting: ${outage.replace(/ since \S+/g, '')}` : '';
+      const line = snapshot.waitingOnRobots
+        ? `crawl: ${describeWaiting(snapshot.waitingOnRobots)}`
+        : outage
+          ? `crawl: waiting: ${outage.replace(/ since \S+/g, '')}`
+          : '';
       if (line && line !== waitingLine) process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
       waitingLine = line;
       if (!bar) return;

@@ -34,7 +34,10 @@ export function serviceModules(names: readonly ServiceName[] = SERVICE_NAMES): T
  * An empty list, or a name the map does not hold, is a ConfigError naming the setting.
  */
 export function parseServiceList(list: string | undefined): ServiceName[] {
-  const names = (list ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const names = (list ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !(SERVICE_NAMES as readonly string[]).includes(name));
   if (unknown.length) throw new ConfigError([`SERVICES: no service ${unknown.map((n) => JSON.stringify(n)).join(', ')} (services: ${SERVICE_NAMES.join(', ')})`]);
   if (!names.length) throw new ConfigError([`SERVICES: name the services to run, comma-separated (services: ${SERVICE_NAMES.join(', ')})`]);

@@ -33,10 +33,16 @@ describe('LingerBatcher', () => {
     const second = byCount.addAll([3, 4]);
     const third = byCount.add(5);
     expect(batches).toEqual([[1, 2, 3, 4]]);
-    expect(await Promise.all([first, second])).toEqual([[2, 4], [6, 8]]);
+    expect(await Promise.all([first, second])).toEqual([
+      [2, 4],
+      [6, 8],
+    ]);
     const byBytes = new LingerBatcher(write, { lingerMs: 60_000, maxItems: 100, maxBytes: 10, bytesOf: (i) => i });
     const heavy = [byBytes.add(4), byBytes.add(5), byBytes.add(1)];
-    expect(batches).toEqual([[1, 2, 3, 4], [4, 5, 1]]);
+    expect(batches).toEqual([
+      [1, 2, 3, 4],
+      [4, 5, 1],
+    ]);
     expect(await Promise.all(heavy)).toEqual([8, 10, 2]);
     await byCount.drain();
     expect(await third).toBe(10);

@@ -7,13 +7,25 @@ describe('bloomParameters', () => {
   });
 
   it("agrees with bloom-filters' optimalFilterSize", () => {
-    for (const [n, p] of [[1, 0.5], [1000, 0.01], [1e6, 0.001], [123_456, 0.0314], [1e8, 0.01]]) {
+    for (const [n, p] of [
+      [1, 0.5],
+      [1000, 0.01],
+      [1e6, 0.001],
+      [123_456, 0.0314],
+      [1e8, 0.01],
+    ]) {
       expect(bloomParameters(n, p).bits).toBe(optimalFilterSize(n, p));
     }
   });
 
   it('picks the number of hashes with the lowest false-positive rate for its size', () => {
-    for (const [n, p] of [[1e6, 0.05], [1e6, 0.01], [1e6, 0.001], [5000, 0.3], [10, 0.2]]) {
+    for (const [n, p] of [
+      [1e6, 0.05],
+      [1e6, 0.01],
+      [1e6, 0.001],
+      [5000, 0.3],
+      [10, 0.2],
+    ]) {
       const { bits, hashes } = bloomParameters(n, p);
       const rate = (k: number) => (1 - Math.exp((-k * n) / bits)) ** k;
       for (let k = 1; k <= 40; k++) expect(rate(hashes)).toBeLessThanOrEqual(rate(k));
@@ -36,7 +48,11 @@ describe('bloomParameters', () => {
 
 describe('shardedBloomParameters', () => {
   it('is the one filter of bloomParameters while it fits one bitmap', () => {
-    for (const [n, p] of [[1e6, 0.01], [448_000_000, 0.01], [10_000, 0.001]]) {
+    for (const [n, p] of [
+      [1e6, 0.01],
+      [448_000_000, 0.01],
+      [10_000, 0.001],
+    ]) {
       expect(shardedBloomParameters(n, p)).toEqual({ ...bloomParameters(n, p), shards: 1, totalBits: bloomParameters(n, p).bits });
     }
   });
@@ -53,7 +69,11 @@ describe('shardedBloomParameters', () => {
   });
 
   it('keeps the false-positive rate: each shard holds n/s items in m/s bits', () => {
-    for (const [n, p, min] of [[1e10, 0.01, 1], [1e6, 0.001, 16], [5000, 0.05, 16]]) {
+    for (const [n, p, min] of [
+      [1e10, 0.01, 1],
+      [1e6, 0.001, 16],
+      [5000, 0.05, 16],
+    ]) {
       const { shards, bits, hashes } = shardedBloomParameters(n, p, min);
       const perShard = n / shards;
       expect((1 - Math.exp((-hashes * perShard) / bits)) ** hashes).toBeLessThanOrEqual(p * 1.03);

@@ -55,9 +55,7 @@ function filterBits(expectedItems: number, falsePositiveRate: number): number {
     throw new RangeError(`Bloom filter expected items must be a number ≥ 1, got ${expectedItems}`);
   }
   if (!(falsePositiveRate > 0 && falsePositiveRate < 1)) {
-    throw new RangeError(
-      `Bloom filter false-positive rate must be between 0 and 1 (exclusive), got ${falsePositiveRate}`,
-    );
+    throw new RangeError(`Bloom filter false-positive rate must be between 0 and 1 (exclusive), got ${falsePositiveRate}`);
   }
   return Math.ceil((-expectedItems * Math.log(falsePositiveRate)) / Math.LN2 ** 2);
 }

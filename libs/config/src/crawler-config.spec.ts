@@ -20,10 +20,7 @@ describe('loadConfig', () => {
   });
 
   it('reads service knobs from prefixed variables and flags override them', () => {
-    const config = loadConfig(
-      { DNS_HOSTS: 'a.test=127.0.0.1, b.test=::1', URL_FILTER_SCOPE: 'any', DNS_ALLOW_PRIVATE: 'true' },
-      { 'filter.scope': 'host' },
-    );
+    const config = loadConfig({ DNS_HOSTS: 'a.test=127.0.0.1, b.test=::1', URL_FILTER_SCOPE: 'any', DNS_ALLOW_PRIVATE: 'true' }, { 'filter.scope': 'host' });
     expect(config.dns.hosts).toEqual({ 'a.test': '127.0.0.1', 'b.test': '::1' });
     expect(config.dns.allowPrivate).toBe(true);
     expect(config.filter.scope).toBe('host');
@@ -45,7 +42,9 @@ describe('loadConfig', () => {
   });
 
   it('refuses a lease that could run out during its fetch', () => {
-    expect(() => loadConfig({ FRONTIER_LEASE_MS: '30000', DOWNLOADER_TOTAL_TIMEOUT_MS: '60000' })).toThrow(/FRONTIER_LEASE_MS: must be longer than DOWNLOADER_TOTAL_TIMEOUT_MS/);
+    expect(() => loadConfig({ FRONTIER_LEASE_MS: '30000', DOWNLOADER_TOTAL_TIMEOUT_MS: '60000' })).toThrow(
+      /FRONTIER_LEASE_MS: must be longer than DOWNLOADER_TOTAL_TIMEOUT_MS/,
+    );
   });
 
   it('refuses a batch memory shorter than an outage its batches are retried through', () => {
@@ -56,7 +55,10 @@ describe('loadConfig', () => {
 
   it('takes a PostgreSQL URL for the records, refusing any other by name', () => {
     expect(loadConfig({}).recordsUrl).toBeUndefined();
-    expect(loadConfig({ RECORDS_URL: 'postgres://crawler:pw@db:5432/crawl', RECORDS_POOL_SIZE: '4' })).toMatchObject({ recordsUrl: 'postgres://crawler:pw@db:5432/crawl', recordsPoolSize: 4 });
+    expect(loadConfig({ RECORDS_URL: 'postgres://crawler:pw@db:5432/crawl', RECORDS_POOL_SIZE: '4' })).toMatchObject({
+      recordsUrl: 'postgres://crawler:pw@db:5432/crawl',
+      recordsPoolSize: 4,
+    });
     expect(() => loadConfig({ RECORDS_URL: 'redis://127.0.0.1:6379' })).toThrow(/RECORDS_URL: must be a PostgreSQL URL/);
     expect(() => loadConfig({ RECORDS_POOL_SIZE: '0' })).toThrow(/RECORDS_POOL_SIZE/);
     expect(loadConfig({}).recordsStartupWaitMs).toBe(30_000);

@@ -4,9 +4,7 @@ import { z } from 'zod';
 import { parseRedisUrl } from '@crawler/redis';
 import { envNames } from './setting-env';
 
-const bool = z
-  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
-  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
 const int = (min: number) => z.coerce.number().int().min(min);
 const ms = int(0);
 
@@ -35,7 +33,13 @@ function isPortRange(text: string): boolean {
 /** A comma-separated list (or an array, from flags) whose every entry passes `valid`; the error names the bad entries. */
 const dnsList = (valid: (entry: string) => boolean, problem: string) =>
   z.preprocess(
-    (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
     z.array(z.string()).superRefine((entries, ctx) => {
       for (const entry of entries) if (!valid(entry)) ctx.addIssue({ code: 'custom', message: `"${entry}" ${problem}` });
     }),
@@ -128,13 +132,24 @@ export const CrawlerConfigSchema = z.object({
    */
   recordsBatchMax: int(1).max(100_000).default(500).meta({ env: 'RECORDS_BATCH_MAX' }),
   /** S3 endpoint with credentials, e.g. http://KEY:SECRET@minio:9000; absent = filesystem store. */
-  s3Url: z.url({ protocol: /^https?$/ }).optional().meta({ env: 'S3_URL' }),
+  s3Url: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .meta({ env: 'S3_URL' }),
   /** Bucket for page bodies, created at boot when missing. @defaultValue 'crawler' */
-  s3Bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/).default('crawler').meta({ env: 'S3_BUCKET' }),
+  s3Bucket: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/)
+    .default('crawler')
+    .meta({ env: 'S3_BUCKET' }),
   /** Where the filesystem content store and the embedded run's outputs live. @defaultValue './crawl-data' */
   dataDir: z.string().min(1).default('./crawl-data').meta({ env: 'CRAWLER_DATA_DIR' }),
   /** Namespace of every Redis key and queue, so several crawls can share one Redis. @defaultValue 'crawler' */
-  prefix: z.string().regex(/^[A-Za-z0-9_-]+$/).default('crawler').meta({ env: 'CRAWLER_PREFIX' }),
+  prefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('crawler')
+    .meta({ env: 'CRAWLER_PREFIX' }),
   /** HTTP port for /health and /metrics (control plane: also its API). 0 = any free port. @defaultValue 3000 */
   port: int(0).max(65535).default(3000).meta({ env: 'PORT' }),
   /**
@@ -143,7 +158,10 @@ export const CrawlerConfigSchema = z.object({
    * `CONTROL_PLANE_ALLOW_UNAUTHENTICATED`; [control-plane.md](control-plane.md#who-may-use-it)).
    * @defaultValue `0.0.0.0`; control plane without a token: `127.0.0.1`
    */
-  bindAddress: z.string().refine((v) => isIP(v) !== 0, 'is not an IP address (e.g. 127.0.0.1, 0.0.0.0, ::)').optional()
+  bindAddress: z
+    .string()
+    .refine((v) => isIP(v) !== 0, 'is not an IP address (e.g. 127.0.0.1, 0.0.0.0, ::)')
+    .optional()
     .meta({ env: 'BIND_ADDRESS' }),
   controlPlane: z.object({
     /**
@@ -179,7 +197,10 @@ export const CrawlerConfigSchema = z.object({
      * several requests.
      * @defaultValue 1048576
      */
-    maxBodyBytes: int(1024).max(256 * 1024 * 1024).default(1024 * 1024).meta({ env: 'CONTROL_PLANE_MAX_BODY_BYTES' }),
+    maxBodyBytes: int(1024)
+      .max(256 * 1024 * 1024)
+      .default(1024 * 1024)
+      .meta({ env: 'CONTROL_PLANE_MAX_BODY_BYTES' }),
   }),
   /**
    * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close
@@ -190,8 +211,7 @@ export const CrawlerConfigSchema = z.object({
    */
   shutdownTimeoutMs: int(100).default(70_000).meta({ env: 'SHUTDOWN_TIMEOUT_MS' }),
   /** Least severe level logged. @defaultValue 'info' */
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')
-    .meta({ env: 'LOG_LEVEL' }),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').meta({ env: 'LOG_LEVEL' }),
   /**
    * A queue job held by a process that died is handed to another after this long (BullMQ lock and stall check).
    * @defaultValue 30000
@@ -460,7 +480,11 @@ export const CrawlerConfigSchema = z.object({
   }),
   downloader: z.object({
     /** This downloader's name on the hash ring; unique per process. @defaultValue host name, pid and a random suffix */
-    id: z.string().regex(/^[A-Za-z0-9_-]+$/).optional().meta({ env: 'DOWNLOADER_ID' }),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional()
+      .meta({ env: 'DOWNLOADER_ID' }),
     /** Heartbeat period on the hash ring; a downloader silent for 3 periods has left. @defaultValue 2000 */
     heartbeatMs: int(100).default(2000).meta({ env: 'DOWNLOADER_HEARTBEAT_MS' }),
     /**
@@ -504,7 +528,9 @@ export const CrawlerConfigSchema = z.object({
     /** Response headers larger than this are refused (a protocol error). @defaultValue 16384 */
     maxHeaderBytes: int(1024).default(16_384).meta({ env: 'DOWNLOADER_MAX_HEADER_BYTES' }),
     /** Bodies are cut (and marked truncated) at this size. @defaultValue 262144 */
-    maxBodyBytes: int(1024).default(256 * 1024).meta({ env: 'DOWNLOADER_MAX_BODY_BYTES' }),
+    maxBodyBytes: int(1024)
+      .default(256 * 1024)
+      .meta({ env: 'DOWNLOADER_MAX_BODY_BYTES' }),
     /** robots.txt answers are cached this long. @defaultValue 86400000 */
     robotsCacheTtlMs: ms.default(86_400_000).meta({ env: 'DOWNLOADER_ROBOTS_CACHE_TTL_MS' }),
     /**
@@ -590,15 +616,15 @@ export const CrawlerConfigSchema = z.object({
      * refused whatever this says. A port named alone here is let through `URL_FILTER_BLOCKED_PORTS`.
      * @defaultValue 80,443,1024-65535
      */
-    allowedPorts: dnsList(isPortRange, 'is not a port or range (8080, 8000-8999)').default(['80', '443', '1024-65535'])
-      .meta({ env: 'URL_FILTER_ALLOWED_PORTS' }),
+    allowedPorts: dnsList(isPortRange, 'is not a port or range (8080, 8000-8999)').default(['80', '443', '1024-65535']).meta({ env: 'URL_FILTER_ALLOWED_PORTS' }),
     /**
      * Ports refused although allowed (infrastructure: Redis, MinIO, PostgreSQL…), comma-separated ports and ranges;
      * a port named alone in `URL_FILTER_ALLOWED_PORTS` is let through; `none` = no such list; empty = the built-in
      * list (see [URL filter rules](#url-filter-rules)).
      * @defaultValue built-in list
      */
-    blockedPorts: dnsList((entry) => entry === 'none' || isPortRange(entry), 'is not a port, a range (8000-8999) or none').optional()
+    blockedPorts: dnsList((entry) => entry === 'none' || isPortRange(entry), 'is not a port, a range (8000-8999) or none')
+      .optional()
       .meta({ env: 'URL_FILTER_BLOCKED_PORTS' }),
     /**
      * Calendar-like URLs (a year, year/month or date in the path or query) further than this many days from today are
@@ -675,7 +701,9 @@ export const CrawlerConfigSchema = z.object({
     /** Pages in one segment at most. @defaultValue 256 */
     segmentMaxPages: int(1).default(256).meta({ env: 'PAGES_SEGMENT_MAX_PAGES' }),
     /** Compressed bytes in one segment at most. @defaultValue 16777216 */
-    segmentMaxBytes: int(1024).default(16 * 1024 * 1024).meta({ env: 'PAGES_SEGMENT_MAX_BYTES' }),
+    segmentMaxBytes: int(1024)
+      .default(16 * 1024 * 1024)
+      .meta({ env: 'PAGES_SEGMENT_MAX_BYTES' }),
     /**
      * Fetched bodies staged together within this long are written as one object (S3, or a directory with Redis).
      * @defaultValue 50
@@ -684,14 +712,18 @@ export const CrawlerConfigSchema = z.object({
     /** Bodies in one staging bundle at most. @defaultValue 64 */
     stagingMaxBodies: int(1).default(64).meta({ env: 'STAGING_MAX_BODIES' }),
     /** Compressed bytes in one staging bundle at most. @defaultValue 4194304 */
-    stagingMaxBytes: int(1024).default(4 * 1024 * 1024).meta({ env: 'STAGING_MAX_BYTES' }),
+    stagingMaxBytes: int(1024)
+      .default(4 * 1024 * 1024)
+      .meta({ env: 'STAGING_MAX_BYTES' }),
     /**
      * Also write WARC 1.1 files (request, response, revisit records) with a CDX index to the content store.
      * @defaultValue false
      */
     warc: bool.default(false).meta({ env: 'WARC_ENABLED' }),
     /** A WARC file is closed and uploaded at this size. @defaultValue 67108864 */
-    warcRotateBytes: int(1024).default(64 * 1024 * 1024).meta({ env: 'WARC_ROTATE_BYTES' }),
+    warcRotateBytes: int(1024)
+      .default(64 * 1024 * 1024)
+      .meta({ env: 'WARC_ROTATE_BYTES' }),
     /** …or this long after its first record, so a slow crawl's records still land. @defaultValue 60000 */
     warcRotateMs: int(100).default(60_000).meta({ env: 'WARC_ROTATE_MS' }),
   }),
@@ -723,7 +755,9 @@ export const CrawlerConfigSchema = z.object({
      */
     mode: z.enum(['off', 'robots', 'robots+probe']).default('robots+probe').meta({ env: 'SITEMAP_MODE' }),
     /** A sitemap body (after gunzip) is read up to this size. @defaultValue 10485760 */
-    maxBytes: int(1024).default(10 * 1024 * 1024).meta({ env: 'SITEMAP_MAX_BYTES' }),
+    maxBytes: int(1024)
+      .default(10 * 1024 * 1024)
+      .meta({ env: 'SITEMAP_MAX_BYTES' }),
     /** URLs taken from one sitemap at most (the protocol's own limit is 50000). @defaultValue 50000 */
     maxUrls: int(1).default(50_000).meta({ env: 'SITEMAP_MAX_URLS' }),
   }),
@@ -781,7 +815,11 @@ function setPath(target: SettingsTree, path: string, value: unknown): void {
 
 function envValue(path: string, raw: string): unknown {
   if (path === 'dns.hosts') return parseHostPairs(raw);
-  if (LIST_SETTINGS.has(path)) return raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (LIST_SETTINGS.has(path))
+    return raw
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
   return raw;
 }
 
@@ -837,9 +875,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
   const config = result.data!;
   if (config.frontier.leaseMs <= config.downloader.totalTimeoutMs) {
     // A lease that can run out while its fetch is still allowed to run would let a second fetch of the host start.
-    throw new ConfigError([
-      `FRONTIER_LEASE_MS: must be longer than DOWNLOADER_TOTAL_TIMEOUT_MS (got ${config.frontier.leaseMs} ≤ ${config.downloader.totalTimeoutMs})`,
-    ]);
+    throw new ConfigError([`FRONTIER_LEASE_MS: must be longer than DOWNLOADER_TOTAL_TIMEOUT_MS (got ${config.frontier.leaseMs} ≤ ${config.downloader.totalTimeoutMs})`]);
   }
   if (config.frontier.batchMemoryMs <= config.queueInfraOutageMaxMs) {
     // A batch retried after an outage would find its id forgotten, and be enqueued a second time.

@@ -163,7 +163,9 @@ describe('ContentParserService', () => {
     const a = parsed(`<html><head><title>T</title><script>var x = 1;</script></head><body>${sentences('tells')}</body></html>`);
     const b = parsed(`<html>\n<body>\n  ${sentences('tells').replace(/<p>/g, '<div>  ').replace(/<\/p>/g, '</div>')}</body></html>`);
     const c = parsed(`<html><body>${sentences('explains')}</body></html>`);
-    const other = parsed(`<html><body>${Array.from({ length: 40 }, (_, i) => `<p>Entirely different words number ${i * 3} about sitemaps and Bloom filters.</p>`).join('')}</body></html>`);
+    const other = parsed(
+      `<html><body>${Array.from({ length: 40 }, (_, i) => `<p>Entirely different words number ${i * 3} about sitemaps and Bloom filters.</p>`).join('')}</body></html>`,
+    );
     expect(a.simhash).toMatch(/^[0-9a-f]{16}$/);
     expect(b.simhash).toBe(a.simhash);
     expect(hammingDistance(a.simhash, c.simhash)).toBeLessThanOrEqual(3);
@@ -172,9 +174,13 @@ describe('ContentParserService', () => {
 
   describe('regressions', () => {
     it('obeys X-Robots-Tag directives addressed to our own user agent', () => {
-      const page = parsed('<p>x</p>', { 'content-type': 'text/html', 'x-robots-tag': 'test-bot: noindex' }, {
-        'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)',
-      });
+      const page = parsed(
+        '<p>x</p>',
+        { 'content-type': 'text/html', 'x-robots-tag': 'test-bot: noindex' },
+        {
+          'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)',
+        },
+      );
       expect(page.noindex).toBe(true);
     });
   });

@@ -270,7 +270,10 @@ describe('ContentSeenService', () => {
       const second = await service.check(v2, staged(Buffer.from('version 2')));
       expect(second).toMatchObject({ kind: 'new', duplicate: false });
       expect(await segments(content)).toHaveLength(2);
-      expect(JSON.parse((await ns.hashGet('urls', 'http://a.test/1'))!)).toMatchObject({ contentKey: (second as { contentKey: string }).contentKey, fetchedAt: v2.fetchedAt });
+      expect(JSON.parse((await ns.hashGet('urls', 'http://a.test/1'))!)).toMatchObject({
+        contentKey: (second as { contentKey: string }).contentKey,
+        fetchedAt: v2.fetchedAt,
+      });
       // …and a third version with the very simhash of the first is still itself.
       const v3 = page('http://a.test/1', contentHash('v3'), { simhash: simhashOf(HASH) });
       expect(await service.check(v3, staged(Buffer.from('version 3')))).toMatchObject({ kind: 'new' });
@@ -292,7 +295,12 @@ describe('ContentSeenService', () => {
     it('keeps all of it, however large (a long URL, a long title, many headers), in the segment index', async () => {
       const { service, pages } = setup();
       const url = `http://a.test/${'long-path/'.repeat(150)}`;
-      const headers = { 'content-type': 'text/html', 'set-cookie': 'x'.repeat(500), etag: '"e"', ...Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`x-header-${i}`, `value ${i}`])) };
+      const headers = {
+        'content-type': 'text/html',
+        'set-cookie': 'x'.repeat(500),
+        etag: '"e"',
+        ...Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`x-header-${i}`, `value ${i}`])),
+      };
       const p = page(url, HASH, { headers, title: 'Заголовок страницы'.repeat(5) });
       const { contentKey } = (await service.check(p, staged(Buffer.from('body')))) as { contentKey: string };
       expect((await pages.read(contentKey, { meta: true }))!.meta).toEqual({
@@ -394,7 +402,7 @@ describe('ContentSeenService with its records in PostgreSQL', () => {
     return new ContentSeenService(store, pages, new CrawlStats(state, new Registry()), config);
   }
 
-  it("coalesces the records of concurrent jobs into a statement per batch, each job answered its own verdict", async () => {
+  it('coalesces the records of concurrent jobs into a statement per batch, each job answered its own verdict', async () => {
     const service = replica(new BatchingRecordsStore(records, { lingerMs: 50, maxItems: 1000 }));
     // 40 contents, each fetched under two URLs: 80 jobs at once, as a content-seen replica runs them.
     const jobs = Array.from({ length: 80 }, (_, i) => page(`http://site-${i % 40}.test/${i < 40 ? 'a' : 'b'}`, contentHash(`text ${i % 40}`)));

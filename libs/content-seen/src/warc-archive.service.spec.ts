@@ -61,8 +61,16 @@ describe('WarcArchive', () => {
     const { archive, records } = setup();
     await archive.record(page('http://a.test/'), { body: body('same text') }, { kind: 'new', duplicate: false });
     await archive.record(page('http://a.test/copy'), { body: body('same text') }, { kind: 'exact', duplicate: true, originalUrl: 'http://a.test/' });
-    await archive.record(page('http://a.test/restyled'), { body: Buffer.from('<div>same text</div>') }, { kind: 'exact', duplicate: true, originalUrl: 'http://a.test/' });
-    await archive.record(page('http://a.test/near', contentHash('other')), { body: body('nearly') }, { kind: 'near', duplicate: true, originalUrl: 'http://a.test/', distance: 2 });
+    await archive.record(
+      page('http://a.test/restyled'),
+      { body: Buffer.from('<div>same text</div>') },
+      { kind: 'exact', duplicate: true, originalUrl: 'http://a.test/' },
+    );
+    await archive.record(
+      page('http://a.test/near', contentHash('other')),
+      { body: body('nearly') },
+      { kind: 'near', duplicate: true, originalUrl: 'http://a.test/', distance: 2 },
+    );
     expect(await records()).toEqual([
       ['response', 'http://a.test/', '<p>same text</p>'],
       ['request', 'http://a.test/', ''],

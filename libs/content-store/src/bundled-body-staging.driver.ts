@@ -113,7 +113,10 @@ export class BundledBodyStaging implements BodyStaging {
     const key = `staging/${id}.gz`;
     const data = Buffer.concat(parts);
     await this.content.put(key, data);
-    await this.state.setAdd(`bundle:${id}`, parts.map((_, i) => String(i)));
+    await this.state.setAdd(
+      `bundle:${id}`,
+      parts.map((_, i) => String(i)),
+    );
     // The writer is the likeliest next reader's neighbour: readers in this process find it cached.
     this.remember(key, Promise.resolve(data), data.length);
     let offset = 0;
@@ -131,13 +134,16 @@ export class BundledBodyStaging implements BodyStaging {
     // A failed read is not remembered: the next reader tries again.
     bundle.catch(() => this.forget(key));
     this.remember(key, bundle, 0);
-    void bundle.then((b) => {
-      const entry = this.cache.get(key);
-      if (!entry || !b) return;
-      entry.bytes = b.length;
-      this.cachedBytes += b.length;
-      this.evict();
-    }, () => undefined);
+    void bundle.then(
+      (b) => {
+        const entry = this.cache.get(key);
+        if (!entry || !b) return;
+        entry.bytes = b.length;
+        this.cachedBytes += b.length;
+        this.evict();
+      },
+      () => undefined,
+    );
     return bundle;
   }
 

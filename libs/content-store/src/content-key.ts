@@ -34,9 +34,7 @@ export function assertValidPrefix(prefix: string): void {
   if (prefix === '') return;
   const segments = prefix.split('/');
   const last = segments.pop() as string;
-  const problem =
-    segments.map(segmentProblem).find((p) => p !== null) ??
-    (/^[A-Za-z0-9._-]*$/.test(last) ? null : 'has characters outside [A-Za-z0-9._/-]');
+  const problem = segments.map(segmentProblem).find((p) => p !== null) ?? (/^[A-Za-z0-9._-]*$/.test(last) ? null : 'has characters outside [A-Za-z0-9._/-]');
   if (problem) throw new Error(`content store: invalid prefix ${JSON.stringify(prefix)}: ${problem}`);
 }
 

@@ -17,11 +17,7 @@ export const INVALID_KEYS = ['../x', '/abs', 'a/../../b', '', 'a//b', 'a/', './a
  * The behaviour every ContentStore driver must show. `make` runs once before the suite, `teardown` once
  * after it; each test works under its own random prefix, so a shared bucket or directory is fine.
  */
-export function contentStoreContract(
-  name: string,
-  make: () => Promise<ContentStore>,
-  teardown: (store: ContentStore) => Promise<void>,
-): void {
+export function contentStoreContract(name: string, make: () => Promise<ContentStore>, teardown: (store: ContentStore) => Promise<void>): void {
   describe(`ContentStore contract: ${name}`, () => {
     let store: ContentStore;
     let base: string;

@@ -43,10 +43,7 @@ export class FsContentStore implements ContentStore {
       await this.writeAtomic(this.pathIn(this.objects, key), body);
     } catch (err) {
       const code = codeOf(err);
-      const hint =
-        code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST' || code === 'ENOTEMPTY'
-          ? ' (this directory store cannot hold both "a" and "a/b")'
-          : '';
+      const hint = code === 'ENOTDIR' || code === 'EISDIR' || code === 'EEXIST' || code === 'ENOTEMPTY' ? ' (this directory store cannot hold both "a" and "a/b")' : '';
       throw new Error(`content store: put ${key} failed${hint}: ${(err as Error).message}`, { cause: err });
     }
   }
@@ -101,7 +98,12 @@ export class FsContentStore implements ContentStore {
         await fs.unlink(file);
       } catch (err) {
         // A directory at that path ('a' while 'a/b' exists) means there is no object 'a' (macOS says EPERM).
-        const isDir = codeOf(err) === 'EPERM' && (await fs.stat(file).then((s) => s.isDirectory(), () => false));
+        const isDir =
+          codeOf(err) === 'EPERM' &&
+          (await fs.stat(file).then(
+            (s) => s.isDirectory(),
+            () => false,
+          ));
         if (!isMissing(err) && !isDir) {
           throw new Error(`content store: delete ${key} failed: ${(err as Error).message}`, { cause: err });
         }

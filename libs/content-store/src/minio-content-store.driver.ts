@@ -216,9 +216,7 @@ export function encodeMetaName(name: string): string {
 
 export function decodeMetaName(encoded: string): string {
   // Lenient: names written by other tools (no escapes) come back as they are.
-  return encoded.replace(/--|-((?:[0-9a-f]{2})+)-/g, (m, hex: string | undefined) =>
-    hex ? Buffer.from(hex, 'hex').toString('utf8') : '-',
-  );
+  return encoded.replace(/--|-((?:[0-9a-f]{2})+)-/g, (m, hex: string | undefined) => (hex ? Buffer.from(hex, 'hex').toString('utf8') : '-'));
 }
 
 function decodeMeta(headers: IncomingHttpHeaders): Record<string, string> {

@@ -53,7 +53,11 @@ export const UrlBatch = z.object({
   v: version,
   urls: z.array(CrawlUrl).max(10000),
   /** Names the batch so that a redelivered message is enqueued in the frontier only once. */
-  batchId: z.string().regex(/^[A-Za-z0-9_-]+$/).max(64).optional(),
+  batchId: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .max(64)
+    .optional(),
 });
 export type UrlBatch = z.infer<typeof UrlBatch>;
 
@@ -64,7 +68,10 @@ export const FetchRequest = CrawlUrl.extend({
   /** When the lease runs out (ms since epoch): after that the frontier may give the host to another fetch. */
   leaseExpiresAt: z.number().int().min(0).optional(),
   /** The downloader that owns the host on the hash ring (its fetch queue is `fetchQueue(shard)`). */
-  shard: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+  shard: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .optional(),
   /** Stable id of this URL's fetch (a fingerprint of the URL): job ids and staging keys derive from it. */
   fetchId: z.string().regex(/^[A-Za-z0-9_-]+$/),
   /** Politeness key: the URL's host[:port]. */
@@ -276,17 +283,31 @@ export const PluginManifest = z
       /** Media types sent to the plugin instead of being dropped (`image/png`, `image/*`). HTML always goes to the parser. */
       contentTypes: z.array(mediaRange).max(64).default([]),
       /** URL extensions (`png`) the URL filter no longer blocks and the extractor follows from `<img>` and `<link>`. */
-      extensions: z.array(z.string().regex(/^[a-z0-9]{1,16}$/)).max(64).default([]),
+      extensions: z
+        .array(z.string().regex(/^[a-z0-9]{1,16}$/))
+        .max(64)
+        .default([]),
       /** Path globs (`/avatars/*`, `/feeds/**`; `*` = within a segment, `**` = across segments) claimed like extensions. */
-      urlPatterns: z.array(z.string().regex(/^\/[^\s]{0,255}$/)).max(64).default([]),
+      urlPatterns: z
+        .array(z.string().regex(/^\/[^\s]{0,255}$/))
+        .max(64)
+        .default([]),
       /**
        * Path globs (as `urlPatterns`) of HTML pages the plugin takes before the parser: such a page goes to the
        * plugin (hook `fetched`) instead, and the plugin hands it on to the parser (PluginContext.toParser), as
        * fetched or with a body of its own. A page no plugin claims goes straight to the parser.
        */
-      pages: z.array(z.string().regex(/^\/[^\s]{0,255}$/)).max(64).optional(),
+      pages: z
+        .array(z.string().regex(/^\/[^\s]{0,255}$/))
+        .max(64)
+        .optional(),
       /** Body bytes read for a claimed response (default: DOWNLOADER_MAX_BODY_BYTES); longer is cut and marked truncated. */
-      maxBytes: z.number().int().min(1024).max(1024 * 1024 * 1024).optional(),
+      maxBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(1024 * 1024 * 1024)
+        .optional(),
     }),
     /** Send the plugin every new (not duplicate) parsed page, as a PluginPage. */
     pageHook: z.boolean().default(false),

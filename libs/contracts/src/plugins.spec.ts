@@ -34,7 +34,21 @@ describe('plugin contracts', () => {
       contentKey: 'pages/aa/x.html.gz',
     };
     expect(decodeJob(pluginQueue('monitor'), page)).toEqual(page);
-    const fetched = { v: SCHEMA_VERSION, hook: 'fetched', fetchId: 'f', url: 'http://a.test/x.png', depth: 1, status: 200, headers: {}, contentType: 'image/png', bodyKey: 'staging/f', length: 3, truncated: false, fetchedAt: 'now', source: 'http://a.test/' };
+    const fetched = {
+      v: SCHEMA_VERSION,
+      hook: 'fetched',
+      fetchId: 'f',
+      url: 'http://a.test/x.png',
+      depth: 1,
+      status: 200,
+      headers: {},
+      contentType: 'image/png',
+      bodyKey: 'staging/f',
+      length: 3,
+      truncated: false,
+      fetchedAt: 'now',
+      source: 'http://a.test/',
+    };
     expect(decodeJob(pluginQueue('png'), fetched)).toEqual(fetched);
     expect(() => decodeJob(pluginQueue('png'), { ...fetched, hook: 'other' })).toThrow(InvalidMessageError);
     expect(() => decodeJob(pluginQueue('png'), { ...page, contentKey: undefined })).toThrow(/contentKey/);

@@ -78,6 +78,4 @@ export function metricQueue(name: QueueName): QueueName {
 }
 
 /** The queues that carry crawl work: when all are empty and idle, the crawl is complete. */
-export const PIPELINE_QUEUES: readonly QueueName[] = Object.values(QueueName).filter(
-  (q) => q !== QueueName.DeadLetter && q !== QueueName.PluginEvents,
-);
+export const PIPELINE_QUEUES: readonly QueueName[] = Object.values(QueueName).filter((q) => q !== QueueName.DeadLetter && q !== QueueName.PluginEvents);

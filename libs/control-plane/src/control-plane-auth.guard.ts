@@ -1,13 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import {
-  CanActivate,
-  ExecutionContext,
-  ForbiddenException,
-  Inject,
-  Injectable,
-  UnauthorizedException,
-  UnsupportedMediaTypeException,
-} from '@nestjs/common';
+import { CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, UnauthorizedException, UnsupportedMediaTypeException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTROL_PLANE_ROUTE } from './control-plane-route';
@@ -68,14 +60,15 @@ export class ControlPlaneAuthGuard implements CanActivate {
     if (match && timingSafeEqual(digest(match[1]), this.token)) return;
     response.setHeader('www-authenticate', 'Bearer realm="crawler control plane"');
     throw new UnauthorizedException(
-      match
-        ? 'wrong control-plane token'
-        : 'this route needs the control-plane token: send the header Authorization: Bearer <CONTROL_PLANE_TOKEN>',
+      match ? 'wrong control-plane token' : 'this route needs the control-plane token: send the header Authorization: Bearer <CONTROL_PLANE_TOKEN>',
     );
   }
 
   private checkJson(request: GuardedRequest): void {
-    const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = String(request.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     if (type === 'application/json') return;
     throw new UnsupportedMediaTypeException(
       `send Content-Type: application/json (got ${type || 'none'}): a request that changes the crawl must be JSON, so that no web page's form can send one`,

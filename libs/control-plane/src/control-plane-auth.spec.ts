@@ -119,7 +119,11 @@ describe('control plane: who may change (and read) the crawl', () => {
         expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
         expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
         expect(((await res.json()) as any).message).toMatch(/Authorization: Bearer/);
-        const wrong = await fetch(cp.base + path, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}x` }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const wrong = await fetch(cp.base + path, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}x` },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         expect({ method, path, status: wrong.status }).toEqual({ method, path, status: 401 });
       }
       expect(await cp.pause.isPaused()).toBe(false);
@@ -131,9 +135,17 @@ describe('control plane: who may change (and read) the crawl', () => {
       expect((await fetch(`${cp.base}/pause`, json({ reason: 'x' }, TOKEN))).status).toBe(200);
       expect(await cp.pause.isPaused()).toBe(true);
       expect((await fetch(`${cp.base}/resume`, json({}, TOKEN))).status).toBe(200);
-      const patch = await fetch(`${cp.base}/hosts/a.test`, { method: 'PATCH', headers: { 'content-type': 'application/json', authorization: `bearer ${TOKEN}` }, body: '{"delayMs":5000}' });
+      const patch = await fetch(`${cp.base}/hosts/a.test`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', authorization: `bearer ${TOKEN}` },
+        body: '{"delayMs":5000}',
+      });
       expect(patch.status).toBe(200);
-      const form = await fetch(`${cp.base}/seeds`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${TOKEN}` }, body: 'urls[0]=b.test' });
+      const form = await fetch(`${cp.base}/seeds`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${TOKEN}` },
+        body: 'urls[0]=b.test',
+      });
       expect(form.status).toBe(415);
     });
 
@@ -151,7 +163,17 @@ describe('control plane: who may change (and read) the crawl', () => {
     });
 
     it('needs the token to read the crawl, but serves the dashboard page (a navigation carries no header), /health and /metrics', async () => {
-      for (const path of ['/status', '/status/history', '/frontier', '/hosts/a.test', '/failed', '/failed-urls', '/dead-letters', '/urls?url=http://a.test/', '/urls/content?url=http://a.test/']) {
+      for (const path of [
+        '/status',
+        '/status/history',
+        '/frontier',
+        '/hosts/a.test',
+        '/failed',
+        '/failed-urls',
+        '/dead-letters',
+        '/urls?url=http://a.test/',
+        '/urls/content?url=http://a.test/',
+      ]) {
         expect({ path, status: (await fetch(cp.base + path)).status }).toEqual({ path, status: 401 });
         const authorized = await fetch(cp.base + path, { headers: { authorization: `Bearer ${TOKEN}` } });
         expect({ path, authorized: authorized.status !== 401 }).toEqual({ path, authorized: true });

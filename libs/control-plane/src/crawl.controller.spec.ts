@@ -72,7 +72,13 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     await failed.record({ at: '2026-01-01T00:00:01.000Z', url: 'http://a.test/2', host: 'a.test', reason: 'reset', attempts: 3, error: 'ECONNRESET: read ECONNRESET' });
     const all = await call('GET', '/failed-urls');
     expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ total: 2, urls: [{ seq: 2, url: 'http://a.test/2', reason: 'reset', attempts: 3 }, { seq: 1, url: 'http://a.test/1', status: 500 }] });
+    expect(all.body).toMatchObject({
+      total: 2,
+      urls: [
+        { seq: 2, url: 'http://a.test/2', reason: 'reset', attempts: 3 },
+        { seq: 1, url: 'http://a.test/1', status: 500 },
+      ],
+    });
     expect((await call('GET', '/failed-urls?reason=status-500')).body.urls.map((u: { url: string }) => u.url)).toEqual(['http://a.test/1']);
     expect((await call('GET', '/failed-urls?limit=1')).body.urls).toHaveLength(1);
     const bad = await call('GET', '/failed-urls?limit=0');
@@ -106,7 +112,13 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
 
   it('keeps the dead letters it consumes, newest first, counted by queue', async () => {
     // What a consumer of seen-urls or of a downloader's shard sends when a message does not validate.
-    await queues.add(QueueName.DeadLetter, { v: 1, queue: 'seen-urls', reason: 'v: Invalid input: expected 1', payload: { v: 99, urls: [] }, at: new Date().toISOString() });
+    await queues.add(QueueName.DeadLetter, {
+      v: 1,
+      queue: 'seen-urls',
+      reason: 'v: Invalid input: expected 1',
+      payload: { v: 99, urls: [] },
+      at: new Date().toISOString(),
+    });
     await queues.add(QueueName.DeadLetter, { v: 1, queue: 'fetch.x', reason: 'fetchId: Required', payload: { url: 'u' }, at: new Date().toISOString() });
     let letters: any[] = [];
     for (let i = 0; i < 100 && letters.length < 2; i++) {
@@ -133,7 +145,13 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
       await new Promise((r) => setTimeout(r, 20));
       failed = (await call('GET', '/failed')).body;
     }
-    expect(failed).toEqual([{ queue: 'extract-links', count: 1, recent: [{ payload: expect.objectContaining({ url: 'http://a.test/' }), reason: 'cannot resolve http://a.test/', failedAt: expect.any(String) }] }]);
+    expect(failed).toEqual([
+      {
+        queue: 'extract-links',
+        count: 1,
+        recent: [{ payload: expect.objectContaining({ url: 'http://a.test/' }), reason: 'cannot resolve http://a.test/', failedAt: expect.any(String) }],
+      },
+    ]);
     expect((await call('GET', '/failed?queue=no-such')).status).toBe(400);
     broken = false;
     expect((await call('POST', '/failed/replay', { queue: 'extract-links' })).body).toEqual({ replayed: { 'extract-links': 1 } });
@@ -233,7 +251,9 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
       simhash: '00000000000000ff',
     });
     const records = app.get<RecordsStore>(RECORDS_STORE);
-    await records.recordPages([{ url: 'http://a.test/page', fetchedAt: '2024-01-01T00:00:00.000Z', status: 200, contentKey: key, contentHash: 'a'.repeat(64), simhash: '00ff' }]);
+    await records.recordPages([
+      { url: 'http://a.test/page', fetchedAt: '2024-01-01T00:00:00.000Z', status: 200, contentKey: key, contentHash: 'a'.repeat(64), simhash: '00ff' },
+    ]);
     await records.recordDuplicates([{ url: 'http://a.test/copy', duplicateOf: { kind: 'exact', original: 'http://a.test/page' } }]);
 
     const stored = await call('GET', `/urls?url=${encodeURIComponent('HTTP://A.test/page?utm_source=x')}`);

@@ -17,7 +17,10 @@ const failedUrlsQuery = (kept: number) =>
   z
     .object({
       limit: z.coerce.number().int().min(1).max(kept).default(Math.min(100, kept)),
-      reason: z.string().regex(/^[a-z0-9-]{1,40}$/, 'a reason such as status-500, reset, timeout-total').optional(),
+      reason: z
+        .string()
+        .regex(/^[a-z0-9-]{1,40}$/, 'a reason such as status-500, reset, timeout-total')
+        .optional(),
     })
     .strict();
 

@@ -483,7 +483,10 @@ export const DASHBOARD_HTML = `<!doctype html>
         .join('')}
     </svg>
     <div class="legend">${Object.entries(COLORS)
-      .map(([key, color]) => `<span><i style="background:${color}"></i>${key === 'links' ? 'links extracted/s ÷ 10' : `pages ${key === 'errors' ? 'in error' : key}/s`}</span>`)
+      .map(
+        ([key, color]) =>
+          `<span><i style="background:${color}"></i>${key === 'links' ? 'links extracted/s ÷ 10' : `pages ${key === 'errors' ? 'in error' : key}/s`}</span>`,
+      )
       .join('')}</div>
   </section>
   <section>

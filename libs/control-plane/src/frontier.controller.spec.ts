@@ -23,9 +23,16 @@ describe('control plane: frontier host controls over HTTP', () => {
     base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
     store = app.get(FRONTIER_STORE);
     const now = Date.now();
-    await store.enqueue(['/1', '/2', '/3'].map((p) => ({ host: 'a.test:80', priority: 2, item: `["http://a.test${p}",1,1,0]` })), now);
+    await store.enqueue(
+      ['/1', '/2', '/3'].map((p) => ({ host: 'a.test:80', priority: 2, item: `["http://a.test${p}",1,1,0]` })),
+      now,
+    );
     const [claim] = await store.claim({ now, max: 1, leaseMs: 60_000 });
-    await store.complete(claim.leaseId, { nextAt: now + 5000, ip: '127.0.0.1', fetched: true, politeness: { recentMs: [20], backoff: 0, delayMs: 5000, cause: 'robots' } }, now);
+    await store.complete(
+      claim.leaseId,
+      { nextAt: now + 5000, ip: '127.0.0.1', fetched: true, politeness: { recentMs: [20], backoff: 0, delayMs: 5000, cause: 'robots' } },
+      now,
+    );
     await store.audit('a.test:80', [JSON.stringify({ at: now, event: 'fetched', delayMs: 5000, cause: 'robots' })]);
   });
 

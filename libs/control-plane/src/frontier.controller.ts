@@ -10,7 +10,10 @@ const HostControlsBody = z
     /** Delay between two requests to the host, ms, at least FRONTIER_MIN_DELAY_MS unless FRONTIER_ALLOW_DELAY_BELOW_MIN (null: back to the computed delay). */
     delayMs: nullableMs,
     /** No request before this time: ISO date or ms since epoch (null: unblock). */
-    blockedUntil: z.union([z.iso.datetime({ offset: true }), z.number().int().min(0)]).nullable().optional(),
+    blockedUntil: z
+      .union([z.iso.datetime({ offset: true }), z.number().int().min(0)])
+      .nullable()
+      .optional(),
     /** Pages the host may be fetched in all (null: no budget). */
     budget: nullableMs,
   })

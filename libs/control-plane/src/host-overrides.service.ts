@@ -11,7 +11,7 @@ export class BelowFloorError extends Error {
   ) {
     super(
       `delayMs: ${delayMs} ms is below the crawl-wide minimum of ${minDelayMs} ms (FRONTIER_MIN_DELAY_MS); ` +
-        'an override may only raise a host\'s delay unless FRONTIER_ALLOW_DELAY_BELOW_MIN=true',
+        "an override may only raise a host's delay unless FRONTIER_ALLOW_DELAY_BELOW_MIN=true",
     );
   }
 }

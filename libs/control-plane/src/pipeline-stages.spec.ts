@@ -5,7 +5,16 @@ describe('PIPELINE_STAGES', () => {
   it('draws every service of the map that consumes crawl work, once, in pipeline order', () => {
     const working = SERVICES.filter((s) => s.consumes.some((c) => PIPELINE_QUEUES.includes(c.queue))).map((s) => s.name);
     expect([...PIPELINE_STAGES.map((s) => s.id)].sort()).toEqual(working.sort());
-    expect(PIPELINE_STAGES.map((s) => s.id)).toEqual(['url-filter', 'url-seen', 'frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor']);
+    expect(PIPELINE_STAGES.map((s) => s.id)).toEqual([
+      'url-filter',
+      'url-seen',
+      'frontier',
+      'dns-resolver',
+      'downloader',
+      'content-parser',
+      'content-seen',
+      'url-extractor',
+    ]);
   });
 
   it('reads each stage’s depth from the queue leading into it', () => {

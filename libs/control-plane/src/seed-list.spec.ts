@@ -18,7 +18,11 @@ describe('seeds', () => {
 
   it('refuses a seed on a port the filter refuses, saying why', () => {
     const ports = new PortPolicy();
-    expect(parseSeed('http://a.test:6379/', ports)).toEqual({ ok: false, input: 'http://a.test:6379/', reason: expect.stringMatching(/^port 6379 is in URL_FILTER_BLOCKED_PORTS/) });
+    expect(parseSeed('http://a.test:6379/', ports)).toEqual({
+      ok: false,
+      input: 'http://a.test:6379/',
+      reason: expect.stringMatching(/^port 6379 is in URL_FILTER_BLOCKED_PORTS/),
+    });
     expect(parseSeed('http://a.test:25/', ports)).toMatchObject({ ok: false, reason: 'port 25 is one the Fetch standard never lets HTTP reach' });
     expect(parseSeed('a.test:81', ports)).toMatchObject({ ok: false, reason: 'port 81 is not in URL_FILTER_ALLOWED_PORTS' });
     expect(parseSeed('http://a.test:8080/', ports)).toEqual({ ok: true, url: 'http://a.test:8080/' });
@@ -26,10 +30,7 @@ describe('seeds', () => {
   });
 
   it('reads a list with comments and blank lines', () => {
-    expect(parseSeedList('# top sites\na.test\n\nhttp://b.test/ # home\n').map((s) => s.ok && s.url)).toEqual([
-      'https://a.test/',
-      'http://b.test/',
-    ]);
+    expect(parseSeedList('# top sites\na.test\n\nhttp://b.test/ # home\n').map((s) => s.ok && s.url)).toEqual(['https://a.test/', 'http://b.test/']);
   });
 
   it('splits a seed list into request bodies within the byte limit and the per-request count, in order', () => {

@@ -20,7 +20,18 @@ async function setup(resolution: Resolution) {
   const resolver = { resolve: async () => resolution } as unknown as DnsResolverService;
   const unreached = new UnreachedHostsRegistry(state);
   await new DnsResolverProcessor(pipeline, resolver, stats, unreached, config, pino({ enabled: false })).onApplicationBootstrap();
-  const request: FetchRequest = { v: SCHEMA_VERSION, url: 'http://a.test/p', depth: 2, source: 'link', hops: 0, attempts: 1, leaseId: 'l1', fetchId: 'f1', host: 'a.test', shard: 'd1' };
+  const request: FetchRequest = {
+    v: SCHEMA_VERSION,
+    url: 'http://a.test/p',
+    depth: 2,
+    source: 'link',
+    hops: 0,
+    attempts: 1,
+    leaseId: 'l1',
+    fetchId: 'f1',
+    host: 'a.test',
+    shard: 'd1',
+  };
   await handler(request);
   return { sent, totals: await stats.totals(), unreached };
 }
@@ -36,7 +47,14 @@ describe('DnsResolverProcessor', () => {
     expect(sent).toEqual([
       {
         queue: QueueName.FrontierDone,
-        payload: expect.objectContaining({ kind: 'deferred', cause: 'dns', requested: false, retryAfterMs: 7000, leaseId: 'l1', retry: expect.objectContaining({ url: 'http://a.test/p', depth: 2, attempts: 1 }) }),
+        payload: expect.objectContaining({
+          kind: 'deferred',
+          cause: 'dns',
+          requested: false,
+          retryAfterMs: 7000,
+          leaseId: 'l1',
+          retry: expect.objectContaining({ url: 'http://a.test/p', depth: 2, attempts: 1 }),
+        }),
       },
     ]);
     expect(totals).toEqual({ 'deferred.dns': 1 });

@@ -30,7 +30,15 @@ export class DnsResolverProcessor implements OnApplicationBootstrap {
     // The resolver counts its own events (dns.cache-hit, dns.cache-miss, dns.refresh, dns.failure).
     // The frontier chose the downloader that owns this host on the hash ring.
     const queue = request.shard ? fetchQueue(request.shard) : QueueName.Fetch;
-    const base = { v: SCHEMA_VERSION, leaseId: request.leaseId, fetchId: request.fetchId, url: request.url, host: request.host, requested: false, durationMs: 0 } as const;
+    const base = {
+      v: SCHEMA_VERSION,
+      leaseId: request.leaseId,
+      fetchId: request.fetchId,
+      url: request.url,
+      host: request.host,
+      requested: false,
+      durationMs: 0,
+    } as const;
     if (resolution.ok && request.resolveOnly) {
       // The frontier's first look at this host: it learns the address, so that the host's first request
       // already counts against its address's limits, and hands the URL out again.
@@ -53,7 +61,13 @@ export class DnsResolverProcessor implements OnApplicationBootstrap {
       // an unreachable robots.txt; after FRONTIER_MAX_RETRIES such turns the frontier gives the host up.
       this.logger.warn({ event: 'dns-deferred', url: request.url, error: resolution.error });
       await this.stats.count('deferred.dns');
-      await this.pipeline.send(QueueName.FrontierDone, { ...failed, kind: 'deferred', cause: 'dns', retryAfterMs: this.config.dns.failureTtlMs, retry: retryOf(request) });
+      await this.pipeline.send(QueueName.FrontierDone, {
+        ...failed,
+        kind: 'deferred',
+        cause: 'dns',
+        retryAfterMs: this.config.dns.failureTtlMs,
+        retry: retryOf(request),
+      });
       return;
     }
     this.logger.warn({ event: 'dns-refused', url: request.url, error: resolution.error });

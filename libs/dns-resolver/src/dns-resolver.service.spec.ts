@@ -283,7 +283,12 @@ describe('DnsResolverService', () => {
 
     it('keeps the shortest TTL of the answer set', async () => {
       const { service, cache } = resolver();
-      answers.set('set.test', { v4: [{ address: '93.184.216.34', ttl: 900 }, { address: '93.184.216.35', ttl: 120 }] });
+      answers.set('set.test', {
+        v4: [
+          { address: '93.184.216.34', ttl: 900 },
+          { address: '93.184.216.35', ttl: 120 },
+        ],
+      });
       await service.resolve('set.test');
       expect(JSON.parse((await cache.get('set.test'))!)).toMatchObject({ address: '93.184.216.34', ttlMs: 120_000 });
     });
@@ -503,9 +508,7 @@ describe('DnsResolverService', () => {
         });
       }) as any);
       const { service } = resolver({ 'dns.servers': ['127.0.0.1:5353', '::1'], 'dns.timeoutMs': 500, 'dns.tries': 3 });
-      expect(made.map(({ options, servers }) => ({ options, servers }))).toEqual([
-        { options: { timeout: 500, tries: 3 }, servers: ['127.0.0.1:5353', '::1'] },
-      ]);
+      expect(made.map(({ options, servers }) => ({ options, servers }))).toEqual([{ options: { timeout: 500, tries: 3 }, servers: ['127.0.0.1:5353', '::1'] }]);
       expect(await service.resolve('configured.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'dns' });
       expect(queries).toEqual(['configured-v4:configured.test']);
     });
@@ -521,7 +524,12 @@ describe('DnsResolverService', () => {
       expect(await service.resolve('web.test')).toEqual({ ok: true, address: '127.0.0.7', source: 'hosts' });
       expect(await service.resolve('looked-up.test')).toEqual({ ok: true, address: '127.0.0.1', source: 'dns' });
       expect(await service.resolve('[::1]')).toEqual({ ok: true, address: '::1', source: 'literal' });
-      expect(await service.resolve('10.0.0.1')).toEqual({ ok: false, error: expect.stringMatching(/10\.0\.0\.1 is not public.*DNS_ALLOW_CIDRS/), transient: false, refused: true });
+      expect(await service.resolve('10.0.0.1')).toEqual({
+        ok: false,
+        error: expect.stringMatching(/10\.0\.0\.1 is not public.*DNS_ALLOW_CIDRS/),
+        transient: false,
+        refused: true,
+      });
       expect(await service.resolve('inside.test')).toEqual({ ok: false, error: expect.stringContaining('10.0.0.1'), transient: false, refused: true });
     });
   });

@@ -59,7 +59,10 @@ describe('downloader /metrics after a few fetches', () => {
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
 
-    const config = loadConfig({}, { dataDir: dir, logLevel: 'silent', port: 0, 'sitemaps.mode': 'off', 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)' });
+    const config = loadConfig(
+      {},
+      { dataDir: dir, logLevel: 'silent', port: 0, 'sitemaps.mode': 'off', 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)' },
+    );
     @Module({ imports: [RuntimeModule.forRoot({ service: 'downloader', config }), DownloaderModule] })
     class DownloaderAppModule {}
     app = await NestFactory.create(DownloaderAppModule, { logger: false });
@@ -79,7 +82,17 @@ describe('downloader /metrics after a few fetches', () => {
       const host = `made-up.test:${port}`;
       const done = new Promise<FetchOutcome>((resolve) => (next = resolve));
       n++;
-      await pipeline.send(shard, { v: SCHEMA_VERSION, leaseId: `l${n}`, fetchId: `f${n}`, url: `http://${host}${path}`, host, depth: 1, source: 'link', hops: 0, ip: '127.0.0.1' });
+      await pipeline.send(shard, {
+        v: SCHEMA_VERSION,
+        leaseId: `l${n}`,
+        fetchId: `f${n}`,
+        url: `http://${host}${path}`,
+        host,
+        depth: 1,
+        source: 'link',
+        hops: 0,
+        ip: '127.0.0.1',
+      });
       return done;
     };
     for (const path of ['/', '/', '/zipped', '/private', '/missing', '/boom']) await fetchOne(sitePort, path);

@@ -39,11 +39,7 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
   }
 
   async onApplicationBootstrap() {
-    await this.pipeline.consume(
-      fetchQueue(this.id),
-      (request) => this.handle(request),
-      { concurrency: this.config.downloader.concurrency },
-    );
+    await this.pipeline.consume(fetchQueue(this.id), (request) => this.handle(request), { concurrency: this.config.downloader.concurrency });
     await this.heartbeat.start();
     this.logger.info({ event: 'downloader-joined', id: this.id }, 'joined the hash ring');
   }

@@ -285,7 +285,14 @@ describe('DownloaderService', () => {
       expect(outcome).toMatchObject({ kind: 'fetched', status: 200 });
       expect(sent.map((s) => s.queue)).toEqual([pluginQueue('png')]);
       const job = sent[0].payload;
-      expect(job).toMatchObject({ hook: 'fetched', url: expect.stringMatching(/\/image\.png$/), contentType: 'image/png', length: 8, truncated: false, source: 'http://made-up.test/gallery' });
+      expect(job).toMatchObject({
+        hook: 'fetched',
+        url: expect.stringMatching(/\/image\.png$/),
+        contentType: 'image/png',
+        length: 8,
+        truncated: false,
+        source: 'http://made-up.test/gallery',
+      });
       expect((await content.read(job.bodyKey))!.body).toEqual(Buffer.alloc(8));
       expect((await stats.totals())['plugin.routed.png']).toBe(1);
     });
@@ -307,7 +314,12 @@ describe('DownloaderService', () => {
     });
 
     it('keeps HTML for the parser even when a plugin claims text/html', async () => {
-      const html: PluginManifest = { ...png(), name: 'html-grabber', queue: pluginQueue('html-grabber'), claims: { contentTypes: ['text/*'], extensions: [], urlPatterns: [] } };
+      const html: PluginManifest = {
+        ...png(),
+        name: 'html-grabber',
+        queue: pluginQueue('html-grabber'),
+        claims: { contentTypes: ['text/*'], extensions: [], urlPatterns: [] },
+      };
       const { service, request, sent } = await setup({ plugins: [html] });
       await service.download(request('/'));
       await service.download(request('/page'));
@@ -315,7 +327,12 @@ describe('DownloaderService', () => {
     });
 
     it('sends an HTML page whose path a plugin claims (claims.pages) to that plugin instead of the parser, and other pages to the parser', async () => {
-      const render: PluginManifest = { ...png(), name: 'render', queue: pluginQueue('render'), claims: { contentTypes: [], extensions: [], urlPatterns: [], pages: ['/pa*'] } };
+      const render: PluginManifest = {
+        ...png(),
+        name: 'render',
+        queue: pluginQueue('render'),
+        claims: { contentTypes: [], extensions: [], urlPatterns: [], pages: ['/pa*'] },
+      };
       const { service, request, sent, content, stats } = await setup({ plugins: [render] });
       await service.download(request('/'));
       await service.download(request('/page'));
@@ -360,7 +377,13 @@ describe('DownloaderService', () => {
     expect(first.robotsUnreachable).toMatchObject({ tries: 1, giveUp: false, giveUpAt: first.robotsUnreachable!.since + 1_800_000 });
     for (const path of ['/', '/page', '/image.png']) {
       const outcome = (await service.download(request(path)))!;
-      expect(outcome).toMatchObject({ kind: 'deferred', cause: 'robots', requested: false, retry: { url: expect.stringContaining(path) }, robotsUnreachable: { tries: 1 } });
+      expect(outcome).toMatchObject({
+        kind: 'deferred',
+        cause: 'robots',
+        requested: false,
+        retry: { url: expect.stringContaining(path) },
+        robotsUnreachable: { tries: 1 },
+      });
       expect(outcome.retryAfterMs).toBeLessThanOrEqual(first.retryAfterMs!);
     }
     expect(requested).toEqual(['/robots.txt']);
@@ -422,7 +445,10 @@ describe('DownloaderService', () => {
     const head = 'User-agent: *\nDisallow: /\n';
     const filler = `${'#'.repeat(1024 - head.length - 'Allow: /'.length - 1)}\n`;
     const robots = `${head}${filler}Allow: /public/\n`;
-    const { service, request } = await setup({ robots: (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(robots), overrides: { 'downloader.robotsMaxBytes': 1024 } });
+    const { service, request } = await setup({
+      robots: (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(robots),
+      overrides: { 'downloader.robotsMaxBytes': 1024 },
+    });
     await service.download(request('/'));
     expect(await service.download(request('/page'))).toMatchObject({ kind: 'disallowed' });
   });
@@ -435,7 +461,18 @@ describe('DownloaderService', () => {
     expect(await service.download(page)).toBeNull();
     expect(requested).toEqual(['/robots.txt']);
     const [hop] = sent;
-    expect(hop).toMatchObject({ queue: QueueName.DnsResolve, payload: { url: page.url, leaseId: page.leaseId, robotsHop: { url: expect.stringMatching(/^http:\/\/other\.test:\d+\/elsewhere\/robots\.txt$/), chain: [expect.stringMatching(/made-up\.test:\d+\/robots\.txt$/)], originIp: '127.0.0.1' } } });
+    expect(hop).toMatchObject({
+      queue: QueueName.DnsResolve,
+      payload: {
+        url: page.url,
+        leaseId: page.leaseId,
+        robotsHop: {
+          url: expect.stringMatching(/^http:\/\/other\.test:\d+\/elsewhere\/robots\.txt$/),
+          chain: [expect.stringMatching(/made-up\.test:\d+\/robots\.txt$/)],
+          originIp: '127.0.0.1',
+        },
+      },
+    });
     // Back from the resolver with the other host's vetted address: the chain ends there, the rules are the site's.
     const outcome = await service.download({ ...hop.payload, ip: '127.0.0.1' });
     expect(outcome).toMatchObject({ kind: 'robots-fetched', status: 200, ip: '127.0.0.1', retry: { url: page.url } });
@@ -456,7 +493,10 @@ describe('DownloaderService', () => {
   });
 
   it('follows DOWNLOADER_MAX_REDIRECTS robots.txt redirects; one more means unavailable (allow all)', async () => {
-    const { service, request, requested } = await setup({ robots: (req, res) => res.writeHead(302, { location: '/robots.txt' }).end(), overrides: { 'downloader.maxRedirects': 3 } });
+    const { service, request, requested } = await setup({
+      robots: (req, res) => res.writeHead(302, { location: '/robots.txt' }).end(),
+      overrides: { 'downloader.maxRedirects': 3 },
+    });
     expect(await service.download(request('/page'))).toMatchObject({ kind: 'robots-fetched', status: 302 });
     expect(requested).toEqual(['/robots.txt', '/robots.txt', '/robots.txt', '/robots.txt']);
     expect(await service.download(request('/private'))).toMatchObject({ kind: 'fetched', status: 200 });
@@ -514,7 +554,12 @@ describe('DownloaderService', () => {
     const probe = await setup();
     const { service, request, requested, stats } = await setup({ overrides: { 'filter.blockedPorts': [String(probe.port)] } });
     const outcome = await service.download(request('/page', { url: `http://made-up.test:${probe.port}/page`, host: `made-up.test:${probe.port}` }));
-    expect(outcome).toMatchObject({ kind: 'error', requested: false, durationMs: 0, error: expect.stringMatching(new RegExp(`^port ${probe.port} is in URL_FILTER_BLOCKED_PORTS`)) });
+    expect(outcome).toMatchObject({
+      kind: 'error',
+      requested: false,
+      durationMs: 0,
+      error: expect.stringMatching(new RegExp(`^port ${probe.port} is in URL_FILTER_BLOCKED_PORTS`)),
+    });
     expect(requested).toEqual([]);
     expect(probe.requested).toEqual([]);
     expect((await stats.totals())['error.port-refused']).toBe(1);
@@ -602,8 +647,7 @@ describe('DownloaderService per-address interval', () => {
 });
 
 describe('DownloaderService sitemaps', () => {
-  const sitemapBatches = (sent: { queue: QueueName; payload: any }[]) =>
-    sent.filter((s) => s.queue === QueueName.FilterUrls).map((s) => s.payload.urls);
+  const sitemapBatches = (sent: { queue: QueueName; payload: any }[]) => sent.filter((s) => s.queue === QueueName.FilterUrls).map((s) => s.payload.urls);
 
   it("feeds robots.txt's Sitemap lines to the filter as sitemap documents, at the depth of the page that brought them", async () => {
     const robots: Route = (req, res) => res.writeHead(200).end('User-agent: *\nDisallow:\nSitemap: /s/index.xml\nSitemap: https://cdn.test/map.xml.gz\n');

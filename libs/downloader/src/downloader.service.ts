@@ -230,7 +230,18 @@ export class DownloaderService implements OnApplicationShutdown {
       const errorKind = classifyFetchError(error);
       // The time is reported, but the adaptive delay keeps to responses: a timeout is the strike rule's.
       const durationMs = Math.round(performance.now() - started);
-      this.fetchLog.record({ time, url: request.url, depth: request.depth, status: null, contentType: null, length: null, location: null, durationMs, error: message, errorKind });
+      this.fetchLog.record({
+        time,
+        url: request.url,
+        depth: request.depth,
+        status: null,
+        contentType: null,
+        length: null,
+        location: null,
+        durationMs,
+        error: message,
+        errorKind,
+      });
       this.metrics.fetched(sitemap ? 'sitemap' : 'page', null, durationMs);
       await this.stats.count(`error.fetch.${errorKind}`);
       // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.

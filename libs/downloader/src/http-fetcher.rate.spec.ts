@@ -75,15 +75,19 @@ describe('HttpFetcher minimum transfer rate', () => {
     }
   }
 
-  it.each(['/byte-a-second', '/byte-a-second-gzip'])('cuts %s when the first window ends, not at the total timeout', async (path) => {
-    const { error, response, ms } = await get(fetcher(100), path);
-    expect(response).toBeUndefined();
-    expect(classifyFetchError(error)).toBe('timeout-rate');
-    expect(error!.code).toBe('ERR_FETCH_TOO_SLOW');
-    expect(error!.message).toMatch(/under the minimum of 100 B\/s/);
-    expect(ms).toBeGreaterThanOrEqual(1400);
-    expect(ms).toBeLessThan(4000);
-  }, 15_000);
+  it.each(['/byte-a-second', '/byte-a-second-gzip'])(
+    'cuts %s when the first window ends, not at the total timeout',
+    async (path) => {
+      const { error, response, ms } = await get(fetcher(100), path);
+      expect(response).toBeUndefined();
+      expect(classifyFetchError(error)).toBe('timeout-rate');
+      expect(error!.code).toBe('ERR_FETCH_TOO_SLOW');
+      expect(error!.message).toMatch(/under the minimum of 100 B\/s/);
+      expect(ms).toBeGreaterThanOrEqual(1400);
+      expect(ms).toBeLessThan(4000);
+    },
+    15_000,
+  );
 
   it('keeps a body that arrives slowly but above the minimum, over several windows', async () => {
     const { error, response, ms } = await get(fetcher(1024), '/steady');

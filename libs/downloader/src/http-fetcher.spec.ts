@@ -161,7 +161,10 @@ describe('HttpFetcher', () => {
     // undici's timers are coarse (ticks of ~500 ms for headersTimeout), so allow that much slack.
     const failure = await fetcher({ headersTimeoutMs: 200, totalTimeoutMs: 5000 })
       .get(`http://made-up.test:${port}/`, html())
-      .then(() => null, (error: unknown) => error as { code?: string });
+      .then(
+        () => null,
+        (error: unknown) => error as { code?: string },
+      );
     expect(failure?.code).toBe('UND_ERR_HEADERS_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(1500);
   });
@@ -175,7 +178,10 @@ describe('HttpFetcher', () => {
     const started = Date.now();
     const failure = await fetcher({ totalTimeoutMs: 300, bodyTimeoutMs: 5000 })
       .get(`http://made-up.test:${server.port}/`, html())
-      .then(() => null, (error: unknown) => error as Error);
+      .then(
+        () => null,
+        (error: unknown) => error as Error,
+      );
     const elapsed = Date.now() - started;
     expect(failure?.name).toBe('TimeoutError');
     expect(elapsed).toBeGreaterThanOrEqual(250);
@@ -220,9 +226,7 @@ describe('HttpFetcher', () => {
         }, 30);
       });
       const f = fetcher();
-      const results = await Promise.allSettled(
-        Array.from({ length: 8 }, () => f.get(`http://made-up.test:${server.port}/`, html())),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => f.get(`http://made-up.test:${server.port}/`, html())));
       expect(results.map((r) => r.status)).toEqual(Array(8).fill('fulfilled'));
     });
   });

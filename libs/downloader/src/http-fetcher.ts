@@ -321,7 +321,7 @@ class InflateEither extends Transform {
 
   private start() {
     const [cmf, flg] = this.head;
-    const zlibWrapped = (cmf & 0x0f) === 8 && (cmf >> 4) <= 7 && flg !== undefined && ((cmf << 8) | flg) % 31 === 0;
+    const zlibWrapped = (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && flg !== undefined && ((cmf << 8) | flg) % 31 === 0;
     const inner = zlibWrapped ? zlib.createInflate({ finishFlush: Z_SYNC_FLUSH }) : zlib.createInflateRaw({ finishFlush: Z_SYNC_FLUSH });
     inner.on('data', (data: Buffer) => {
       if (!this.push(data)) inner.pause();

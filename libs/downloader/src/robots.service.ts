@@ -92,7 +92,8 @@ export class RobotsService {
           if (!next || chain.length > maxRedirects) return { policy: RobotsPolicy.fromResponse(404, null, siteRobotsUrl, userAgent), status, durationMs };
           const portRefusal = this.ports.refusal(next);
           if (portRefusal) return this.refused(pageUrl, { url: next.href, chain }, portRefusal);
-          if (next.hostname !== new URL(url).hostname) return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status, durationMs, hop: { url: next.href, chain } };
+          if (next.hostname !== new URL(url).hostname)
+            return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status, durationMs, hop: { url: next.href, chain } };
           url = next.href;
           continue;
         }
@@ -104,7 +105,17 @@ export class RobotsService {
       durationMs += Math.round(performance.now() - hopStarted);
       const message = (error as Error).message;
       this.fetchLog.robots(url, null, null, message, chain);
-      this.fetchLog.record({ time: new Date().toISOString(), url, status: null, contentType: null, length: null, location: null, durationMs, error: message, robots: true });
+      this.fetchLog.record({
+        time: new Date().toISOString(),
+        url,
+        status: null,
+        contentType: null,
+        length: null,
+        location: null,
+        durationMs,
+        error: message,
+        robots: true,
+      });
       return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status: null, durationMs };
     }
   }

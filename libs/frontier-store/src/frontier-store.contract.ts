@@ -63,7 +63,10 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
     it('serves many sites at once and hands out each of their URLs exactly once', async () => {
       const s = await store({ backQueues: 64 });
       const sites = Array.from({ length: 40 }, (_, i) => `site-${i}.test`);
-      await s.enqueue(sites.flatMap((host) => [item(host, 1), item(host, 2, 1), item(host, 3, 3)]), T);
+      await s.enqueue(
+        sites.flatMap((host) => [item(host, 1), item(host, 2, 1), item(host, 3, 3)]),
+        T,
+      );
       const handed: string[] = [];
       for (let round = 0, now = T; round < 20 && handed.length < 120; round++, now += 10) {
         const claims = await claimAll(s, now);
@@ -293,7 +296,14 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect(await s.nextDueAt()).toBe(T + 700);
       await s.audit('a', ['1', '2', '3', '4', '5', '6', '7']);
       expect(await s.auditLog('a')).toEqual(['3', '4', '5', '6', '7']);
-      await s.auditMany(new Map([['a', ['8']], ['b', ['x', 'y']], ['c', []], ['d e\t', Array.from({ length: 9 }, (_, i) => `${i}`)]]));
+      await s.auditMany(
+        new Map([
+          ['a', ['8']],
+          ['b', ['x', 'y']],
+          ['c', []],
+          ['d e\t', Array.from({ length: 9 }, (_, i) => `${i}`)],
+        ]),
+      );
       expect(await s.auditLog('a')).toEqual(['4', '5', '6', '7', '8']);
       expect(await s.auditLog('b')).toEqual(['x', 'y']);
       expect(await s.auditLog('c')).toEqual([]);

@@ -80,7 +80,13 @@ describe('RedisFrontierStore', () => {
   it('keeps its state across instances (a restarted frontier resumes)', async () => {
     const prefix = newPrefix();
     const first = new RedisFrontierStore({ url: REDIS_URL, prefix }, CONTRACT_OPTIONS);
-    await first.enqueue([{ host: 'a', priority: 0, item: 'a/1' }, { host: 'a', priority: 0, item: 'a/2' }], 1000);
+    await first.enqueue(
+      [
+        { host: 'a', priority: 0, item: 'a/1' },
+        { host: 'a', priority: 0, item: 'a/2' },
+      ],
+      1000,
+    );
     const [lease] = await first.claim({ now: 1000, max: 10, leaseMs: 100 });
     await first.close();
     const second = new RedisFrontierStore({ url: REDIS_URL, prefix }, CONTRACT_OPTIONS);
@@ -144,7 +150,10 @@ describe('RedisFrontierStore, the count of front-queue entries', () => {
     const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, options);
     const redis = new Redis(REDIS_URL);
     try {
-      await store.enqueue(hosts.map((host) => ({ host, priority: 0, item: `${host}/1` })), 1000);
+      await store.enqueue(
+        hosts.map((host) => ({ host, priority: 0, item: `${host}/1` })),
+        1000,
+      );
       expect(await redis.get(`${prefix}:fq`)).toBe('3');
       await redis.del(`${prefix}:fq`);
       expect((await handOutAll(store)).sort()).toEqual(hosts.map((h) => `${h}/1`));
@@ -160,7 +169,10 @@ describe('RedisFrontierStore, the count of front-queue entries', () => {
     const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, options);
     const redis = new Redis(REDIS_URL);
     try {
-      await store.enqueue(hosts.map((host) => ({ host, priority: 0, item: `${host}/1` })), 1000);
+      await store.enqueue(
+        hosts.map((host) => ({ host, priority: 0, item: `${host}/1` })),
+        1000,
+      );
       // A count too high is mended by the first route that finds every front queue empty.
       await redis.set(`${prefix}:fq`, '50');
       expect((await handOutAll(store)).sort()).toEqual(hosts.map((h) => `${h}/1`));

@@ -100,7 +100,10 @@ export class MemoryFrontierStore implements FrontierStore {
   }
 
   async promoteDue(now: number, max: number): Promise<number> {
-    const due = this.scheduled.filter((s) => s.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt).slice(0, max);
+    const due = this.scheduled
+      .filter((s) => s.dueAt <= now)
+      .sort((a, b) => a.dueAt - b.dueAt)
+      .slice(0, max);
     if (!due.length) return 0;
     const promoted = new Set(due);
     this.scheduled = this.scheduled.filter((s) => !promoted.has(s));

@@ -163,9 +163,7 @@ export class RedisFrontierStore implements FrontierStore {
 
   async hostInfo(host: string): Promise<HostInfo> {
     const [h, j] = await Promise.all([this.redis.hgetall(`${this.prefix}h:${host}`), this.redis.hget(`${this.prefix}hostb`, host)]);
-    const [queued, score] = j
-      ? await Promise.all([this.redis.llen(`${this.prefix}b:${j}`), this.redis.zscore(`${this.prefix}heap`, j)])
-      : [0, null];
+    const [queued, score] = j ? await Promise.all([this.redis.llen(`${this.prefix}b:${j}`), this.redis.zscore(`${this.prefix}heap`, j)]) : [0, null];
     const n = (v?: string) => (v === undefined ? null : Number(v));
     return {
       host,

@@ -27,8 +27,12 @@ export function createRedisFrontierStore(target: RedisFrontierTarget, settings: 
   const client = createRedis(target.url, { enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: true });
   const perShard = { ...settings, backQueues: backQueuesPerShard(settings.backQueues, count) };
   const shards = shardPrefixes(target.prefix, count).map((prefix) => new RedisFrontierStore({ client, prefix }, perShard));
-  return new ShardedFrontierStore(shards, (host) => shardOfHost(host, count), async () => {
-    if (client.status === 'wait') client.disconnect();
-    else await client.quit();
-  });
+  return new ShardedFrontierStore(
+    shards,
+    (host) => shardOfHost(host, count),
+    async () => {
+      if (client.status === 'wait') client.disconnect();
+      else await client.quit();
+    },
+  );
 }

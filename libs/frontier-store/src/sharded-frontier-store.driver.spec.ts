@@ -17,8 +17,15 @@ const shardsOf = (hosts: string[]) => hosts.map((h) => Number(h.split('-')[0]));
 
 describe('splitEvenly', () => {
   it('splits a count over shards, the first ones taking the remainder', () => {
-    expect([...splitEvenly(10, [2, 0, 1])]).toEqual([[2, 4], [0, 3], [1, 3]]);
-    expect([...splitEvenly(2, [3, 1, 2, 0])]).toEqual([[3, 1], [1, 1]]);
+    expect([...splitEvenly(10, [2, 0, 1])]).toEqual([
+      [2, 4],
+      [0, 3],
+      [1, 3],
+    ]);
+    expect([...splitEvenly(2, [3, 1, 2, 0])]).toEqual([
+      [3, 1],
+      [1, 1],
+    ]);
     expect(splitEvenly(0, [0, 1]).size).toBe(0);
     expect(splitEvenly(5, []).size).toBe(0);
   });
@@ -70,7 +77,10 @@ describe('ShardedFrontierStore, fair claims', () => {
     const claims = await store.claim({ now: T, max: 10, leaseMs: 1000 });
     expect(claims.map((c) => c.leaseId.split('.')[0]).sort()).toEqual(['0', '1']);
     for (const c of claims) expect(await store.complete(c.leaseId, { nextAt: T }, T)).toBe(true);
-    expect(await Promise.all(shards.map((s) => s.counts()))).toEqual([{ leased: 0, fetched: 0 }, { leased: 0, fetched: 0 }]);
+    expect(await Promise.all(shards.map((s) => s.counts()))).toEqual([
+      { leased: 0, fetched: 0 },
+      { leased: 0, fetched: 0 },
+    ]);
     expect(await store.complete('7.1', { nextAt: T }, T)).toBe(false);
   });
 
@@ -127,7 +137,13 @@ describe('ShardedFrontierStore, pruning', () => {
     const shards = [new MemoryFrontierStore({ ...OPTIONS, backQueues: 1 }), new MemoryFrontierStore({ ...OPTIONS, backQueues: 1 })];
     const store = new ShardedFrontierStore(shards, (host) => Number(host.split('-')[0]));
     // Each shard's one back queue goes to its first host: the rest wait in the front queues.
-    await store.enqueue([{ host: '0-a', priority: 0, item: 'a' }, { host: '1-a', priority: 0, item: 'a' }], T);
+    await store.enqueue(
+      [
+        { host: '0-a', priority: 0, item: 'a' },
+        { host: '1-a', priority: 0, item: 'a' },
+      ],
+      T,
+    );
     await store.enqueue(
       [
         { host: '0-b', priority: 0, item: 'b' },

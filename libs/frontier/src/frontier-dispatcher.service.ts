@@ -109,7 +109,8 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
    */
   private async isPaused(): Promise<boolean> {
     const paused = await this.pause.isPaused();
-    if (paused !== this.paused) this.logger.info({ event: paused ? 'dispatch-paused' : 'dispatch-resumed' }, paused ? 'crawl paused: dispatching nothing' : 'crawl resumed');
+    if (paused !== this.paused)
+      this.logger.info({ event: paused ? 'dispatch-paused' : 'dispatch-resumed' }, paused ? 'crawl paused: dispatching nothing' : 'crawl resumed');
     this.paused = paused;
     return paused;
   }

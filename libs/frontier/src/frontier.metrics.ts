@@ -12,12 +12,7 @@ import { STATE_STORE, StateStore } from '@crawler/state';
  */
 @Injectable()
 export class FrontierMetrics {
-  constructor(
-    @Inject(FRONTIER_STORE) store: FrontierStore,
-    @Inject(STATE_STORE) state: StateStore,
-    @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
-    registry: Registry,
-  ) {
+  constructor(@Inject(FRONTIER_STORE) store: FrontierStore, @Inject(STATE_STORE) state: StateStore, @Inject(CRAWLER_CONFIG) config: CrawlerConfig, registry: Registry) {
     const membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
     // One stats() serves the three frontier gauges of a scrape (prom-client collects them one after the other).
     let reading: { at: number; stats: Promise<FrontierStats> } | undefined;

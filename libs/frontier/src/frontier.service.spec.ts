@@ -19,7 +19,19 @@ function frontier(overrides: Record<string, unknown> = {}, prioritizers: Priorit
   const logs: unknown[] = [];
   const logger = { debug() {}, warn() {}, info: (fields: unknown) => logs.push(fields) } as any;
   const hubLinks = new HubLinks(state, config);
-  const service = new FrontierService(store, new PrioritizerChain([new DefaultPrioritizer(), ...prioritizers]), config, logger, stats, new DispatchSignal(), undefined, aside, undefined, failed, hubLinks);
+  const service = new FrontierService(
+    store,
+    new PrioritizerChain([new DefaultPrioritizer(), ...prioritizers]),
+    config,
+    logger,
+    stats,
+    new DispatchSignal(),
+    undefined,
+    aside,
+    undefined,
+    failed,
+    hubLinks,
+  );
   return { service, store, stats, aside, failed, logs, hubLinks };
 }
 
@@ -30,7 +42,16 @@ async function turn(f: ReturnType<typeof frontier>, outcome: (claim: { leaseId: 
   const [claim] = await f.store.claim({ now: Date.now() + 10 * 60_000, max: 1, leaseMs: 60_000 });
   if (!claim) return false;
   const retry = decodeEntry(claim.item);
-  await f.service.done({ v: 1, leaseId: claim.leaseId, fetchId: 'f', url: retry.url, host: claim.host, requested: false, durationMs: 0, ...outcome({ ...claim, retry }) } as FetchOutcome);
+  await f.service.done({
+    v: 1,
+    leaseId: claim.leaseId,
+    fetchId: 'f',
+    url: retry.url,
+    host: claim.host,
+    requested: false,
+    durationMs: 0,
+    ...outcome({ ...claim, retry }),
+  } as FetchOutcome);
   return true;
 }
 
@@ -48,7 +69,11 @@ describe('FrontierService', () => {
   it('prunes to FRONTIER_MAX_QUEUED, lowest priority first, counted and logged', async () => {
     const f = frontier({ 'frontier.maxQueued': 2, 'frontier.backQueues': 1 });
     await f.service.add([{ url: 'http://seed.test/', depth: 0, source: 'seed', hops: 0 }]);
-    await f.service.add([...links('a.test', ['/1']), { url: 'http://b.test/deep', depth: 5, source: 'link', hops: 0 }, { url: 'http://c.test/', depth: 0, source: 'seed', hops: 0 }]);
+    await f.service.add([
+      ...links('a.test', ['/1']),
+      { url: 'http://b.test/deep', depth: 5, source: 'link', hops: 0 },
+      { url: 'http://c.test/', depth: 0, source: 'seed', hops: 0 },
+    ]);
     const { front } = await f.store.stats();
     expect(front.reduce((a, b) => a + b, 0)).toBe(2);
     expect(front[0]).toBe(1);
@@ -59,7 +84,14 @@ describe('FrontierService', () => {
   it('holds a URL that failed transiently for a retry after the backoff, while its host goes on, and gives it up after FRONTIER_TRANSIENT_ATTEMPTS', async () => {
     const f = frontier();
     await f.service.add(links('a.test', ['/1', '/2']));
-    const reset = ({ retry }: { retry: any }) => ({ kind: 'error' as const, requested: true, error: 'ECONNRESET: read ECONNRESET', errorKind: 'reset' as const, durationMs: 3, retry });
+    const reset = ({ retry }: { retry: any }) => ({
+      kind: 'error' as const,
+      requested: true,
+      error: 'ECONNRESET: read ECONNRESET',
+      errorKind: 'reset' as const,
+      durationMs: 3,
+      retry,
+    });
     const before = Date.now();
     await turn(f, reset);
     expect(await f.store.stats()).toMatchObject({ size: 1, scheduled: 1, leased: 0 });
@@ -75,7 +107,10 @@ describe('FrontierService', () => {
     expect(await f.store.stats()).toMatchObject({ size: 0, scheduled: 0 });
     expect(await f.stats.totals()).toMatchObject({ 'frontier.retry.reset': 2, 'failed-urls': 1, 'failed-urls.reset': 1 });
     const listed = await f.failed.list();
-    expect(listed).toMatchObject({ total: 1, urls: [{ seq: 1, url: 'http://a.test/1', host: 'a.test', reason: 'reset', attempts: 3, error: 'ECONNRESET: read ECONNRESET' }] });
+    expect(listed).toMatchObject({
+      total: 1,
+      urls: [{ seq: 1, url: 'http://a.test/1', host: 'a.test', reason: 'reset', attempts: 3, error: 'ECONNRESET: read ECONNRESET' }],
+    });
     expect(Date.parse(listed.urls[0].at)).toBeGreaterThanOrEqual(before);
   });
 
@@ -142,7 +177,10 @@ describe('FrontierService', () => {
       const plan = { since, tries, nextTryAt: since + tries * 1000, giveUpAt: since + 60_000, giveUp: false };
       expect(await turn(f, ({ retry }) => ({ kind: 'deferred', requested: true, status: 500, retryAfterMs: 1000, retry, robotsUnreachable: plan }))).toBe(true);
       const waiting = await f.aside.listWaiting();
-      expect(waiting).toMatchObject({ count: 1, hosts: [{ host: 'a.test', tries, status: 500, nextTryAt: new Date(plan.nextTryAt).toISOString(), giveUpAt: new Date(since + 60_000).toISOString() }] });
+      expect(waiting).toMatchObject({
+        count: 1,
+        hosts: [{ host: 'a.test', tries, status: 500, nextTryAt: new Date(plan.nextTryAt).toISOString(), giveUpAt: new Date(since + 60_000).toISOString() }],
+      });
     }
     const giveUp = { since, tries: 5, nextTryAt: Date.now(), giveUpAt: since + 60_000, giveUp: true };
     await turn(f, ({ retry }) => ({ kind: 'deferred', requested: true, status: 500, retryAfterMs: 0, retry, robotsUnreachable: giveUp }));
@@ -160,7 +198,12 @@ describe('FrontierService', () => {
     const f = frontier();
     await f.service.add([...links('slow.test', ['/1', '/2', '/3']), ...links('ok.test', ['/1'])]);
     const hosts: string[] = [];
-    while (await turn(f, ({ host, retry }) => (hosts.push(host), { kind: 'robots-fetched', requested: true, status: 200, crawlDelayMs: host === 'slow.test' ? 3_600_000 : 30_000, retry }))) {
+    while (
+      await turn(
+        f,
+        ({ host, retry }) => (hosts.push(host), { kind: 'robots-fetched', requested: true, status: 200, crawlDelayMs: host === 'slow.test' ? 3_600_000 : 30_000, retry }),
+      )
+    ) {
       if (hosts.length > 10) break;
     }
     // ok.test (30 s, the limit itself) keeps its URL; slow.test had one turn, its robots.txt.
@@ -175,7 +218,13 @@ describe('FrontierService', () => {
   it('backs off a host after FRONTIER_HOST_TIMEOUT_STRIKES timeouts in a row, keeps its URLs, lists it until it answers', async () => {
     const f = frontier();
     await f.service.add(links('slow.test', ['/1', '/2', '/3', '/4', '/5', '/6']));
-    const timedOut = () => ({ kind: 'error' as const, requested: true, error: 'ERR_FETCH_TOO_SLOW: body arrived at 1 B/s', errorKind: 'timeout-rate' as const, durationMs: 10_000 });
+    const timedOut = () => ({
+      kind: 'error' as const,
+      requested: true,
+      error: 'ERR_FETCH_TOO_SLOW: body arrived at 1 B/s',
+      errorKind: 'timeout-rate' as const,
+      durationMs: 10_000,
+    });
     for (let i = 0; i < 2; i++) await turn(f, timedOut);
     expect(await f.aside.listSetAside()).toEqual([]);
     const before = Date.now();
@@ -186,7 +235,13 @@ describe('FrontierService', () => {
     expect(info.nextAt).toBeGreaterThanOrEqual(before + 60_000);
     expect(info.politeness).toMatchObject({ timeouts: 3, cause: 'timeouts', delayMs: 60_000 });
     expect(await f.aside.listSetAside()).toEqual([
-      expect.objectContaining({ host: 'slow.test', reason: 'timeouts', urls: 3, until: new Date(info.nextAt!).toISOString(), detail: expect.stringMatching(/^3 timeouts in a row .*timeout-rate/) }),
+      expect.objectContaining({
+        host: 'slow.test',
+        reason: 'timeouts',
+        urls: 3,
+        until: new Date(info.nextAt!).toISOString(),
+        detail: expect.stringMatching(/^3 timeouts in a row .*timeout-rate/),
+      }),
     ]);
     // Unlike a host set aside for good, links to it found meanwhile are kept.
     await f.service.add(links('slow.test', ['/7']));

@@ -111,7 +111,11 @@ export class FrontierService {
       // Waiting on robots.txt: the downloader plans the tries (backoff, Retry-After) and says when to give up,
       // so these turns count toward no retry limit here (nor toward a DNS failure).
       if (!unreachable?.giveUp && outcome.retry) requeue = encodeEntry(outcome.retry);
-      else if (unreachable) setAside = { reason: 'robots-unreachable', detail: `robots.txt unreachable for ${Math.round((now - unreachable.since) / 1000)} s (${unreachable.tries} tries${outcome.status ? `, last answered ${outcome.status}` : ''})` };
+      else if (unreachable)
+        setAside = {
+          reason: 'robots-unreachable',
+          detail: `robots.txt unreachable for ${Math.round((now - unreachable.since) / 1000)} s (${unreachable.tries} tries${outcome.status ? `, last answered ${outcome.status}` : ''})`,
+        };
     } else if (outcome.kind === 'deferred' && outcome.retry) {
       const attempts = (outcome.retry.attempts ?? 0) + 1;
       if (attempts <= frontier.maxRetries) requeue = encodeEntry({ ...outcome.retry, attempts });
@@ -178,7 +182,15 @@ export class FrontierService {
       const keepMs = Math.max(unreachable.nextTryAt, unreachable.giveUpAt) - now + frontier.leaseMs;
       const iso = (ms: number) => new Date(ms).toISOString();
       await this.aside?.waiting(
-        { host: outcome.host, since: iso(unreachable.since), nextTryAt: iso(unreachable.nextTryAt), giveUpAt: iso(unreachable.giveUpAt), tries: unreachable.tries, status: outcome.status, error: outcome.error },
+        {
+          host: outcome.host,
+          since: iso(unreachable.since),
+          nextTryAt: iso(unreachable.nextTryAt),
+          giveUpAt: iso(unreachable.giveUpAt),
+          tries: unreachable.tries,
+          status: outcome.status,
+          error: outcome.error,
+        },
         keepMs,
       );
     } else if (outcome.kind === 'robots-fetched') {
@@ -271,6 +283,14 @@ export class FrontierService {
     await this.store.schedule([{ host: outcome.host, priority, item: encodeEntry(entry), dueAt }]);
     await this.stats.count('frontier.recrawl-scheduled');
     if (newLinks !== undefined) await this.stats.count(newLinks > 0 ? 'frontier.recrawl-hub' : 'frontier.recrawl-leaf');
-    return JSON.stringify({ at: now, event: 'recrawl-scheduled', url: outcome.url, changed: revisit.changed, ...(newLinks !== undefined ? { newLinks } : {}), intervalMs, dueAt });
+    return JSON.stringify({
+      at: now,
+      event: 'recrawl-scheduled',
+      url: outcome.url,
+      changed: revisit.changed,
+      ...(newLinks !== undefined ? { newLinks } : {}),
+      intervalMs,
+      dueAt,
+    });
   }
 }

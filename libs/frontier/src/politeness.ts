@@ -47,8 +47,7 @@ export function politeDelay(
   settings: PolitenessSettings,
   requestedOverrideMs?: number | null,
 ): DelayDecision {
-  const overrideMs =
-    requestedOverrideMs == null || settings.allowDelayBelowMin || requestedOverrideMs >= settings.minDelayMs ? requestedOverrideMs : null;
+  const overrideMs = requestedOverrideMs == null || settings.allowDelayBelowMin || requestedOverrideMs >= settings.minDelayMs ? requestedOverrideMs : null;
   const recentMs = [...(previous?.recentMs ?? [])];
   const timeouts = previous?.timeouts ?? 0;
   if (!outcome.requested) {
@@ -64,7 +63,11 @@ export function politeDelay(
     // Never less than the host's usual rest: the operator's override and Crawl-delay still hold.
     const usual = Math.max(overrideMs ?? settings.minDelayMs, outcome.crawlDelayMs ?? 0);
     const [delayMs, cause]: [number, DelayCause] =
-      retryAfter >= exponential && retryAfter >= usual ? [retryAfter, 'retry-after'] : exponential >= usual ? [exponential, 'backoff'] : [usual, overrideMs != null ? 'override' : 'robots'];
+      retryAfter >= exponential && retryAfter >= usual
+        ? [retryAfter, 'retry-after']
+        : exponential >= usual
+          ? [exponential, 'backoff']
+          : [usual, overrideMs != null ? 'override' : 'robots'];
     return { delayMs, cause, politeness: { recentMs, backoff, delayMs, cause } };
   }
   const [delayMs, cause] = usualDelay(outcome, recentMs, settings, overrideMs);

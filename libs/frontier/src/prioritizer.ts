@@ -52,6 +52,10 @@ export class PrioritizerChain implements Prioritizer {
 
   /** The front queue of each URL, from nothing proposed (every URL in the last queue). */
   of(urls: readonly CrawlUrl[], frontQueues: number): Promise<number[]> {
-    return this.prioritize(urls, urls.map(() => frontQueues - 1), frontQueues);
+    return this.prioritize(
+      urls,
+      urls.map(() => frontQueues - 1),
+      frontQueues,
+    );
   }
 }

@@ -11,7 +11,16 @@ import { isSlowDown } from './politeness';
 export type FailureClass = { kind: 'transient' | 'permanent' | 'slow-down'; reason: string };
 
 /** Failures with no answer that may pass. DNS is not among them: the resolver vetted the address first. */
-const TRANSIENT_ERRORS: ReadonlySet<FetchErrorKind> = new Set(['timeout-connect', 'timeout-headers', 'timeout-body', 'timeout-total', 'timeout-rate', 'refused', 'reset', 'protocol']);
+const TRANSIENT_ERRORS: ReadonlySet<FetchErrorKind> = new Set([
+  'timeout-connect',
+  'timeout-headers',
+  'timeout-body',
+  'timeout-total',
+  'timeout-rate',
+  'refused',
+  'reset',
+  'protocol',
+]);
 
 /**
  * The failure of a turn, or undefined when the turn was no failure (an answer below 400, a turn that sent no

@@ -128,9 +128,7 @@ export class HeartbeatLoop {
   ) {
     checkId(id);
     if (!Number.isFinite(intervalMs) || intervalMs <= 0 || intervalMs >= membership.expireAfterMs) {
-      throw new RangeError(
-        `intervalMs must be positive and below the membership's expireAfterMs (${membership.expireAfterMs} ms), got ${intervalMs}`,
-      );
+      throw new RangeError(`intervalMs must be positive and below the membership's expireAfterMs (${membership.expireAfterMs} ms), got ${intervalMs}`);
     }
   }
 

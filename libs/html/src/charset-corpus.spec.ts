@@ -72,8 +72,7 @@ const JAPANESE =
   '東京は日本の首都であり、世界有数の大都市です。江戸時代には将軍の居城が置かれ、明治維新の後に東京と' +
   '改められました。現在では政治、経済、文化の中心として多くの人々が暮らしています。';
 const CHINESE =
-  '北京是中华人民共和国的首都，也是全国的政治、文化和国际交往中心。北京有三千多年的建城史，拥有故宫、' +
-  '天坛、长城等众多名胜古迹。每年都有大量游客来到这里参观。';
+  '北京是中华人民共和国的首都，也是全国的政治、文化和国际交往中心。北京有三千多年的建城史，拥有故宫、' + '天坛、长城等众多名胜古迹。每年都有大量游客来到这里参观。';
 const KOREAN =
   '서울특별시는 대한민국의 수도이자 최대 도시이다. 한강을 중심으로 강북과 강남으로 나뉘며, 조선 시대부터 ' +
   '나라의 중심지였다. 경복궁과 창덕궁 같은 궁궐이 남아 있어 많은 관광객이 찾는다.';
@@ -230,21 +229,18 @@ describe('charset corpus', () => {
       expectDecoded(decodeHtml(encode(html)), html, 'meta');
     });
 
-    it.each(sample.wrong.map((w) => [w.inMeta ? 'a <meta>' : 'the header', w.label, w] as const))(
-      '(c) labelled wrongly in %s as %s',
-      (_where, _label, w) => {
-        const html = w.inMeta ? page(text, metaFor(w.label, pragma)) : page(text);
-        const r = decodeHtml(encode(html), w.inMeta ? undefined : header(w.label));
-        if (w.charset === undefined) {
-          expectDecoded(r, html, 'detected-over-declared');
-        } else {
-          // An undecidable case (see the header): the label is kept, and so is its mojibake.
-          expect({ charset: r.charset, source: r.source }).toEqual({ charset: w.charset, source: w.source });
-          expect(r.text).toBe(iconv.decode(encode(html), w.charset));
-          expect(r.text).not.toContain(phrases[0]);
-        }
-      },
-    );
+    it.each(sample.wrong.map((w) => [w.inMeta ? 'a <meta>' : 'the header', w.label, w] as const))('(c) labelled wrongly in %s as %s', (_where, _label, w) => {
+      const html = w.inMeta ? page(text, metaFor(w.label, pragma)) : page(text);
+      const r = decodeHtml(encode(html), w.inMeta ? undefined : header(w.label));
+      if (w.charset === undefined) {
+        expectDecoded(r, html, 'detected-over-declared');
+      } else {
+        // An undecidable case (see the header): the label is kept, and so is its mojibake.
+        expect({ charset: r.charset, source: r.source }).toEqual({ charset: w.charset, source: w.source });
+        expect(r.text).toBe(iconv.decode(encode(html), w.charset));
+        expect(r.text).not.toContain(phrases[0]);
+      }
+    });
 
     it(`(d) not labelled: detects ${charset} (detected)`, () => {
       const html = page(text);

@@ -7,9 +7,7 @@ const RUSSIAN =
   'величайших в мире писателей-романистов. Участник обороны Севастополя. Просветитель, публицист, ' +
   'религиозный мыслитель, его авторитетное мнение послужило причиной возникновения нового ' +
   'религиозно-нравственного течения — толстовства.';
-const JAPANESE =
-  '日本語の文章です。これはシフトJISでエンコードされたテキストの例であり、文字コードの自動判定を' +
-  '確認するためのものです。東京は日本の首都です。';
+const JAPANESE = '日本語の文章です。これはシフトJISでエンコードされたテキストの例であり、文字コードの自動判定を' + '確認するためのものです。東京は日本の首都です。';
 const POLISH = 'Położona nad Wisłą, Łazienki, przyjeżdżają tu tysiące turystów z całego świata.';
 const FRENCH = 'Le café est délicieux. Voilà une phrase en français : très cher à Noël, ça coûte.';
 
@@ -183,13 +181,13 @@ describe('decodeHtml', () => {
   });
 
   describe('a plainly wrong declaration', () => {
-    it('decodes windows-1251 served as ISO-8859-1 as windows-1251 (the issue\'s example)', () => {
+    it("decodes windows-1251 served as ISO-8859-1 as windows-1251 (the issue's example)", () => {
       const html = page(RUSSIAN, '<meta charset="iso-8859-1">');
       const r = decodeHtml(bytesOf(html, 'windows-1251'), 'text/html; charset=ISO-8859-1');
       expect(r).toEqual({ text: html, charset: 'windows-1251', source: 'detected-over-declared' });
     });
 
-    it('decodes Shift_JIS served as ISO-8859-1 as Shift_JIS (the issue\'s example)', () => {
+    it("decodes Shift_JIS served as ISO-8859-1 as Shift_JIS (the issue's example)", () => {
       const r = decodeHtml(bytesOf(page(JAPANESE), 'shift_jis'), 'text/html; charset=ISO-8859-1');
       expect(r).toEqual({ text: page(JAPANESE), charset: 'Shift_JIS', source: 'detected-over-declared' });
     });

@@ -279,12 +279,7 @@ function scriptBit(c: number): number {
  * pictures, CJK radicals, the supplementary ideograph planes.
  */
 function isRareInText(c: number): boolean {
-  return (
-    (c >= 0xe000 && c <= 0xf8ff) ||
-    (c >= 0x2400 && c <= 0x243f) ||
-    (c >= 0x2e80 && c <= 0x2fdf) ||
-    (c >= 0x20000 && c <= 0x3ffff)
-  );
+  return (c >= 0xe000 && c <= 0xf8ff) || (c >= 0x2400 && c <= 0x243f) || (c >= 0x2e80 && c <= 0x2fdf) || (c >= 0x20000 && c <= 0x3ffff);
 }
 
 function decodeAs(bytes: Uint8Array, charset: string, source: CharsetSource): DecodedHtml {

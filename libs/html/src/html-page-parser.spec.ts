@@ -64,9 +64,7 @@ describe('parseHtmlPage', () => {
   });
 
   it('keeps only visible text, with words separated at block boundaries', () => {
-    expect(parsed.text).toBe(
-      'Home | Menu Icon Fish & chips First fried in London in the 1860s. Still popular. Sponsored no href self',
-    );
+    expect(parsed.text).toBe('Home | Menu Icon Fish & chips First fried in London in the 1860s. Still popular. Sponsored no href self');
     for (const secret of ['Secret', 'hidden', 'Icon tooltip', 'a history']) expect(parsed.text).not.toContain(secret);
   });
 
@@ -117,7 +115,10 @@ describe('parseHtmlPage', () => {
 
   it('collects <img src> only when asked, after the other links and on a budget of its own', () => {
     const html = '<img src="/a.png"><a href="/one">1</a><img src=" /b.png "><img><img src=""><a href="/two">2</a>';
-    expect(parseHtmlPage(html).links).toEqual([{ href: '/one', tag: 'a' }, { href: '/two', tag: 'a' }]);
+    expect(parseHtmlPage(html).links).toEqual([
+      { href: '/one', tag: 'a' },
+      { href: '/two', tag: 'a' },
+    ]);
     expect(parseHtmlPage(html, { images: true }).links).toEqual([
       { href: '/one', tag: 'a' },
       { href: '/two', tag: 'a' },
@@ -158,8 +159,30 @@ describe('parseHtmlPage', () => {
     });
 
     it('does not throw on random tag soup', () => {
-      const pieces = ['<a href="', '<', '>', '"', "'", '=', '/', '<!--', '-->', '<script>', '</script>', '<title>',
-        '<svg>', '</svg>', '<noscript>', '&amp;', '&#', 'x', ' ', '\n', '<base href=', '<meta name=robots content='];
+      const pieces = [
+        '<a href="',
+        '<',
+        '>',
+        '"',
+        "'",
+        '=',
+        '/',
+        '<!--',
+        '-->',
+        '<script>',
+        '</script>',
+        '<title>',
+        '<svg>',
+        '</svg>',
+        '<noscript>',
+        '&amp;',
+        '&#',
+        'x',
+        ' ',
+        '\n',
+        '<base href=',
+        '<meta name=robots content=',
+      ];
       let seed = 42;
       const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
       for (let i = 0; i < 300; i++) {

@@ -59,9 +59,11 @@ const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'title']);
 const FOREIGN = new Set(['svg', 'math']);
 /** Elements that separate words, so `<p>a</p><p>b</p>` yields "a b", not "ab"; inline ones do not. */
 const BLOCK = new Set(
-  ('address article aside blockquote body br dd details div dl dt fieldset figcaption figure footer form ' +
+  (
+    'address article aside blockquote body br dd details div dl dt fieldset figcaption figure footer form ' +
     'h1 h2 h3 h4 h5 h6 head header hr li main nav ol option p pre section summary table tbody td tfoot th ' +
-    'thead tr ul').split(' '),
+    'thead tr ul'
+  ).split(' '),
 );
 
 /**

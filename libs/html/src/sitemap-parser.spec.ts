@@ -14,7 +14,10 @@ describe('parseSitemap', () => {
     const parsed = await parseSitemap(Buffer.from(xml), LIMITS);
     expect(parsed).toEqual({
       format: 'urlset',
-      entries: [{ loc: 'http://a.test/', priority: 0 }, { loc: 'http://a.test/p?x=1&y=2', priority: 0.1 }],
+      entries: [
+        { loc: 'http://a.test/', priority: 0 },
+        { loc: 'http://a.test/p?x=1&y=2', priority: 0.1 },
+      ],
       truncated: false,
     });
   });

@@ -15,9 +15,6 @@ declare module 'html-encoding-sniffer' {
    * The HTML encoding sniffing algorithm: BOM → transport label → `<meta>` prescan of the first 1024 bytes →
    * `defaultEncoding`. Passing `defaultEncoding: null` makes "nothing found" observable as null.
    */
-  function sniffHtmlEncoding(
-    bytes: Uint8Array,
-    options?: { transportLayerEncodingLabel?: string; defaultEncoding?: string | null },
-  ): string | null;
+  function sniffHtmlEncoding(bytes: Uint8Array, options?: { transportLayerEncodingLabel?: string; defaultEncoding?: string | null }): string | null;
   export = sniffHtmlEncoding;
 }

@@ -15,7 +15,7 @@ describe('murmur3x4', () => {
     expect(murmur3x4('https://example.com/path?q=1', [-1, 0, 42, 0x7fffffff])).toEqual([4115743049, 3291518825, 2527564081, 3508744880]);
   });
 
-  it('answers, lane by lane, murmur3_32 of the UTF-16LE bytes under that lane\'s seed', () => {
+  it("answers, lane by lane, murmur3_32 of the UTF-16LE bytes under that lane's seed", () => {
     let s = 88172645;
     const next = () => ((s ^= s << 13), (s ^= s >>> 17), (s ^= s << 5), s >>> 0);
     for (let i = 0; i < 2000; i++) {

@@ -67,10 +67,7 @@ describe('isNonPublicAddress', () => {
     '2002:5db8:d822::1',
     '2001:0:5db8:d822::f7f7:f7f7',
     '2001:4860:4860::8888',
-  ])(
-    'allows %s',
-    (address) => expect(isNonPublicAddress(address)).toBe(false),
-  );
+  ])('allows %s', (address) => expect(isNonPublicAddress(address)).toBe(false));
 
   it('rejects what is not an address', () => expect(() => isNonPublicAddress('example.com')).toThrow(/not an IP/));
 });
@@ -108,9 +105,7 @@ describe('metadataAddress', () => {
     ['::100.100.100.200', '100.100.100.200'],
   ])('finds the metadata endpoint in %s', (address, endpoint) => expect(metadataAddress(address)).toBe(endpoint));
 
-  it.each(['169.254.169.253', '169.254.1.1', '10.0.0.1', 'fd00:ec2::253', '8.8.8.8'])('finds none in %s', (address) =>
-    expect(metadataAddress(address)).toBeUndefined(),
-  );
+  it.each(['169.254.169.253', '169.254.1.1', '10.0.0.1', 'fd00:ec2::253', '8.8.8.8'])('finds none in %s', (address) => expect(metadataAddress(address)).toBeUndefined());
 });
 
 describe('AddressPolicy', () => {
@@ -127,9 +122,7 @@ describe('AddressPolicy', () => {
   );
 
   it('refuses every non-public address by default and allows them all with allowPrivate', () => {
-    expect(new AddressPolicy().refusal('127.0.0.1')).toBe(
-      'address 127.0.0.1 is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)',
-    );
+    expect(new AddressPolicy().refusal('127.0.0.1')).toBe('address 127.0.0.1 is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)');
     expect(new AddressPolicy().refusal('8.8.8.8')).toBeUndefined();
     const open = new AddressPolicy({ allowPrivate: true, allowCidrs: ['127.0.0.0/8'] });
     for (const address of ['10.0.0.1', '::1', '169.254.1.1']) expect(open.refusal(address)).toBeUndefined();
@@ -158,7 +151,17 @@ describe('AddressPolicy', () => {
   });
 
   describe('cloud metadata', () => {
-    const endpoints = ['169.254.169.254', '169.254.170.2', '169.254.170.23', '169.254.0.23', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254', 'fd00:ec2::23', 'fd20:ce::254'];
+    const endpoints = [
+      '169.254.169.254',
+      '169.254.170.2',
+      '169.254.170.23',
+      '169.254.0.23',
+      '100.100.100.200',
+      '192.0.0.192',
+      'fd00:ec2::254',
+      'fd00:ec2::23',
+      'fd20:ce::254',
+    ];
     const embedded = ['::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::169.254.169.254', '64:ff9b::a9fe:a9fe', '2002:a9fe:a9fe::1'];
 
     it.each([...endpoints, ...embedded])('refuses %s with allowPrivate and a CIDR that holds it', (address) => {
@@ -186,7 +189,8 @@ describe('AddressPolicy', () => {
 
     it('leaves the rest of link-local to allowPrivate', () => {
       const open = new AddressPolicy({ allowPrivate: true });
-      for (const address of ['169.254.169.253', '169.254.1.1', 'fd00:ec2::253', '127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1']) expect(open.refusal(address)).toBeUndefined();
+      for (const address of ['169.254.169.253', '169.254.1.1', 'fd00:ec2::253', '127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1'])
+        expect(open.refusal(address)).toBeUndefined();
     });
   });
 

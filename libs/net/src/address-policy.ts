@@ -67,7 +67,10 @@ function judged(address: string): Part[] {
   if (family === 4) return [{ address, family: 'ipv4', key: address }];
   const groups = ipv6Groups(address);
   const embedded = embeddedIn(groups)?.ipv4 ?? [];
-  return [{ address, family: 'ipv6', key: groups.map((group) => group.toString(16)).join(':') }, ...embedded.map((ipv4) => ({ address: ipv4, family: 'ipv4' as const, key: ipv4 }))];
+  return [
+    { address, family: 'ipv6', key: groups.map((group) => group.toString(16)).join(':') },
+    ...embedded.map((ipv4) => ({ address: ipv4, family: 'ipv4' as const, key: ipv4 })),
+  ];
 }
 
 /**
@@ -140,5 +143,9 @@ export class AddressPolicy {
 
 /** One spelling per address, so that `fd00:ec2:0::254` and `fd00:ec2::254` are the same. */
 function normalised(address: string): string {
-  return isIP(address) === 6 ? ipv6Groups(address).map((group) => group.toString(16)).join(':') : address;
+  return isIP(address) === 6
+    ? ipv6Groups(address)
+        .map((group) => group.toString(16))
+        .join(':')
+    : address;
 }

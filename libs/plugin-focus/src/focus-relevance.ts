@@ -14,7 +14,10 @@ function termRegex(term: string): RegExp {
 export class Relevance {
   private readonly regexes: RegExp[];
 
-  constructor(terms: readonly string[], private readonly threshold: number) {
+  constructor(
+    terms: readonly string[],
+    private readonly threshold: number,
+  ) {
     this.regexes = terms.map(termRegex);
   }
 

@@ -4,7 +4,12 @@ import { pluginConfig } from '@crawler/plugin-sdk';
 /** `a, b ,c` → `['a', 'b', 'c']`, empty items dropped. */
 const terms = z
   .string()
-  .transform((value) => value.split(',').map((t) => t.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().max(200, 'each term at most 200 characters')));
 
 const fraction = z.coerce.number().min(0).max(1);
@@ -21,7 +26,10 @@ export const FocusConfigSchema = z.object({
    * A page is relevant when at least this share of the terms occurs in its title or visible text (0 to 1, above 0).
    * @defaultValue 0.5
    */
-  threshold: fraction.refine((v) => v > 0, 'must be above 0').default(0.5).meta({ env: 'PLUGIN_FOCUS_THRESHOLD' }),
+  threshold: fraction
+    .refine((v) => v > 0, 'must be above 0')
+    .default(0.5)
+    .meta({ env: 'PLUGIN_FOCUS_THRESHOLD' }),
   /** The share of links given a random front queue instead of the learned one (exploration). @defaultValue 0.1 */
   epsilon: fraction.default(0.1).meta({ env: 'PLUGIN_FOCUS_EPSILON' }),
   /** The expected yield (0 to 1) of a link from a place the learner knows nothing about. @defaultValue 0.3 */

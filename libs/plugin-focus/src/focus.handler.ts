@@ -31,7 +31,10 @@ export class FocusPluginHandler implements PluginHandler {
     }
     if (!(await this.learner.record(page.url, page.referrer, score))) {
       await this.ctx.count('learner-full');
-      this.ctx.logger.warn({ event: 'focus-learner-full', url: page.url, referrer: page.referrer, maxPlaces: this.ctx.config.maxPlaces }, 'PLUGIN_FOCUS_MAX_PLACES reached: a new place was not learned');
+      this.ctx.logger.warn(
+        { event: 'focus-learner-full', url: page.url, referrer: page.referrer, maxPlaces: this.ctx.config.maxPlaces },
+        'PLUGIN_FOCUS_MAX_PLACES reached: a new place was not learned',
+      );
     }
   }
 }

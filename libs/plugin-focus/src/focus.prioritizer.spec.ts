@@ -22,7 +22,11 @@ describe('the focused crawl', () => {
       await learner.record(`http://y.test/${i}`, 'http://bad.test/news/a', 0);
     }
     const prioritizer = new FocusPrioritizer(learner, { epsilon: 0, prior: 0.3, cacheMs: 0 });
-    const urls = [link('http://t1.test/1', 'http://good.test/garden/b'), link('http://t2.test/2', 'http://new.test/'), link('http://t3.test/3', 'http://bad.test/news/b')];
+    const urls = [
+      link('http://t1.test/1', 'http://good.test/garden/b'),
+      link('http://t2.test/2', 'http://new.test/'),
+      link('http://t3.test/3', 'http://bad.test/news/b'),
+    ];
     const [good, unknown, bad] = await prioritizer.prioritize(urls, [7, 7, 7], 8);
     expect(good).toBeLessThan(unknown);
     expect(unknown).toBeLessThan(bad);
@@ -45,7 +49,11 @@ describe('the focused crawl', () => {
     for (let i = 0; i < 5; i++) await learner.record(`http://topic.test/p/${i}`, undefined, 1);
     for (let i = 0; i < 5; i++) await learner.record(`http://plain.test/p/${i}`, 'http://plain.test/', 0);
     const prioritizer = new FocusPrioritizer(learner, { epsilon: 0, prior: 0.3, cacheMs: 0 });
-    const [into, elsewhere] = await prioritizer.prioritize([link('http://topic.test/p/9', 'http://plain.test/p/1'), link('http://other.test/', 'http://plain.test/p/1')], [7, 7], 8);
+    const [into, elsewhere] = await prioritizer.prioritize(
+      [link('http://topic.test/p/9', 'http://plain.test/p/1'), link('http://other.test/', 'http://plain.test/p/1')],
+      [7, 7],
+      8,
+    );
     expect(into).toBeLessThanOrEqual(2);
     expect(elsewhere).toBeGreaterThanOrEqual(6);
   });

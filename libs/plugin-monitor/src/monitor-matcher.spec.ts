@@ -3,7 +3,11 @@ import { compileWatches, findMatches, monitoredText, snippetOf, termRegex } from
 import { monitorPlugin } from './monitor.plugin';
 
 describe('monitor matching', () => {
-  const watches = (terms: string[], patterns: string[] = []) => compileWatches(terms, patterns.map((p) => new RegExp(p, 'iu')));
+  const watches = (terms: string[], patterns: string[] = []) =>
+    compileWatches(
+      terms,
+      patterns.map((p) => new RegExp(p, 'iu')),
+    );
 
   it('finds a term in any case, as a whole word only', () => {
     expect(findMatches('We love ACME products.', watches(['acme']))).toEqual([{ term: 'acme', kind: 'term', matched: 'ACME', index: 8 }]);
@@ -65,7 +69,9 @@ describe('monitor settings', () => {
   });
 
   it('stops at boot on a pattern that does not compile, naming the variable and the pattern', () => {
-    expect(() => loadPluginConfig(monitorPlugin, { PLUGIN_MONITOR_PATTERNS: '["ok", "acme(corp"]' })).toThrow(/PLUGIN_MONITOR_PATTERNS: invalid regular expression \/acme\(corp\//);
+    expect(() => loadPluginConfig(monitorPlugin, { PLUGIN_MONITOR_PATTERNS: '["ok", "acme(corp"]' })).toThrow(
+      /PLUGIN_MONITOR_PATTERNS: invalid regular expression \/acme\(corp\//,
+    );
     expect(() => loadPluginConfig(monitorPlugin, { PLUGIN_MONITOR_PATTERNS: 'x*' })).toThrow(/PLUGIN_MONITOR_PATTERNS: .*matches the empty string/);
     expect(() => loadPluginConfig(monitorPlugin, { PLUGIN_MONITOR_PATTERNS: '["unclosed' })).toThrow(/PLUGIN_MONITOR_PATTERNS: not a JSON array/);
     expect(() => loadPluginConfig(monitorPlugin, { PLUGIN_MONITOR_PATTERNS: '[1]' })).toThrow(/PLUGIN_MONITOR_PATTERNS/);

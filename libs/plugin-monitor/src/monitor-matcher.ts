@@ -67,5 +67,8 @@ const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 /** What the monitor searches on a page: its title and its visible text, as one string. */
 export function monitoredText(page: { title?: string; text: string }): string {
-  return [page.title, page.text].filter((part) => part?.trim()).join('\n').replace(/\s+/g, ' ');
+  return [page.title, page.text]
+    .filter((part) => part?.trim())
+    .join('\n')
+    .replace(/\s+/g, ' ');
 }

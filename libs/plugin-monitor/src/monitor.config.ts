@@ -7,7 +7,12 @@ export const PATTERN_FLAGS = 'iu';
 /** `a, b ,c` → `['a', 'b', 'c']`, empty items dropped. */
 const terms = z
   .string()
-  .transform((value) => value.split(',').map((t) => t.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().max(200, 'each term at most 200 characters')));
 
 /**
@@ -80,8 +85,7 @@ export const MonitorConfigSchema = z.object({
     .optional()
     .meta({ env: 'PLUGIN_MONITOR_WEBHOOK_URL' }),
   /** A webhook call not answered within this many ms fails (and is retried). @defaultValue 10000 */
-  webhookTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(10_000)
-    .meta({ env: 'PLUGIN_MONITOR_WEBHOOK_TIMEOUT_MS' }),
+  webhookTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(10_000).meta({ env: 'PLUGIN_MONITOR_WEBHOOK_TIMEOUT_MS' }),
 });
 export type MonitorConfig = z.infer<typeof MonitorConfigSchema>;
 

@@ -79,8 +79,32 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   /** Stores `html` as the crawler does (gzip, in the page store) and answers the PluginPage of it. */
   const page = async (url: string, html: string | Buffer, charset = 'utf-8'): Promise<PluginPage> => {
     const contentHash = createHash('sha256').update(html).digest('hex');
-    const contentKey = await pages.store(gzipSync(Buffer.from(html)), { url, fetchedAt: '', status: 200, contentType: 'text/html', charset, title: '', truncated: false, headers: {}, contentHash, simhash: '0123456789abcdef' });
-    return { v: SCHEMA_VERSION, hook: 'page', url, depth: 0, status: 200, fetchedAt: '2025-01-01T00:00:00.000Z', contentType: 'text/html', charset, noindex: false, contentHash, simhash: '0123456789abcdef', contentKey };
+    const contentKey = await pages.store(gzipSync(Buffer.from(html)), {
+      url,
+      fetchedAt: '',
+      status: 200,
+      contentType: 'text/html',
+      charset,
+      title: '',
+      truncated: false,
+      headers: {},
+      contentHash,
+      simhash: '0123456789abcdef',
+    });
+    return {
+      v: SCHEMA_VERSION,
+      hook: 'page',
+      url,
+      depth: 0,
+      status: 200,
+      fetchedAt: '2025-01-01T00:00:00.000Z',
+      contentType: 'text/html',
+      charset,
+      noindex: false,
+      contentHash,
+      simhash: '0123456789abcdef',
+      contentKey,
+    };
   };
   return { handler: new MonitorPluginHandler(ctx), ctx, stats, events, lines, page, jsonl };
 }
@@ -89,7 +113,11 @@ const html = (title: string, body: string) => `<!doctype html><html><head><title
 
 describe('MonitorPluginHandler', () => {
   it('raises one alert per term found: the queue event, a JSONL line and a webhook call, with URL and snippet', async () => {
-    const { handler, stats, events, lines, page } = setup({ PLUGIN_MONITOR_TERMS: 'acme,absent', PLUGIN_MONITOR_PATTERNS: '["widget-\\\\d+"]', PLUGIN_MONITOR_WEBHOOK_URL: webhook.url });
+    const { handler, stats, events, lines, page } = setup({
+      PLUGIN_MONITOR_TERMS: 'acme,absent',
+      PLUGIN_MONITOR_PATTERNS: '["widget-\\\\d+"]',
+      PLUGIN_MONITOR_WEBHOOK_URL: webhook.url,
+    });
     const p = await page('http://a.test/news', html('News', `Lorem ipsum ${'filler '.repeat(20)}the ACME widget-42 is here ${'tail '.repeat(20)}`));
     await handler.onPage(p);
     expect(lines().map((l) => [l.url, l.term, l.kind, l.matched])).toEqual([
@@ -121,7 +149,10 @@ describe('MonitorPluginHandler', () => {
   it('matches the title too, and a windows-1251 page decoded in its charset', async () => {
     const { handler, lines, page } = setup({ PLUGIN_MONITOR_TERMS: 'съешь,Headline' });
     const cp1251 = Buffer.from([0xd1, 0xfa, 0xe5, 0xf8, 0xfc, 0x20, 0xe6, 0xe5]); // "Съешь же"
-    const p = await page('http://a.test/ru', Buffer.concat([Buffer.from('<html><head><title>Headline</title></head><body><p>'), cp1251, Buffer.from('</p></body></html>')]));
+    const p = await page(
+      'http://a.test/ru',
+      Buffer.concat([Buffer.from('<html><head><title>Headline</title></head><body><p>'), cp1251, Buffer.from('</p></body></html>')]),
+    );
     await handler.onPage({ ...p, charset: 'windows-1251' });
     expect(lines().map((l) => [l.term, l.matched, l.snippet])).toEqual([
       ['съешь', 'Съешь', 'Headline Съешь же'],
@@ -171,7 +202,11 @@ describe('MonitorPluginHandler', () => {
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
     try {
       const port = (slow.address() as AddressInfo).port;
-      const { handler, lines, page } = setup({ PLUGIN_MONITOR_TERMS: 'acme', PLUGIN_MONITOR_WEBHOOK_URL: `http://127.0.0.1:${port}/`, PLUGIN_MONITOR_WEBHOOK_TIMEOUT_MS: '200' });
+      const { handler, lines, page } = setup({
+        PLUGIN_MONITOR_TERMS: 'acme',
+        PLUGIN_MONITOR_WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+        PLUGIN_MONITOR_WEBHOOK_TIMEOUT_MS: '200',
+      });
       const p = await page('http://a.test/slow', html('S', 'acme'));
       const started = Date.now();
       await expect(handler.onPage(p)).rejects.toThrow(/webhook .* failed/);

@@ -29,8 +29,7 @@ export interface MonitorAlert {
 const STEPS = ['jsonl', 'event', 'webhook'] as const;
 type Step = (typeof STEPS)[number];
 
-export const alertIdOf = (url: string, contentHash: string, term: string) =>
-  createHash('sha256').update(`${url}\0${contentHash}\0${term}`).digest('hex').slice(0, 40);
+export const alertIdOf = (url: string, contentHash: string, term: string) => createHash('sha256').update(`${url}\0${contentHash}\0${term}`).digest('hex').slice(0, 40);
 
 /**
  * The web monitor's work on each new parsed page: search its title and text for the configured terms and
@@ -123,7 +122,11 @@ export class MonitorPluginHandler implements PluginHandler {
     // 2. The queue event.
     for (const p of before('event')) {
       const { alert } = p;
-      await this.ctx.emit('alert', { id: alert.id, term: alert.term, kind: alert.kind, snippet: alert.snippet, title: alert.title ?? '', contentHash: alert.contentHash }, alert.url);
+      await this.ctx.emit(
+        'alert',
+        { id: alert.id, term: alert.term, kind: alert.kind, snippet: alert.snippet, title: alert.title ?? '', contentHash: alert.contentHash },
+        alert.url,
+      );
       await this.record(p, 'event');
     }
     // 3. The webhook (throws on failure: the job is retried from here).

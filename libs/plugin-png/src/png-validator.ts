@@ -68,7 +68,9 @@ export function inspectPng(bytes: Buffer, options: PngCheckOptions = {}): PngChe
     const length = bytes.readUInt32BE(offset);
     const type = bytes.toString('latin1', offset + 4, offset + 8);
     if (!/^[A-Za-z]{4}$/.test(type) || length > MAX_DIMENSION) {
-      return info ? reject('bad-chunk', `chunk ${chunks + 1} at byte ${offset}: type ${JSON.stringify(type)}, length ${length}`) : reject('no-ihdr', 'no IHDR chunk where the first chunk belongs');
+      return info
+        ? reject('bad-chunk', `chunk ${chunks + 1} at byte ${offset}: type ${JSON.stringify(type)}, length ${length}`)
+        : reject('no-ihdr', 'no IHDR chunk where the first chunk belongs');
     }
     if (!info && (type !== 'IHDR' || length !== 13)) return reject('no-ihdr', `the first chunk is ${type} (${length} bytes), not a 13-byte IHDR`);
     const end = offset + 8 + length + 4;

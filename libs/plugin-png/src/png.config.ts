@@ -10,7 +10,10 @@ export const PngConfigSchema = z.object({
    * `too-large`.
    * @defaultValue 5242880
    */
-  maxBytes: int(1024).max(1024 * 1024 * 1024).default(5 * 1024 * 1024).meta({ env: 'PLUGIN_PNG_MAX_BYTES' }),
+  maxBytes: int(1024)
+    .max(1024 * 1024 * 1024)
+    .default(5 * 1024 * 1024)
+    .meta({ env: 'PLUGIN_PNG_MAX_BYTES' }),
   /** A PNG of more pixels (width × height) is rejected as `too-many-pixels`. @defaultValue 100000000 */
   maxPixels: int(1).default(100_000_000).meta({ env: 'PLUGIN_PNG_MAX_PIXELS' }),
   /** PNGs checked and stored at once per process. @defaultValue 4 */

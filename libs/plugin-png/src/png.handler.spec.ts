@@ -45,7 +45,18 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   const content = new FsContentStore(dir);
   const stats = new CrawlStats(state, new Registry());
   const crawler = loadConfig({}, { 'plugins.enabled': ['png'] });
-  const ctx = new PluginContext('png', loadPluginConfig(pngPlugin, env), crawler, state, content, new SegmentedPageStore(content), new Registry(), {} as Pipeline, stats, pino({ enabled: false }));
+  const ctx = new PluginContext(
+    'png',
+    loadPluginConfig(pngPlugin, env),
+    crawler,
+    state,
+    content,
+    new SegmentedPageStore(content),
+    new Registry(),
+    {} as Pipeline,
+    stats,
+    pino({ enabled: false }),
+  );
   return { handler: new PngPluginHandler(ctx), ctx, content, stats };
 }
 
@@ -76,7 +87,16 @@ describe('PngPluginHandler', () => {
     expect(key).toMatch(/^images\/[0-9a-f]{2}\/[0-9a-f]{64}\.png$/);
     const stored = (await content.get(key))!;
     expect(stored.body).toEqual(image);
-    expect(stored.meta).toMatchObject({ width: '40', height: '30', bitDepth: '8', colorType: '2', colorTypeName: 'truecolor', url: 'http://a.test/photo.png', sourcePage: 'http://a.test/gallery', contentType: 'image/png' });
+    expect(stored.meta).toMatchObject({
+      width: '40',
+      height: '30',
+      bitDepth: '8',
+      colorType: '2',
+      colorTypeName: 'truecolor',
+      url: 'http://a.test/photo.png',
+      sourcePage: 'http://a.test/gallery',
+      contentType: 'image/png',
+    });
     expect(key).toBe(imageKeyOf(stored.meta.sha256));
     expect(JSON.parse((await ctx.state.hashGet('images', 'http://a.test/photo.png'))!)).toMatchObject({ width: 40, height: 30, key });
     expect((await stats.totals())['plugin.png.stored']).toBe(1);

@@ -4,7 +4,12 @@ import { z } from 'zod';
 import { pluginConfig } from '@crawler/plugin-sdk';
 
 const int = (min: number) => z.coerce.number().int().min(min);
-const list = z.string().transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean));
+const list = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean),
+);
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /** Names a system Chromium goes by, looked up on PATH when PLUGIN_RENDER_CHROMIUM_PATH is not set. */
@@ -39,7 +44,9 @@ export const RenderConfigSchema = z
      * Path globs of pages always rendered, comma-separated (`/app/**,/search`; `*` within a segment, `**` across).
      * @defaultValue no patterns
      */
-    urlPatterns: list.pipe(z.array(z.string().regex(/^\/\S{0,255}$/, 'a path glob starting with /')).max(64)).default([])
+    urlPatterns: list
+      .pipe(z.array(z.string().regex(/^\/\S{0,255}$/, 'a path glob starting with /')).max(64))
+      .default([])
       .meta({ env: 'PLUGIN_RENDER_URL_PATTERNS' }),
     /**
      * `true`: also render pages whose fetched HTML looks script-built (no `<a href>`, a script, and an empty app root
@@ -87,7 +94,11 @@ export const RenderConfigSchema = z
   .transform((config, ctx) => {
     const chromiumPath = config.chromiumPath ?? findOnPath(CHROMIUM_NAMES);
     if (!chromiumPath) {
-      ctx.addIssue({ code: 'custom', path: ['chromiumPath'], message: `no Chromium found: none of ${CHROMIUM_NAMES.join(', ')} is on PATH; install Chromium or set the path` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['chromiumPath'],
+        message: `no Chromium found: none of ${CHROMIUM_NAMES.join(', ')} is on PATH; install Chromium or set the path`,
+      });
       return z.NEVER;
     }
     try {

@@ -28,7 +28,19 @@ async function setup(env: NodeJS.ProcessEnv = {}, crawlerSettings: Record<string
   const pipeline = { send: async (queue: string, payload: unknown) => void sent.push({ queue, payload }) } as unknown as Pipeline;
   const crawler = loadConfig({}, { 'plugins.enabled': ['render'], dataDir: dir, ...crawlerSettings });
   const config = loadPluginConfig(renderPlugin, { PLUGIN_RENDER_TIMEOUT_MS: '3000', PLUGIN_RENDER_MAX_HEAP_MB: '64', ...env }) as RenderConfig;
-  const ctx = new PluginContext('render', config, crawler, state, content, new SegmentedPageStore(content), new Registry(), pipeline, stats, pino({ enabled: false }), staging);
+  const ctx = new PluginContext(
+    'render',
+    config,
+    crawler,
+    state,
+    content,
+    new SegmentedPageStore(content),
+    new Registry(),
+    pipeline,
+    stats,
+    pino({ enabled: false }),
+    staging,
+  );
   const handler = new RenderPluginHandler(ctx);
   await handler.onModuleInit();
   handlers.push(handler);
@@ -117,7 +129,9 @@ describe('RenderPluginHandler (real Chromium)', () => {
 describe('render settings', () => {
   it('stops at boot, naming PLUGIN_RENDER_CHROMIUM_PATH, when no Chromium is found or the path is no executable', () => {
     expect(() => loadPluginConfig(renderPlugin, { PLUGIN_RENDER_CHROMIUM_PATH: '/nonexistent/chromium' })).toThrow(ConfigError);
-    expect(() => loadPluginConfig(renderPlugin, { PLUGIN_RENDER_CHROMIUM_PATH: '/nonexistent/chromium' })).toThrow(/PLUGIN_RENDER_CHROMIUM_PATH: \/nonexistent\/chromium is not an executable/);
+    expect(() => loadPluginConfig(renderPlugin, { PLUGIN_RENDER_CHROMIUM_PATH: '/nonexistent/chromium' })).toThrow(
+      /PLUGIN_RENDER_CHROMIUM_PATH: \/nonexistent\/chromium is not an executable/,
+    );
     const path = process.env.PATH;
     process.env.PATH = '/nonexistent';
     try {

@@ -67,9 +67,16 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
       return this.crashed(fetched, error);
     }
     for (const refusal of outcome.refused) await this.ctx.count(`refused.${refusal.reason}`);
-    if (outcome.refused.length) this.ctx.logger.info({ event: 'render-refused', url: fetched.url, refused: outcome.refused.slice(0, 20) }, `render of ${fetched.url}: ${outcome.refused.length} sub-requests refused`);
+    if (outcome.refused.length)
+      this.ctx.logger.info(
+        { event: 'render-refused', url: fetched.url, refused: outcome.refused.slice(0, 20) },
+        `render of ${fetched.url}: ${outcome.refused.length} sub-requests refused`,
+      );
     if (outcome.kind === 'timeout') {
-      this.ctx.logger.warn({ event: 'render-timeout', url: fetched.url, timeoutMs: this.ctx.config.timeoutMs }, `render of ${fetched.url} cut at ${this.ctx.config.timeoutMs} ms: the page goes on as fetched`);
+      this.ctx.logger.warn(
+        { event: 'render-timeout', url: fetched.url, timeoutMs: this.ctx.config.timeoutMs },
+        `render of ${fetched.url} cut at ${this.ctx.config.timeoutMs} ms: the page goes on as fetched`,
+      );
       await this.ctx.count('timeout');
       return this.ctx.toParser(fetched);
     }
@@ -77,7 +84,10 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
     const rendered = Buffer.from(outcome.html, 'utf8');
     // A script can build a DOM far larger than any response the downloader would take: held to the same cap.
     if (rendered.length > this.ctx.crawler.downloader.maxBodyBytes) {
-      this.ctx.logger.warn({ event: 'render-too-large', url: fetched.url, bytes: rendered.length, maxBytes: this.ctx.crawler.downloader.maxBodyBytes }, `render of ${fetched.url} is larger than DOWNLOADER_MAX_BODY_BYTES: the page goes on as fetched`);
+      this.ctx.logger.warn(
+        { event: 'render-too-large', url: fetched.url, bytes: rendered.length, maxBytes: this.ctx.crawler.downloader.maxBodyBytes },
+        `render of ${fetched.url} is larger than DOWNLOADER_MAX_BODY_BYTES: the page goes on as fetched`,
+      );
       await this.ctx.count('too-large');
       return this.ctx.toParser(fetched);
     }

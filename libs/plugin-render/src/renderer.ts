@@ -76,9 +76,9 @@ export class Renderer {
         }
         if (this.options.blockTypes.includes(request.resourceType())) return refuse(route, url, 'blocked-type', request.resourceType());
         if (++subrequests > this.options.maxSubrequests) return refuse(route, url, 'too-many');
-        const answer = await this.gate.fetch(url, { method: request.method(), headers: request.headers(), body: request.postDataBuffer() }, abort.signal).catch(
-          (error: Error): GateAnswer => ({ ok: false, reason: 'network', detail: error.message }),
-        );
+        const answer = await this.gate
+          .fetch(url, { method: request.method(), headers: request.headers(), body: request.postDataBuffer() }, abort.signal)
+          .catch((error: Error): GateAnswer => ({ ok: false, reason: 'network', detail: error.message }));
         if (!answer.ok) return refuse(route, url, answer.reason, answer.detail);
         report.fetched++;
         return route.fulfill({ status: answer.status, headers: answer.headers, body: answer.body }).catch(() => undefined);
@@ -113,4 +113,3 @@ export class Renderer {
     });
   }
 }
-

@@ -96,7 +96,15 @@ export class PluginContext<C = Record<string, never>> {
       if (!this.staging) throw new Error(`plugin ${this.name}: no body staging to hand a replaced body on with`);
       const bodyKey = await this.staging.stage(replaced.body);
       const headers = Object.fromEntries(Object.entries(page.headers).filter(([name]) => !/^content-(type|length|encoding)$/i.test(name)));
-      next = { ...page, bodyKey, contentType: replaced.contentType, headers: { ...headers, 'content-type': replaced.contentType }, length: replaced.body.length, truncated: false, via: this.name };
+      next = {
+        ...page,
+        bodyKey,
+        contentType: replaced.contentType,
+        headers: { ...headers, 'content-type': replaced.contentType },
+        length: replaced.body.length,
+        truncated: false,
+        via: this.name,
+      };
     } else {
       this.handedOn.add(page.bodyKey);
     }

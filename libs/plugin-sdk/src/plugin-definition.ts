@@ -100,7 +100,7 @@ function hasClaims(claims: PluginClaimsInput | undefined): boolean {
 
 /** The manifest a plugin registers, from its definition and validated settings. */
 export function pluginManifest<C>(definition: PluginDefinition<C>, config: C): PluginManifest {
-  const claims = typeof definition.claims === 'function' ? definition.claims(config) : definition.claims ?? {};
+  const claims = typeof definition.claims === 'function' ? definition.claims(config) : (definition.claims ?? {});
   return PluginManifest.parse({
     v: SCHEMA_VERSION,
     name: definition.name,

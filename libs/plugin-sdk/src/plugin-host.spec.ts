@@ -16,7 +16,19 @@ describe('PluginHost, a claimed response', () => {
     const crawler = loadConfig({}, { 'plugins.enabled': ['probe'] });
     const content = new FsContentStore('/tmp/plugin-host-spec');
     const pipeline = { send: async () => undefined } as unknown as Pipeline;
-    const context = new PluginContext('probe', {}, crawler, state, content, new SegmentedPageStore(content), new Registry(), pipeline, stats, pino({ enabled: false }), staging);
+    const context = new PluginContext(
+      'probe',
+      {},
+      crawler,
+      state,
+      content,
+      new SegmentedPageStore(content),
+      new Registry(),
+      pipeline,
+      stats,
+      pino({ enabled: false }),
+      staging,
+    );
     const seen: string[] = [];
     const handler = { onFetched: async (job: PluginFetched) => void seen.push(job.url) };
     const manifest = { name: 'probe', queue: 'plugin.probe' } as never;

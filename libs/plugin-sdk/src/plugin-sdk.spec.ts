@@ -68,7 +68,13 @@ describe('definePlugin', () => {
   });
 
   it('asks for referrers in the manifest only when the plugin does (a prioritizer learning where links lead)', () => {
-    const learning = definePlugin({ name: 'learning', pageHook: true, referrers: true, handler: ExampleHandler, prioritizer: () => ({ prioritize: (_urls, proposed) => [...proposed] }) });
+    const learning = definePlugin({
+      name: 'learning',
+      pageHook: true,
+      referrers: true,
+      handler: ExampleHandler,
+      prioritizer: () => ({ prioritize: (_urls, proposed) => [...proposed] }),
+    });
     expect(pluginManifest(learning, {}).referrers).toBe(true);
     expect(pluginManifest(example, { word: 'w', limit: 2 })).not.toHaveProperty('referrers');
   });
@@ -261,7 +267,12 @@ describe('a plugin module next to the runtime', () => {
       expect(byUrl['/keep'].via).toBeUndefined();
       expect(byUrl['/keep'].hook).toBeUndefined();
       expect((await staging.read(kept))!.body.toString()).toBe('<p>kept</p>');
-      expect(byUrl['/swap']).toMatchObject({ via: 'rewriter', contentType: 'text/html; charset=utf-8', length: 12, headers: { 'content-type': 'text/html; charset=utf-8' } });
+      expect(byUrl['/swap']).toMatchObject({
+        via: 'rewriter',
+        contentType: 'text/html; charset=utf-8',
+        length: 12,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      });
       expect(byUrl['/swap'].headers['content-length']).toBeUndefined();
       expect((await staging.read(byUrl['/swap'].bodyKey))!.body.toString()).toBe('<P>SMALL</P>');
       expect(await staging.read(replaced)).toBeNull();

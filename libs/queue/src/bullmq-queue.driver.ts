@@ -124,14 +124,7 @@ export class BullmqQueueTransport implements QueueTransport {
   async counts(queue: QueueName): Promise<QueueCounts> {
     // Since BullMQ 5 a paused queue keeps its jobs in `wait`, so 'waiting' covers them; 'paused' is no longer a
     // JobType.
-    const c = await this.queue(queue).getJobCounts(
-      'waiting',
-      'prioritized',
-      'waiting-children',
-      'active',
-      'delayed',
-      'failed',
-    );
+    const c = await this.queue(queue).getJobCounts('waiting', 'prioritized', 'waiting-children', 'active', 'delayed', 'failed');
     return {
       waiting: c.waiting + c.prioritized + c['waiting-children'],
       active: c.active,
@@ -229,11 +222,13 @@ export class BullmqQueueTransport implements QueueTransport {
           else letters.push(this.add(QueueName.DeadLetter, { v: SCHEMA_VERSION, queue, reason: error.reason, payload: message, at: new Date().toISOString() }));
           return;
         }
-        await slots.run(() => handler(payload)).catch((error: unknown) => {
-          const cause = infrastructureCause(error);
-          if (cause && queue !== QueueName.DeadLetter) waiting.push({ message, error: describe(error), cause });
-          else failed.push({ message, error: describe(error) });
-        });
+        await slots
+          .run(() => handler(payload))
+          .catch((error: unknown) => {
+            const cause = infrastructureCause(error);
+            if (cause && queue !== QueueName.DeadLetter) waiting.push({ message, error: describe(error), cause });
+            else failed.push({ message, error: describe(error) });
+          });
       }),
     );
     await Promise.all(letters);
@@ -242,18 +237,43 @@ export class BullmqQueueTransport implements QueueTransport {
     if (waiting.length) {
       const state: OutageState = { since: outage?.since ?? Date.now(), cause: waiting[0].cause, retry: outage ? outage.retry + 1 : 0 };
       const delay = outageDelay(this.outagePolicy(), state);
-      if (delay === null) expired.push(...waiting.map(({ message, error }) => ({ message, error: `${error} (${state.cause} unavailable for longer than ${this.outagePolicy().maxMs} ms)` })));
-      else await this.addEnvelope(queue, envelope(waiting.map((w) => w.message), attempt, state), { delay });
+      if (delay === null)
+        expired.push(
+          ...waiting.map(({ message, error }) => ({ message, error: `${error} (${state.cause} unavailable for longer than ${this.outagePolicy().maxMs} ms)` })),
+        );
+      else
+        await this.addEnvelope(
+          queue,
+          envelope(
+            waiting.map((w) => w.message),
+            attempt,
+            state,
+          ),
+          { delay },
+        );
     }
     const attempts = queue === QueueName.DeadLetter ? 1 : (this.options.attempts ?? 5);
     if (failed.length && attempt + 1 < attempts) {
       const delay = (this.options.backoffMs ?? 1000) * 2 ** attempt;
-      await this.addEnvelope(queue, envelope(failed.map((f) => f.message), attempt + 1), { delay });
+      await this.addEnvelope(
+        queue,
+        envelope(
+          failed.map((f) => f.message),
+          attempt + 1,
+        ),
+        { delay },
+      );
       failed.length = 0;
     }
     const lost = [...failed, ...expired];
     if (lost.length === 0) return;
-    const kept: Envelope = { ...envelope(lost.map((f) => f.message), attempt + 1), errors: lost.map((f) => f.error) };
+    const kept: Envelope = {
+      ...envelope(
+        lost.map((f) => f.message),
+        attempt + 1,
+      ),
+      errors: lost.map((f) => f.error),
+    };
     await job.updateData(kept);
     // The job's name counts the messages it was sent with; in the failed set it holds only these.
     await job.updateProgress(lost.length);

@@ -66,7 +66,16 @@ describe('infrastructureCause', () => {
     expect(infrastructureCause(new Error('Connection terminated unexpectedly'))).toBe('postgresql');
     expect(infrastructureCause(new Error('Client has encountered a connection error and is not queryable'))).toBe('postgresql');
     // The records store names a refused connection as PostgreSQL's: a connection SQLSTATE, the network error its cause.
-    expect(infrastructureCause(Object.assign(new Error('records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432', { cause: withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED') }), { code: '08001' }))).toBe('postgresql');
+    expect(
+      infrastructureCause(
+        Object.assign(
+          new Error('records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432', {
+            cause: withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+          }),
+          { code: '08001' },
+        ),
+      ),
+    ).toBe('postgresql');
   });
 
   it('finds the outage anywhere in the cause chain, and calls bugs bugs', () => {
@@ -78,7 +87,9 @@ describe('infrastructureCause', () => {
   });
 
   it('sees the OOM behind an EXECABORT in the replies ioredis keeps (previousErrors)', () => {
-    const aborted = Object.assign(new Error('EXECABORT Transaction discarded because of previous errors.'), { previousErrors: [new Error("OOM command not allowed when used memory > 'maxmemory'.")] });
+    const aborted = Object.assign(new Error('EXECABORT Transaction discarded because of previous errors.'), {
+      previousErrors: [new Error("OOM command not allowed when used memory > 'maxmemory'.")],
+    });
     expect(infrastructureCause(aborted)).toBe('redis');
     expect(isRedisOutOfMemory(aborted)).toBe(true);
     expect(infrastructureCause(new Error('EXECABORT Transaction discarded because of previous errors.'))).toBeNull();
@@ -95,7 +106,9 @@ describe('outageDelay', () => {
   const policy = { backoffMs: 1000, maxBackoffMs: 30_000, maxMs: 600_000 };
   it('doubles from the backoff up to the cap, and gives up after the outage period', () => {
     const now = 1_000_000;
-    expect([0, 1, 2, 4, 5, 6, 40].map((retry) => outageDelay(policy, { since: now, cause: 's3', retry }, now))).toEqual([1000, 2000, 4000, 16_000, 30_000, 30_000, 30_000]);
+    expect([0, 1, 2, 4, 5, 6, 40].map((retry) => outageDelay(policy, { since: now, cause: 's3', retry }, now))).toEqual([
+      1000, 2000, 4000, 16_000, 30_000, 30_000, 30_000,
+    ]);
     expect(outageDelay(policy, { since: now - 600_000, cause: 's3', retry: 3 }, now)).toBeNull();
   });
 });

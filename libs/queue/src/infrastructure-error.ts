@@ -9,10 +9,31 @@
 export type InfrastructureCause = 'redis' | 's3' | 'postgresql' | 'network';
 
 /** Node's codes for a connection that could not be made or was cut. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** S3 error codes that say "not now" rather than "never" (HTTP 5xx, throttling). */
-const S3_TRANSIENT_CODES = new Set(['SlowDown', 'InternalError', 'ServiceUnavailable', 'RequestTimeout', 'RequestTimeTooSkewed', 'ThrottlingException', 'Throttling', 'OperationAborted']);
+const S3_TRANSIENT_CODES = new Set([
+  'SlowDown',
+  'InternalError',
+  'ServiceUnavailable',
+  'RequestTimeout',
+  'RequestTimeTooSkewed',
+  'ThrottlingException',
+  'Throttling',
+  'OperationAborted',
+]);
 
 /**
  * Redis replies that pass: the server is loading, failing over, or full (OOM: intake waits for memory); on a
@@ -32,7 +53,8 @@ const REDIS_CONNECTION_MESSAGE =
  * node-postgres's words for a connection that is gone (it gives them no code). The records store names such
  * errors itself (a connection SQLSTATE); these catch a client used outside its pool.
  */
-const PG_CONNECTION_MESSAGE = /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|timeout exceeded when trying to connect)/;
+const PG_CONNECTION_MESSAGE =
+  /^(Connection terminated unexpectedly|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|timeout exceeded when trying to connect)/;
 
 /** A Redis reply refusing a write because memory is full (`OOM command not allowed`, or a transaction aborted by it). */
 export function isRedisOutOfMemory(error: unknown): boolean {
@@ -50,7 +72,11 @@ export function infrastructureCause(error: unknown): InfrastructureCause | null 
     const name = e instanceof Error ? e.name : '';
     if (REDIS_TRANSIENT_REPLY.test(message) || REDIS_CONNECTION_MESSAGE.test(message) || name === 'MaxRetriesPerRequestError') return 'redis';
     // The content store names itself in its errors; its transient ones come with a network or S3 code.
-    if (message.startsWith('content store:') && (NETWORK_CODES.has(code) || S3_TRANSIENT_CODES.has(code) || /\((ECONN\w+|ETIMEDOUT|EPIPE|SlowDown|InternalError|ServiceUnavailable)\)/.test(message))) return 's3';
+    if (
+      message.startsWith('content store:') &&
+      (NETWORK_CODES.has(code) || S3_TRANSIENT_CODES.has(code) || /\((ECONN\w+|ETIMEDOUT|EPIPE|SlowDown|InternalError|ServiceUnavailable)\)/.test(message))
+    )
+      return 's3';
     if (S3_TRANSIENT_CODES.has(code) || (typeof (e as { amzRequestid?: unknown })?.amzRequestid === 'string' && statusOf(e) >= 500)) return 's3';
     // PostgreSQL SQLSTATE classes 08 (connection) and 57P (operator intervention: shutdown, restart).
     if (/^(08\d{3}|57P0[1-3]|53300)$/.test(code) || PG_CONNECTION_MESSAGE.test(message)) return 'postgresql';

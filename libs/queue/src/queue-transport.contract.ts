@@ -6,11 +6,7 @@ import type { QueueCounts, QueueTransport } from './queue-transport';
  * transport per test (with a small retry backoff, so retries take milliseconds, and an outage period of
  * about a second); `cleanup` runs after it is closed.
  */
-export function queueTransportContract(
-  name: string,
-  make: () => Promise<QueueTransport>,
-  cleanup?: () => Promise<void>,
-): void {
+export function queueTransportContract(name: string, make: () => Promise<QueueTransport>, cleanup?: () => Promise<void>): void {
   describe(`QueueTransport contract: ${name}`, () => {
     let transport: QueueTransport;
 

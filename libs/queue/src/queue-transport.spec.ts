@@ -139,7 +139,12 @@ describe('bullmq envelopes', () => {
     );
     await until(async () => [...calls.values()].reduce((a, b) => a + b, 0) === 22 && (await transport.counts(QueueName.FrontierAdd)).delayed === 0);
     expect(calls.size).toBe(20);
-    expect([...calls].filter(([, n]) => n > 1).map(([h]) => h).sort()).toEqual(['h3.test', 'h7.test']);
+    expect(
+      [...calls]
+        .filter(([, n]) => n > 1)
+        .map(([h]) => h)
+        .sort(),
+    ).toEqual(['h3.test', 'h7.test']);
   });
 
   it('keeps in the failed set a job of only the messages whose attempts ran out, with the reasons', async () => {

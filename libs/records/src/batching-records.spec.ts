@@ -11,7 +11,11 @@ recordsStoreContract('batching over memory', async () => new BatchingRecordsStor
 let contractSchema: string;
 recordsStoreContract(
   'batching over postgres',
-  async () => new BatchingRecordsStore(await PostgresRecordsStore.open({ url: POSTGRES_URL, schema: (contractSchema = uniqueSchema('batching')), poolSize: 4 }), { lingerMs: 2, maxItems: 8 }),
+  async () =>
+    new BatchingRecordsStore(await PostgresRecordsStore.open({ url: POSTGRES_URL, schema: (contractSchema = uniqueSchema('batching')), poolSize: 4 }), {
+      lingerMs: 2,
+      maxItems: 8,
+    }),
   () => dropSchema(contractSchema),
 );
 

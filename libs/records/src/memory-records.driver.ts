@@ -70,7 +70,11 @@ export class MemoryRecordsStore implements RecordsStore {
     const layout = simhashLayout(maxDistance);
     return simhashes.map((simhash) => {
       const candidates = new Set(simhashBuckets(layout, simhash).flatMap(([band, value]) => [...(this.buckets.get(`${band}:${value}`) ?? [])]));
-      const found = nearest(simhash, maxDistance, [...candidates].map((candidate) => ({ simhash: candidate })));
+      const found = nearest(
+        simhash,
+        maxDistance,
+        [...candidates].map((candidate) => ({ simhash: candidate })),
+      );
       return found && { ...found, owner: this.simhashOwners.get(`${layout.bands}:${found.simhash}`)! };
     });
   }

@@ -172,10 +172,9 @@ export class PostgresRecordsStore implements RecordsStore {
   }
 
   async ownersOf(contentHashes: readonly string[]): Promise<(string | null)[]> {
-    const { rows } = await this.pool.query<{ content_hash: string; url: string }>(
-      'SELECT content_hash, url FROM content_owners WHERE content_hash = ANY($1::text[])',
-      [contentHashes],
-    );
+    const { rows } = await this.pool.query<{ content_hash: string; url: string }>('SELECT content_hash, url FROM content_owners WHERE content_hash = ANY($1::text[])', [
+      contentHashes,
+    ]);
     const owners = new Map(rows.map((row) => [row.content_hash, row.url]));
     return contentHashes.map((hash) => owners.get(hash) ?? null);
   }
@@ -261,7 +260,13 @@ export class PostgresRecordsStore implements RecordsStore {
     );
     const found = simhashes.map(() => new Map<string, string>());
     for (const row of rows) found[row.n].set(signedToSimhash(row.simhash), row.owner);
-    return simhashes.map((simhash, n) => nearest(simhash, maxDistance, [...found[n]].map(([candidate, owner]) => ({ simhash: candidate, owner }))));
+    return simhashes.map((simhash, n) =>
+      nearest(
+        simhash,
+        maxDistance,
+        [...found[n]].map(([candidate, owner]) => ({ simhash: candidate, owner })),
+      ),
+    );
   }
 
   async claimSimhashes(claims: readonly SimhashClaim[], maxDistance: number): Promise<string[]> {
@@ -270,9 +275,13 @@ export class PostgresRecordsStore implements RecordsStore {
     // the same simhashes wait on each other's rows in the same order and never deadlock. Every band's row
     // of a simhash is written in one statement: a conflict on the first (band 0) makes the rest conflict too,
     // so all of them name the first owner.
-    const first = [...new Map([...claims].reverse().map((claim) => [claim.simhash, claim])).values()].sort((a, b) => (a.simhash < b.simhash ? -1 : a.simhash > b.simhash ? 1 : 0));
+    const first = [...new Map([...claims].reverse().map((claim) => [claim.simhash, claim])).values()].sort((a, b) =>
+      a.simhash < b.simhash ? -1 : a.simhash > b.simhash ? 1 : 0,
+    );
     if (first.length === 0) return [];
-    const rows = first.flatMap(({ simhash, owner }) => simhashBuckets(layout, simhash).map(([band, value]) => ({ band, value, simhash: simhashToSigned(simhash), owner })));
+    const rows = first.flatMap(({ simhash, owner }) =>
+      simhashBuckets(layout, simhash).map(([band, value]) => ({ band, value, simhash: simhashToSigned(simhash), owner })),
+    );
     await this.pool.query(
       `INSERT INTO simhash_bands (band, value, simhash, owner)
        SELECT band, value, simhash, owner FROM unnest($1::smallint[], $2::int[], $3::bigint[], $4::text[]) WITH ORDINALITY AS t(band, value, simhash, owner, n)
@@ -379,7 +388,9 @@ async function connectWithin(connection: { connectionString: string; connectionT
       const away = isRecordsConnectionError(error);
       if (!away || Date.now() >= deadline) {
         const waited = away && waitMs > 0 ? ` within ${waitMs} ms (RECORDS_STARTUP_WAIT_MS)` : '';
-        throw new RecordsSettingError(`${where}: cannot connect${waited} (${(error as Error).message}). Is PostgreSQL running, and are the host, port, user and database right?`);
+        throw new RecordsSettingError(
+          `${where}: cannot connect${waited} (${(error as Error).message}). Is PostgreSQL running, and are the host, port, user and database right?`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(500, deadline - Date.now())));
     }

@@ -19,7 +19,8 @@ const UNAVAILABLE_STATE = /^(08\d{3}|57P0[1-3]|53300)$/;
  * node-postgres's own errors for a connection that is gone: they carry no code. (It reports the server's
  * end of a session, and its own connect timeout, only in words.)
  */
-const PG_CONNECTION_MESSAGE = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/;
+const PG_CONNECTION_MESSAGE =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Client was closed and is not queryable)/;
 
 /** PostgreSQL cannot be reached, or ended the session: retried as an outage (the code is a SQLSTATE of class 08 or 57P). */
 export class RecordsUnavailableError extends Error {
@@ -84,7 +85,8 @@ export function jsonRecord<T>(table: string, key: string, value: string, raw: st
   } catch (error) {
     throw new RecordsDataError(table, key, value, `not JSON (${(error as Error).message}): ${JSON.stringify(raw.slice(0, 80))}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new RecordsDataError(table, key, value, `not a JSON object: ${JSON.stringify(raw.slice(0, 80))}`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new RecordsDataError(table, key, value, `not a JSON object: ${JSON.stringify(raw.slice(0, 80))}`);
   return parsed as T;
 }
 

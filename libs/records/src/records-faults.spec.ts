@@ -12,7 +12,8 @@ import { guardPool, RecordsDataError, RecordsUnavailableError } from './records-
 describe('PostgresRecordsStore faults', () => {
   let schema: string;
   let client: Client;
-  const open = (options: Partial<Parameters<typeof PostgresRecordsStore.open>[0]> = {}) => PostgresRecordsStore.open({ url: POSTGRES_URL, schema, poolSize: 1, ...options });
+  const open = (options: Partial<Parameters<typeof PostgresRecordsStore.open>[0]> = {}) =>
+    PostgresRecordsStore.open({ url: POSTGRES_URL, schema, poolSize: 1, ...options });
 
   beforeEach(async () => {
     schema = uniqueSchema('faults');
@@ -31,7 +32,9 @@ describe('PostgresRecordsStore faults', () => {
       const refused = await open({ url: 'postgres://postgres:secret@127.0.0.1:1/crawl', startupWaitMs: 1500 }).catch((error) => error);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
       expect(refused).toBeInstanceOf(RecordsSettingError);
-      expect(refused.message).toMatch(/^RECORDS_URL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/crawl: cannot connect within 1500 ms \(RECORDS_STARTUP_WAIT_MS\) \(.*ECONNREFUSED/);
+      expect(refused.message).toMatch(
+        /^RECORDS_URL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/crawl: cannot connect within 1500 ms \(RECORDS_STARTUP_WAIT_MS\) \(.*ECONNREFUSED/,
+      );
     });
 
     it('does not wait on an answer that will not change (no such database)', async () => {
@@ -82,9 +85,15 @@ describe('PostgresRecordsStore faults', () => {
       try {
         // The table's CHECK keeps such rows out; a hand edit that dropped it lets one in.
         await client.query(`ALTER TABLE "${schema}".duplicates DROP CONSTRAINT duplicates_kind_check`);
-        await client.query(`INSERT INTO "${schema}".duplicates (url, kind, original) VALUES ('http://b.test/', 'fuzzy', 'http://a.test/'), ('http://c.test/', 'near', 'http://a.test/')`);
-        await expect(store.lookup(['http://b.test/'])).rejects.toThrow(/^records store: malformed row in duplicates \(url = "http:\/\/b\.test\/"\): kind is "fuzzy", not "exact" or "near"$/);
-        await expect(store.lookup(['http://c.test/'])).rejects.toThrow(/^records store: malformed row in duplicates \(url = "http:\/\/c\.test\/"\): a near duplicate without its distance$/);
+        await client.query(
+          `INSERT INTO "${schema}".duplicates (url, kind, original) VALUES ('http://b.test/', 'fuzzy', 'http://a.test/'), ('http://c.test/', 'near', 'http://a.test/')`,
+        );
+        await expect(store.lookup(['http://b.test/'])).rejects.toThrow(
+          /^records store: malformed row in duplicates \(url = "http:\/\/b\.test\/"\): kind is "fuzzy", not "exact" or "near"$/,
+        );
+        await expect(store.lookup(['http://c.test/'])).rejects.toThrow(
+          /^records store: malformed row in duplicates \(url = "http:\/\/c\.test\/"\): a near duplicate without its distance$/,
+        );
       } finally {
         await store.close();
       }
@@ -129,7 +138,11 @@ describe('PostgresRecordsStore faults', () => {
       try {
         // A statement under way when an administrator ends the session, as a fast shutdown does.
         const sleeping = (store as unknown as { pool: Pool }).pool.query('SELECT pg_sleep(5)').catch((e) => e);
-        await waitFor(async () => (await client.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'SELECT pg_sleep%'`, [schema])).rowCount === 1);
+        await waitFor(
+          async () =>
+            (await client.query(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'SELECT pg_sleep%'`, [schema]))
+              .rowCount === 1,
+        );
         const error = await sleeping;
         expect(error).toBeInstanceOf(RecordsUnavailableError);
         expect(error.code).toMatch(/^(57P01|08006)$/);
@@ -158,7 +171,11 @@ describe('RedisRecordsStore faults: rows read back', () => {
     await contentSeen.hashSet('duplicates', 'http://c.test/', JSON.stringify({ kind: 'fuzzy', original: 'http://a.test/' }));
     const store = new RedisRecordsStore({ state, buckets: 1 });
     await expect(store.lookup(['http://a.test/'])).rejects.toThrow(/^records store: malformed row in content-seen:urls \(url = "http:\/\/a\.test\/"\): not JSON \(/);
-    await expect(store.validators(['http://b.test/'])).rejects.toThrow(/^records store: malformed row in content-seen:urls \(url = "http:\/\/b\.test\/"\): fetchedAt is "yesterday", not a time$/);
-    await expect(store.lookup(['http://c.test/'])).rejects.toThrow(/^records store: malformed row in content-seen:duplicates \(url = "http:\/\/c\.test\/"\): kind is "fuzzy", not "exact" or "near"$/);
+    await expect(store.validators(['http://b.test/'])).rejects.toThrow(
+      /^records store: malformed row in content-seen:urls \(url = "http:\/\/b\.test\/"\): fetchedAt is "yesterday", not a time$/,
+    );
+    await expect(store.lookup(['http://c.test/'])).rejects.toThrow(
+      /^records store: malformed row in content-seen:duplicates \(url = "http:\/\/c\.test\/"\): kind is "fuzzy", not "exact" or "near"$/,
+    );
   });
 });

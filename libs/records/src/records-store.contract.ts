@@ -89,7 +89,14 @@ export function recordsStoreContract(name: string, make: () => Promise<RecordsSt
 
       it('lets exactly one of many racing claims win', async () => {
         const urls = Array.from({ length: 20 }, (_, i) => `http://racer-${i}.test/`);
-        const answers = await Promise.all(urls.map((url) => store.claimContent([{ contentHash: 'contested', url }, { contentHash: `own-${url}`, url }])));
+        const answers = await Promise.all(
+          urls.map((url) =>
+            store.claimContent([
+              { contentHash: 'contested', url },
+              { contentHash: `own-${url}`, url },
+            ]),
+          ),
+        );
         const owners = new Set(answers.map(([owner]) => owner));
         expect(owners.size).toBe(1);
         expect(urls).toContain([...owners][0]);
@@ -166,7 +173,17 @@ export function recordsStoreContract(name: string, make: () => Promise<RecordsSt
 
       it('lets exactly one of many racing claims of a simhash win, in every band', async () => {
         const owners = Array.from({ length: 12 }, (_, i) => `racer-${i}`);
-        const answers = await Promise.all(owners.map((owner, i) => store.claimSimhashes([{ simhash: flip('fedcba9876543210', i), owner: `own-${i}` }, { simhash: base, owner }], 3)));
+        const answers = await Promise.all(
+          owners.map((owner, i) =>
+            store.claimSimhashes(
+              [
+                { simhash: flip('fedcba9876543210', i), owner: `own-${i}` },
+                { simhash: base, owner },
+              ],
+              3,
+            ),
+          ),
+        );
         const winners = new Set(answers.map(([, winner]) => winner));
         expect(winners.size).toBe(1);
         expect(owners).toContain([...winners][0]);
@@ -182,7 +199,11 @@ export function recordsStoreContract(name: string, make: () => Promise<RecordsSt
         expect(await store.claimSimhashes([{ simhash: base, owner: 'd0' }], 0)).toEqual(['d0']);
         expect(await store.nearSimhashes([base, flip(base, 1)], 0)).toEqual([{ simhash: base, distance: 0, owner: 'd0' }, null]);
         await store.claimSimhashes([{ simhash: base, owner: 'd15' }], 15);
-        expect((await store.nearSimhashes([flip(base, 0, 5, 9, 14, 19, 23, 27, 31, 36, 40, 44, 48, 52, 56, 60)], 15))[0]).toEqual({ simhash: base, distance: 15, owner: 'd15' });
+        expect((await store.nearSimhashes([flip(base, 0, 5, 9, 14, 19, 23, 27, 31, 36, 40, 44, 48, 52, 56, 60)], 15))[0]).toEqual({
+          simhash: base,
+          distance: 15,
+          owner: 'd15',
+        });
         await expect(store.nearSimhashes([base], 16)).rejects.toThrow(RangeError);
       });
     });

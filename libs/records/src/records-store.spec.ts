@@ -37,7 +37,7 @@ recordsStoreContract(
 );
 
 describe('RedisRecordsStore', () => {
-  it("reads and writes the keys content-seen and the WARC archive always kept, so a crawl resumes on its data", async () => {
+  it('reads and writes the keys content-seen and the WARC archive always kept, so a crawl resumes on its data', async () => {
     const state = new MemoryStateStore();
     const contentSeen = state.namespace('content-seen');
     await contentSeen.hashSet('urls', 'http://old.test/', JSON.stringify({ fetchedAt: '2025-01-01T00:00:00.000Z', status: 200, contentKey: 'k', etag: '"e"' }));
@@ -45,7 +45,15 @@ describe('RedisRecordsStore', () => {
     await contentSeen.hashSet('original', 'h-old', 'http://old.test/');
     const store = new RedisRecordsStore({ state, buckets: 1 });
     const [old, bare] = await store.lookup(['http://old.test/', 'http://bare.test/']);
-    expect(old.page).toEqual({ url: 'http://old.test/', fetchedAt: '2025-01-01T00:00:00.000Z', status: 200, contentKey: 'k', etag: '"e"', changes: 0, changedAt: '2025-01-01T00:00:00.000Z' });
+    expect(old.page).toEqual({
+      url: 'http://old.test/',
+      fetchedAt: '2025-01-01T00:00:00.000Z',
+      status: 200,
+      contentKey: 'k',
+      etag: '"e"',
+      changes: 0,
+      changedAt: '2025-01-01T00:00:00.000Z',
+    });
     expect(bare.duplicateOf).toEqual({ kind: 'exact', original: 'http://old.test/' });
     expect(await store.claimContent([{ contentHash: 'h-old', url: 'http://new.test/' }])).toEqual(['http://old.test/']);
     await store.recordCaptures([{ contentHash: 'h', url: 'http://a.test/', date: 'd', digest: 'g', recordId: 'r' }]);
@@ -78,7 +86,9 @@ describe('PostgresRecordsStore', () => {
       [schema],
     );
     expect(rows).toEqual(['captures', 'content_owners', 'duplicates', 'pages', 'simhash_bands'].map((table) => ({ table, partitions: 16 })));
-    const indexes = await client.query(`SELECT tablename, indexname FROM pg_indexes WHERE schemaname = $1 AND tablename IN ('pages', 'simhash_bands') ORDER BY 1`, [schema]);
+    const indexes = await client.query(`SELECT tablename, indexname FROM pg_indexes WHERE schemaname = $1 AND tablename IN ('pages', 'simhash_bands') ORDER BY 1`, [
+      schema,
+    ]);
     expect(indexes.rows).toEqual([
       { tablename: 'pages', indexname: 'pages_pkey' },
       { tablename: 'simhash_bands', indexname: 'simhash_bands_pkey' },

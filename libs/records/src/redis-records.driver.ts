@@ -106,7 +106,9 @@ export class RedisRecordsStore implements RecordsStore {
 
   async capturesOf(contentHashes: readonly string[]): Promise<(Capture | null)[]> {
     const raws = await this.captures.getMany(contentHashes);
-    return raws.map((raw, at) => (raw === null ? null : { contentHash: contentHashes[at], ...jsonRecord<Omit<Capture, 'contentHash'>>('warc:captures', 'content hash', contentHashes[at], raw) }));
+    return raws.map((raw, at) =>
+      raw === null ? null : { contentHash: contentHashes[at], ...jsonRecord<Omit<Capture, 'contentHash'>>('warc:captures', 'content hash', contentHashes[at], raw) },
+    );
   }
 
   async nearSimhashes(simhashes: readonly string[], maxDistance: number): Promise<(NearSimhash | null)[]> {

@@ -8,7 +8,15 @@ export type RedisClient = Redis | Cluster;
 /** What callers may set on either kind of client; the rest follows from the URL. */
 export type RedisClientOptions = Pick<
   RedisOptions,
-  'maxRetriesPerRequest' | 'lazyConnect' | 'enableAutoPipelining' | 'autoPipeliningIgnoredCommands' | 'enableOfflineQueue' | 'enableReadyCheck' | 'connectionName' | 'connectTimeout' | 'commandTimeout'
+  | 'maxRetriesPerRequest'
+  | 'lazyConnect'
+  | 'enableAutoPipelining'
+  | 'autoPipeliningIgnoredCommands'
+  | 'enableOfflineQueue'
+  | 'enableReadyCheck'
+  | 'connectionName'
+  | 'connectTimeout'
+  | 'commandTimeout'
 >;
 
 /**

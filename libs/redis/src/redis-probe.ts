@@ -44,7 +44,9 @@ export async function probeRedis(url: string | RedisTarget, timeoutMs = 5000): P
     if (Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
   } while (Date.now() < deadline);
   const tried = [...failures].map(([address, reason]) => `${address} (${reason})`).join(', ');
-  throw new RedisSettingError(`${describeRedis(target)}: no Redis answered within ${timeoutMs} ms: ${tried || 'no node tried'}. Is it running, and is the host and port right?`);
+  throw new RedisSettingError(
+    `${describeRedis(target)}: no Redis answered within ${timeoutMs} ms: ${tried || 'no node tried'}. Is it running, and is the host and port right?`,
+  );
 }
 
 /** `cluster_enabled` of one node's INFO; rejects when the node cannot be reached or refuses. */

@@ -2,8 +2,21 @@ import { describeRedis, parseRedisUrl, redact } from './redis-url';
 
 describe('parseRedisUrl', () => {
   it('reads one node, its credentials, TLS and database', () => {
-    expect(parseRedisUrl('redis://127.0.0.1:6379')).toEqual({ cluster: false, nodes: [{ host: '127.0.0.1', port: 6379 }], tls: false, username: undefined, password: undefined });
-    expect(parseRedisUrl('rediss://user:p%40ss@redis.internal/3')).toMatchObject({ cluster: false, nodes: [{ host: 'redis.internal', port: 6379 }], tls: true, username: 'user', password: 'p@ss', db: 3 });
+    expect(parseRedisUrl('redis://127.0.0.1:6379')).toEqual({
+      cluster: false,
+      nodes: [{ host: '127.0.0.1', port: 6379 }],
+      tls: false,
+      username: undefined,
+      password: undefined,
+    });
+    expect(parseRedisUrl('rediss://user:p%40ss@redis.internal/3')).toMatchObject({
+      cluster: false,
+      nodes: [{ host: 'redis.internal', port: 6379 }],
+      tls: true,
+      username: 'user',
+      password: 'p@ss',
+      db: 3,
+    });
     expect(parseRedisUrl('redis://:secret@[::1]:6380')).toMatchObject({ nodes: [{ host: '::1', port: 6380 }], password: 'secret' });
   });
 

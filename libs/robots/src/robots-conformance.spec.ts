@@ -23,9 +23,7 @@ interface Case {
   conflictsWithRfc9309?: boolean;
 }
 
-const cases = JSON.parse(
-  readFileSync(join(__dirname, '..', 'test-fixtures', 'google-robotstxt-cases.json'), 'utf8'),
-) as Case[];
+const cases = JSON.parse(readFileSync(join(__dirname, '..', 'test-fixtures', 'google-robotstxt-cases.json'), 'utf8')) as Case[];
 
 const isStrict = (c: Case) => c.googleSpecific === false && !c.requiresCallerPercentEncoding;
 
@@ -44,11 +42,9 @@ function run(c: Case): boolean | string {
 /** Google-only behaviour we do not reproduce, by test name. */
 const googleOnlyDifferences: Record<string, string> = {
   ID_LineSyntax_Line: "a line without ':' ('disallow /') is a Google extension; RFC 9309 requires the colon",
-  ID_UserAgentValueCaseInsensitive:
-    "'User-Agent: FOO BAR' is not a valid product token; matching 'Foo' to it is Google's up-to-first-space rule",
+  ID_UserAgentValueCaseInsensitive: "'User-Agent: FOO BAR' is not a valid product token; matching 'Foo' to it is Google's up-to-first-space rule",
   GoogleOnly_AcceptUserAgentUpToFirstSpace: "Google's up-to-first-space rule for robots.txt user-agent lines",
-  ID_Encoding:
-    'raw non-ASCII URL: the caller must percent-encode (RFC 9309 §2.2.2); our URLs are always WHATWG-serialised',
+  ID_Encoding: 'raw non-ASCII URL: the caller must percent-encode (RFC 9309 §2.2.2); our URLs are always WHATWG-serialised',
   GoogleOnly_IndexHTMLisDirectory: "Google treats 'Allow: /x/index.html' as allowing '/x/'",
   GoogleOnly_LineTooLong: 'Google truncates lines at 16664 bytes; robots-parser reads the whole line',
   // By id: same test name, different reason.

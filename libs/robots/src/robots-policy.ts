@@ -107,13 +107,7 @@ export class RobotsPolicy {
    * @throws TypeError on a non-integer status, or, for 2xx, an invalid robotsUrl or a userAgent without a
    *   product token (configuration errors: better loud than silently allowing everything).
    */
-  static fromResponse(
-    status: number,
-    body: string | null,
-    robotsUrl: string,
-    userAgent: string,
-    options: RobotsPolicyOptions = {},
-  ): RobotsPolicy {
+  static fromResponse(status: number, body: string | null, robotsUrl: string, userAgent: string, options: RobotsPolicyOptions = {}): RobotsPolicy {
     if (!Number.isInteger(status)) throw new TypeError(`RobotsPolicy: status must be an integer, got ${status}`);
     const maxBytes = checkPositiveInt(options.maxBytes ?? DEFAULT_ROBOTS_MAX_BYTES, 'maxBytes');
     const json = (b: string | null): RobotsPolicyJson => ({ v: 1, status, body: b, robotsUrl, userAgent, maxBytes });

@@ -100,7 +100,18 @@ export class CompletionProbe {
     const waitingOnRobots = pending > 0 && pending === frontier ? await this.onlyWaiting() : undefined;
     const redisMemory = (await this.redisMemory?.read()) ?? null;
     const waitingOn = [redisMemory?.full ? describeRedisMemory(redisMemory) : null, describeRemaining(failed, outageRetries)].filter(Boolean).join('; ') || null;
-    return { queues, pending, frontier, processed, failed, outageRetries, redisMemory, waitingOn, ...(waitingOnRobots ? { waitingOnRobots } : {}), ...(backedOff ? { backedOff } : {}) };
+    return {
+      queues,
+      pending,
+      frontier,
+      processed,
+      failed,
+      outageRetries,
+      redisMemory,
+      waitingOn,
+      ...(waitingOnRobots ? { waitingOnRobots } : {}),
+      ...(backedOff ? { backedOff } : {}),
+    };
   }
 
   /** The backed-off hosts, when every back queue in use is theirs and nothing else is queued, leased or scheduled. */
@@ -184,12 +195,16 @@ export class CompletionProbe {
 export function describeRemaining(failed: Record<string, number>, outageRetries: Record<string, OutageRetries>): string | null {
   const parts: string[] = [];
   for (const [queue, r] of Object.entries(outageRetries)) {
-    const causes = Object.keys(r.causes).map((c) => (c === 's3' ? 'S3' : c === 'redis' ? 'Redis' : c === 'postgresql' ? 'PostgreSQL' : c)).join(' and ');
+    const causes = Object.keys(r.causes)
+      .map((c) => (c === 's3' ? 'S3' : c === 'redis' ? 'Redis' : c === 'postgresql' ? 'PostgreSQL' : c))
+      .join(' and ');
     parts.push(`${r.messages} message${r.messages === 1 ? '' : 's'} of ${queue} retrying after ${causes} errors since ${r.since}`);
   }
   const failedCount = Object.values(failed).reduce((a, b) => a + b, 0);
   if (failedCount > 0) {
-    const where = Object.entries(failed).map(([q, n]) => `${q}: ${n}`).join(', ');
+    const where = Object.entries(failed)
+      .map(([q, n]) => `${q}: ${n}`)
+      .join(', ');
     parts.push(`failed work left (${where}): see GET /failed or npm run failed, and replay it once the cause is fixed`);
   }
   return parts.length ? parts.join('; ') : null;

@@ -18,12 +18,25 @@ function setup() {
   return { store, aside, probe: new CompletionProbe(new MemoryQueueTransport(), store, stats, config, aside) };
 }
 
-const waiting = (host: string) => ({ host, since: '2030-01-01T00:00:00.000Z', nextTryAt: '2030-01-01T00:01:00.000Z', giveUpAt: '2030-01-01T00:30:00.000Z', tries: 1, status: 500 });
+const waiting = (host: string) => ({
+  host,
+  since: '2030-01-01T00:00:00.000Z',
+  nextTryAt: '2030-01-01T00:01:00.000Z',
+  giveUpAt: '2030-01-01T00:30:00.000Z',
+  tries: 1,
+  status: 500,
+});
 
 describe('CompletionProbe: a crawl that only waits for robots.txt', () => {
   it('names the waiting hosts when they hold all the work left, and nothing otherwise', async () => {
     const { store, aside, probe } = setup();
-    await store.enqueue([{ host: 'down.test', priority: 0, item: 'a' }, { host: 'down.test', priority: 0, item: 'b' }], Date.now());
+    await store.enqueue(
+      [
+        { host: 'down.test', priority: 0, item: 'a' },
+        { host: 'down.test', priority: 0, item: 'b' },
+      ],
+      Date.now(),
+    );
     await aside.waiting(waiting('down.test'), 60_000);
     const snapshot = await probe.snapshot();
     expect(snapshot.pending).toBe(2);
@@ -40,7 +53,13 @@ describe('CompletionProbe: a crawl that only waits for robots.txt', () => {
 describe('CompletionProbe: a crawl left with only hosts backed off for timeouts', () => {
   it('does not count their URLs as pending (the crawl ends and names them), unless other work is left', async () => {
     const { store, aside, probe } = setup();
-    await store.enqueue([{ host: 'slow.test', priority: 0, item: 'a' }, { host: 'slow.test', priority: 0, item: 'b' }], Date.now());
+    await store.enqueue(
+      [
+        { host: 'slow.test', priority: 0, item: 'a' },
+        { host: 'slow.test', priority: 0, item: 'b' },
+      ],
+      Date.now(),
+    );
     expect((await probe.snapshot()).pending).toBe(2);
     await aside.backedOff('slow.test', '3 timeouts in a row', Date.now() + 60_000, 2);
     const snapshot = await probe.snapshot();
@@ -60,7 +79,6 @@ describe('CompletionProbe: a crawl left with only hosts backed off for timeouts'
     expect(await fresh.aside.listSetAside()).toEqual([]);
   });
 });
-
 
 describe('CompletionProbe: failed work and outages', () => {
   function withQueues(transport: MemoryQueueTransport) {
@@ -119,7 +137,18 @@ describe('CompletionProbe: failed work and outages', () => {
     await transport.consume(shard, async () => {
       throw new Error('content store: put s3://b/staging/k failed (ECONNREFUSED): connect ECONNREFUSED');
     });
-    await transport.add(shard, { v: 1, url: 'http://a.test/', depth: 0, source: 'seed', host: 'a.test', leaseId: 'l1', leaseExpiresAt: Date.now() + 60_000, fetchId: 'f1', ip: '127.0.0.1', hops: 0 } as never);
+    await transport.add(shard, {
+      v: 1,
+      url: 'http://a.test/',
+      depth: 0,
+      source: 'seed',
+      host: 'a.test',
+      leaseId: 'l1',
+      leaseExpiresAt: Date.now() + 60_000,
+      fetchId: 'f1',
+      ip: '127.0.0.1',
+      hops: 0,
+    } as never);
     await new Promise((r) => setTimeout(r, 50));
     const snapshot = await probe.snapshot();
     expect(snapshot.pending).toBe(1);

@@ -19,7 +19,9 @@ describe('CrawlActivity', () => {
   it('keeps HTTP errors, fetch errors and unreachable robots.txt as recent errors, newest first, but not a missing sitemap', async () => {
     const activity = new CrawlActivity(new MemoryStateStore());
     await activity.recordOutcome(outcome({ url: 'http://a.test/missing', status: 404 }));
-    await activity.recordOutcome(outcome({ url: 'http://a.test/sitemap.xml', status: 404, retry: { url: 'http://a.test/sitemap.xml', kind: 'sitemap', depth: 0, source: 'sitemap', hops: 0 } }));
+    await activity.recordOutcome(
+      outcome({ url: 'http://a.test/sitemap.xml', status: 404, retry: { url: 'http://a.test/sitemap.xml', kind: 'sitemap', depth: 0, source: 'sitemap', hops: 0 } }),
+    );
     await activity.recordOutcome(outcome({ url: 'http://a.test/ok' }));
     await activity.recordOutcome(outcome({ url: 'http://a.test/slow', kind: 'error', error: 'timeout' }));
     await activity.recordOutcome(outcome({ url: 'http://b.test/', host: 'b.test', kind: 'deferred', status: 503 }));
@@ -34,7 +36,7 @@ describe('CrawlActivity', () => {
     ]);
   });
 
-  it('tells a name that failed to resolve from an unreachable robots.txt by the outcome\'s cause, and an older outcome by its text', async () => {
+  it("tells a name that failed to resolve from an unreachable robots.txt by the outcome's cause, and an older outcome by its text", async () => {
     const activity = new CrawlActivity(new MemoryStateStore());
     await activity.recordOutcome(outcome({ url: 'http://c.test/', host: 'c.test', kind: 'deferred', cause: 'dns', error: 'the server timed out' }));
     await activity.recordOutcome(outcome({ url: 'http://d.test/', host: 'd.test', kind: 'deferred', cause: 'robots', status: 503, error: 'DNS-like wording' }));

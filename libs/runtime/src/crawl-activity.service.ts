@@ -72,8 +72,16 @@ export class CrawlActivity {
     this.errors = [];
     try {
       await Promise.all([
-        this.push('requests', CrawlActivity.REQUEST_WINDOW, requests.map((host) => () => host)),
-        this.push('errors', CrawlActivity.ERROR_WINDOW, errors.map((e) => (seq: number) => JSON.stringify({ seq, ...e }))),
+        this.push(
+          'requests',
+          CrawlActivity.REQUEST_WINDOW,
+          requests.map((host) => () => host),
+        ),
+        this.push(
+          'errors',
+          CrawlActivity.ERROR_WINDOW,
+          errors.map((e) => (seq: number) => JSON.stringify({ seq, ...e })),
+        ),
       ]);
     } catch (error) {
       this.requests.unshift(...requests);

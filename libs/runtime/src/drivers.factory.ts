@@ -72,9 +72,7 @@ export function createFrontierStore(config: CrawlerConfig): FrontierStore {
 
 /** S3 when configured, otherwise a directory under the data dir. */
 export async function createContentStore(config: CrawlerConfig): Promise<ContentStore> {
-  return config.s3Url
-    ? MinioContentStore.connect({ url: config.s3Url, bucket: config.s3Bucket })
-    : new FsContentStore(join(config.dataDir, 'content'));
+  return config.s3Url ? MinioContentStore.connect({ url: config.s3Url, bucket: config.s3Bucket }) : new FsContentStore(join(config.dataDir, 'content'));
 }
 
 /**
@@ -84,7 +82,13 @@ export async function createContentStore(config: CrawlerConfig): Promise<Content
 export function createBodyStaging(config: CrawlerConfig, content: ContentStore, state: StateStore): BodyStaging {
   const { gzipLevel, gzipThreads, stagingLingerMs, stagingMaxBodies, stagingMaxBytes } = config.storage;
   if (!config.redisUrl) return new MemoryBodyStaging(gzipLevel, gzipThreads);
-  return new BundledBodyStaging(content, state.namespace('staging'), { gzipLevel, gzipThreads, lingerMs: stagingLingerMs, maxBodies: stagingMaxBodies, maxBytes: stagingMaxBytes });
+  return new BundledBodyStaging(content, state.namespace('staging'), {
+    gzipLevel,
+    gzipThreads,
+    lingerMs: stagingLingerMs,
+    maxBodies: stagingMaxBodies,
+    maxBytes: stagingMaxBytes,
+  });
 }
 
 /** Stored pages, in segments on the content store. */

@@ -41,7 +41,11 @@ describe('health endpoints over HTTP (the runtime with memory drivers)', () => {
     const state = jest.spyOn(app.get<StateStore>(STATE_STORE), 'get');
     const content = jest.spyOn(app.get<ContentStore>(CONTENT_STORE), 'ping');
     const live = await get('/health/live');
-    expect(live).toEqual({ status: 200, type: expect.stringMatching(/^application\/json/), body: { service: 'test-service', status: 'ok', uptimeSeconds: expect.any(Number) } });
+    expect(live).toEqual({
+      status: 200,
+      type: expect.stringMatching(/^application\/json/),
+      body: { service: 'test-service', status: 'ok', uptimeSeconds: expect.any(Number) },
+    });
     expect(state).not.toHaveBeenCalled();
     expect(content).not.toHaveBeenCalled();
   });
@@ -90,7 +94,10 @@ describe('HealthController', () => {
   });
 
   it('reports both dependencies when both fail', async () => {
-    const broken = controller({ get: () => Promise.reject(new Error('Connection is closed.')) }, { ping: () => Promise.reject(new Error('bucket crawl does not exist')) });
+    const broken = controller(
+      { get: () => Promise.reject(new Error('Connection is closed.')) },
+      { ping: () => Promise.reject(new Error('bucket crawl does not exist')) },
+    );
     expect(await failure(broken.ready())).toEqual({
       status: 503,
       body: { service: 'downloader', status: 'unavailable', checks: { redis: 'Connection is closed.', s3: 'bucket crawl does not exist' }, failing: ['redis', 's3'] },
@@ -100,15 +107,35 @@ describe('HealthController', () => {
   it("checks the records' PostgreSQL when the store has a server of its own, naming it postgresql", async () => {
     const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
     const records = (ping?: () => Promise<void>) => ({ ...(ping ? { ping } : {}) }) as unknown as RecordsStore;
-    const away = new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records(() => Promise.reject(new Error('records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432'))));
+    const away = new HealthController(
+      'content-seen',
+      config,
+      new MemoryStateStore(),
+      new FsContentStore(dir),
+      records(() => Promise.reject(new Error('records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432'))),
+    );
     expect(await failure(away.ready())).toEqual({
       status: 503,
-      body: { service: 'content-seen', status: 'unavailable', checks: { redis: 'ok', s3: 'ok', postgresql: 'records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432' }, failing: ['postgresql'] },
+      body: {
+        service: 'content-seen',
+        status: 'unavailable',
+        checks: { redis: 'ok', s3: 'ok', postgresql: 'records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432' },
+        failing: ['postgresql'],
+      },
     });
-    const back = new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records(() => Promise.resolve()));
+    const back = new HealthController(
+      'content-seen',
+      config,
+      new MemoryStateStore(),
+      new FsContentStore(dir),
+      records(() => Promise.resolve()),
+    );
     expect((await back.ready()).checks).toEqual({ redis: 'ok', s3: 'ok', postgresql: 'ok' });
     // Records kept in Redis (or memory) have no server of their own: the state store's check covers them.
-    expect((await new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records()).ready()).checks).toEqual({ redis: 'ok', s3: 'ok' });
+    expect((await new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records()).ready()).checks).toEqual({
+      redis: 'ok',
+      s3: 'ok',
+    });
   });
 
   it('gives up on a dependency that does not answer within HEALTH_CHECK_TIMEOUT_MS', async () => {

@@ -85,7 +85,13 @@ async function probe(check: () => Promise<unknown>): Promise<string> {
     timer = setTimeout(() => resolve(`no answer within ${HEALTH_CHECK_TIMEOUT_MS} ms`), HEALTH_CHECK_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([check().then(() => 'ok', (error: Error) => error?.message || String(error)), timeout]);
+    return await Promise.race([
+      check().then(
+        () => 'ok',
+        (error: Error) => error?.message || String(error),
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

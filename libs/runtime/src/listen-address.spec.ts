@@ -16,7 +16,10 @@ describe('listenPlan: where a service listens', () => {
 
   it('refuses a control plane without a token anywhere else, unless explicitly allowed, and then warns', () => {
     expect(() => plan({ BIND_ADDRESS: '0.0.0.0' })).toThrow(/BIND_ADDRESS: a control plane without CONTROL_PLANE_TOKEN listens on loopback only \(got 0\.0\.0\.0\)/);
-    expect(plan({ BIND_ADDRESS: '0.0.0.0', CONTROL_PLANE_ALLOW_UNAUTHENTICATED: 'true' })).toEqual({ address: '0.0.0.0', notice: expect.stringMatching(/^UNAUTHENTICATED CONTROL PLANE on 0\.0\.0\.0/) });
+    expect(plan({ BIND_ADDRESS: '0.0.0.0', CONTROL_PLANE_ALLOW_UNAUTHENTICATED: 'true' })).toEqual({
+      address: '0.0.0.0',
+      notice: expect.stringMatching(/^UNAUTHENTICATED CONTROL PLANE on 0\.0\.0\.0/),
+    });
   });
 
   it('puts a control plane with a token on every interface, or BIND_ADDRESS', () => {

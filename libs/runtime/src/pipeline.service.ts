@@ -69,7 +69,10 @@ export class Pipeline {
           const cause = infrastructureCause(error);
           if (cause) {
             const full = isRedisOutOfMemory(error);
-            outage.warn({ event: 'outage-retry', queue, cause, ...(full ? { outOfMemory: true } : {}), err: error, payload: summarize(payload) }, full ? 'Redis is full (OOM): retrying until memory is freed' : `${cause} unavailable: retrying until it is back`);
+            outage.warn(
+              { event: 'outage-retry', queue, cause, ...(full ? { outOfMemory: true } : {}), err: error, payload: summarize(payload) },
+              full ? 'Redis is full (OOM): retrying until memory is freed' : `${cause} unavailable: retrying until it is back`,
+            );
             this.handled.inc({ queue: label, outcome: 'outage' });
             await this.stats.count(`outage-retry.${label}`);
           } else {

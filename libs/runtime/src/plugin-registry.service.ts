@@ -106,7 +106,10 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 export class PluginUnavailableError extends Error {
-  constructor(readonly missing: string[], waitedMs: number) {
+  constructor(
+    readonly missing: string[],
+    waitedMs: number,
+  ) {
     super(
       `PLUGINS enables ${missing.map((n) => `"${n}"`).join(', ')}, which did not register within ${waitedMs} ms: ` +
         `start ${missing.map((n) => `plugin-${n}`).join(', ')} (or remove ${missing.length > 1 ? 'them' : 'it'} from PLUGINS)`,

@@ -72,9 +72,15 @@ export class RedisMemoryGauge implements OnApplicationShutdown {
       this.wasFull = value.full;
       const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
       if (value.full) {
-        this.logger.warn({ event: 'redis-memory-full', ...value }, `Redis memory${onMaster(value)} at ${mib(value.usedBytes)} of maxmemory ${mib(value.maxBytes)} (REDIS_MEMORY_HIGH_WATER ${this.config.redisMemoryHighWater}): intake paused until memory is freed or maxmemory raised`);
+        this.logger.warn(
+          { event: 'redis-memory-full', ...value },
+          `Redis memory${onMaster(value)} at ${mib(value.usedBytes)} of maxmemory ${mib(value.maxBytes)} (REDIS_MEMORY_HIGH_WATER ${this.config.redisMemoryHighWater}): intake paused until memory is freed or maxmemory raised`,
+        );
       } else {
-        this.logger.info({ event: 'redis-memory-freed', ...value }, `Redis memory${onMaster(value)} at ${mib(value.usedBytes)} of maxmemory ${mib(value.maxBytes)}: intake resumed`);
+        this.logger.info(
+          { event: 'redis-memory-freed', ...value },
+          `Redis memory${onMaster(value)} at ${mib(value.usedBytes)} of maxmemory ${mib(value.maxBytes)}: intake resumed`,
+        );
       }
     }
     return value;
@@ -96,7 +102,7 @@ export class RedisMemoryGauge implements OnApplicationShutdown {
  */
 export function fullest(readings: RedisMemory[]): RedisMemory | null {
   const fuller = (a: RedisMemory, b: RedisMemory) => {
-    if ((a.maxBytes > 0) !== (b.maxBytes > 0)) return a.maxBytes > 0;
+    if (a.maxBytes > 0 !== b.maxBytes > 0) return a.maxBytes > 0;
     return a.maxBytes > 0 ? a.usedBytes / a.maxBytes > b.usedBytes / b.maxBytes : a.usedBytes > b.usedBytes;
   };
   return readings.reduce<RedisMemory | null>((worst, m) => (!worst || fuller(m, worst) ? m : worst), null);

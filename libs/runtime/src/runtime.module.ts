@@ -11,7 +11,15 @@ import { CompletionProbe } from './completion-probe.service';
 import { CrawlActivity } from './crawl-activity.service';
 import { HostsAside } from './hosts-aside.service';
 import { CrawlStats } from './crawl-stats.service';
-import { createBodyStaging, createContentStore, createFrontierStore, createPageStore, createQueueTransport, createRecordsStore, createStateStore } from './drivers.factory';
+import {
+  createBodyStaging,
+  createContentStore,
+  createFrontierStore,
+  createPageStore,
+  createQueueTransport,
+  createRecordsStore,
+  createStateStore,
+} from './drivers.factory';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { PauseSwitch } from './pause-switch.service';

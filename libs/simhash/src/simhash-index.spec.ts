@@ -73,7 +73,12 @@ function simhashIndexContract(name: string, make: () => StateStore) {
       const index = new SimhashIndex(store);
       const original = 'a5a5f00f12345678';
       await index.add(original, 'http://a.test/');
-      for (const bits of [[0, 1, 2, 3], [0, 16, 32, 48], [60, 61, 62, 63], [1, 2, 3, 4, 5, 6, 7, 8]]) {
+      for (const bits of [
+        [0, 1, 2, 3],
+        [0, 16, 32, 48],
+        [60, 61, 62, 63],
+        [1, 2, 3, 4, 5, 6, 7, 8],
+      ]) {
         expect(await index.findNear(flipBits(original, bits))).toBeNull();
       }
       expect(await index.findNear('5a5a0ff0edcba987')).toBeNull(); // every bit flipped
@@ -188,9 +193,7 @@ describe('SimhashIndex in Redis', () => {
       'near:4x16:o:0123',
     ]);
     expect(await redis.smembers(`${prefix}:near:4x16:b0:0123`)).toEqual(
-      [BigInt.asIntN(64, 0x0123456789abcdefn).toString(), BigInt.asIntN(64, 0x0123ffffffffffffn).toString()].sort(
-        (a, b) => Number(BigInt(a) - BigInt(b)),
-      ),
+      [BigInt.asIntN(64, 0x0123456789abcdefn).toString(), BigInt.asIntN(64, 0x0123ffffffffffffn).toString()].sort((a, b) => Number(BigInt(a) - BigInt(b))),
     );
     expect(await redis.object('ENCODING', `${prefix}:near:4x16:b0:0123`)).toBe('intset');
     expect(await redis.object('ENCODING', `${prefix}:near:4x16:o:0123`)).toMatch(/listpack|ziplist/);

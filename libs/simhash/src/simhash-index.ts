@@ -103,7 +103,11 @@ export class SimhashIndex {
     const keys: string[] = [];
     const digits = Math.ceil(this.bandBits / 4);
     for (let band = 0; band < this.bands; band++) {
-      keys.push(`b${band}:${bitsAt(hi, lo, band * this.bandBits, this.bandBits).toString(16).padStart(digits, '0')}`);
+      keys.push(
+        `b${band}:${bitsAt(hi, lo, band * this.bandBits, this.bandBits)
+          .toString(16)
+          .padStart(digits, '0')}`,
+      );
     }
     return keys;
   }

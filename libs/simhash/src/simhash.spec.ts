@@ -102,9 +102,7 @@ describe('simhash64', () => {
 
   it('puts unrelated pages far apart: > 10 bits for every one of 200 pairs, ≈ 32 on average', () => {
     const gen = textGenerator(7);
-    const distances = Array.from({ length: 200 }, () =>
-      hammingDistance(simhash64(gen.page(500).join(' ')), simhash64(gen.page(500).join(' '))),
-    );
+    const distances = Array.from({ length: 200 }, () => hammingDistance(simhash64(gen.page(500).join(' ')), simhash64(gen.page(500).join(' '))));
     expect(Math.min(...distances)).toBeGreaterThan(10);
     expect(mean(distances)).toBeGreaterThan(29);
     expect(mean(distances)).toBeLessThan(35);

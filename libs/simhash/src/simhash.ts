@@ -89,7 +89,12 @@ export function simhash64(text: string): string {
   let shingles = 0;
   let words = 0;
   // The last three words' hashes, oldest first, in two lanes (a, b).
-  let a1 = 0, a2 = 0, a3 = 0, b1 = 0, b2 = 0, b3 = 0;
+  let a1 = 0,
+    a2 = 0,
+    a3 = 0,
+    b1 = 0,
+    b2 = 0,
+    b3 = 0;
 
   let i = 0;
   while (i < n) {

@@ -222,7 +222,7 @@ export class MemoryStateStore implements StateStore {
       for (const offset of offsets) {
         const index = Math.floor(offset / 8);
         if (index >= bytes.length) bytes = grow(bytes, index + 1);
-        const mask = 0x80 >> offset % 8; // Redis order: bit 0 is the most significant bit of byte 0.
+        const mask = 0x80 >> (offset % 8); // Redis order: bit 0 is the most significant bit of byte 0.
         if ((bytes[index] & mask) === 0) all = false;
         bytes[index] |= mask;
       }
@@ -243,7 +243,7 @@ export class MemoryStateStore implements StateStore {
       if (x === 0) continue;
       x -= (x >>> 1) & 0x55555555;
       x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-      count += (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+      count += Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
     }
     for (let i = aligned * 4; i < bytes.length; i++) {
       for (let byte = bytes[i]; byte; byte &= byte - 1) count++;

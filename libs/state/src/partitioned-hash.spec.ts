@@ -81,7 +81,12 @@ describe.each(drivers)('PartitionedHash on %s', (_, make) => {
     expect(plain.slice(0, 6)).toEqual([1, 1, 2, 1, 3, 2]);
     expect(await hash.incrEach([hosts[1], hosts[0]])).toEqual([3, 4]);
     expect(await hash.incrEach([])).toEqual([]);
-    await hash.incrMany(new Map([[hosts[0], -1], [hosts[5], 10]]));
+    await hash.incrMany(
+      new Map([
+        [hosts[0], -1],
+        [hosts[5], 10],
+      ]),
+    );
     await hash.incrMany(new Map());
     expect(await hash.get(hosts[0])).toBe('3');
     expect(await hash.get(hosts[5])).toBe('11');

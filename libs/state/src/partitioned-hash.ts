@@ -71,11 +71,17 @@ export class PartitionedHash {
   /** Adds 1 to each field in turn (a field named twice gets 2); answers each field's value after its increment, in the fields' order. */
   async incrEach(fields: string[]): Promise<number[]> {
     if (fields.length === 0) return [];
-    const groups = this.group(fields.map((field, at) => ({ field, at })), ({ field }) => field);
+    const groups = this.group(
+      fields.map((field, at) => ({ field, at })),
+      ({ field }) => field,
+    );
     const answers = new Array<number>(fields.length);
     await Promise.all(
       [...groups].map(async ([key, group]) => {
-        const values = await this.store.hashIncrEach(key, group.map(({ field }) => field));
+        const values = await this.store.hashIncrEach(
+          key,
+          group.map(({ field }) => field),
+        );
         group.forEach(({ at }, i) => (answers[at] = values[i]));
       }),
     );

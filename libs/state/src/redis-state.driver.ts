@@ -186,7 +186,11 @@ export class RedisStateStore implements StateStore {
   async setMembersMany(keys: string[]): Promise<string[][]> {
     if (keys.length === 0) return [];
     const fullKeys = keys.map((key) => this.key(key));
-    return this.perSlot(fullKeys, (k) => k, (group) => this.redis.stateSetMembersMany(group.length, ...group));
+    return this.perSlot(
+      fullKeys,
+      (k) => k,
+      (group) => this.redis.stateSetMembersMany(group.length, ...group),
+    );
   }
 
   /** One atomic script on a node; on a cluster one per slot, in parallel: atomic per slot, not across slots. */

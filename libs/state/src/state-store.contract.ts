@@ -4,11 +4,7 @@ import type { StateStore } from './state-store';
  * The behaviour every StateStore driver must share, registered as jest tests. `make` builds a fresh, empty
  * store per test; after each test the store is cleared and closed, then `cleanup` runs.
  */
-export function stateStoreContract(
-  name: string,
-  make: () => Promise<StateStore>,
-  cleanup?: () => Promise<void>,
-): void {
+export function stateStoreContract(name: string, make: () => Promise<StateStore>, cleanup?: () => Promise<void>): void {
   describe(`StateStore contract: ${name}`, () => {
     let store: StateStore;
 
@@ -101,7 +97,13 @@ export function stateStoreContract(
         await store.hashIncrMany('totals', new Map());
         expect(await store.hashGetAll('totals')).toEqual({});
         await store.hashIncr('totals', 'a', 2);
-        await store.hashIncrMany('totals', new Map([['a', 3], ['b', -1]]));
+        await store.hashIncrMany(
+          'totals',
+          new Map([
+            ['a', 3],
+            ['b', -1],
+          ]),
+        );
         await Promise.all(Array.from({ length: 20 }, () => store.hashIncrMany('totals', new Map([['c', 1]]))));
         expect(await store.hashGetAll('totals')).toEqual({ a: '5', b: '-1', c: '20' });
       });
@@ -110,7 +112,14 @@ export function stateStoreContract(
         await store.hashSetMany('h', new Map());
         expect(await store.hashGetAll('h')).toEqual({});
         await store.hashSet('h', 'a', 'old');
-        await store.hashSetMany('h', new Map([['a', 'new'], ['b', '2'], ['c:d', 'x y']]));
+        await store.hashSetMany(
+          'h',
+          new Map([
+            ['a', 'new'],
+            ['b', '2'],
+            ['c:d', 'x y'],
+          ]),
+        );
         expect(await store.hashGetAll('h')).toEqual({ a: 'new', b: '2', 'c:d': 'x y' });
       });
 
@@ -153,7 +162,13 @@ export function stateStoreContract(
       it('adds each member to its own set and answers per entry whether it was new', async () => {
         expect(await store.setAddMany([])).toEqual([]);
         await store.setAdd('s1', ['a']);
-        const entries: [string, string][] = [['s1', 'a'], ['s1', 'b'], ['s2', 'a'], ['s1', 'b'], ['s3', '12345678901234']];
+        const entries: [string, string][] = [
+          ['s1', 'a'],
+          ['s1', 'b'],
+          ['s2', 'a'],
+          ['s1', 'b'],
+          ['s3', '12345678901234'],
+        ];
         expect(await store.setAddMany(entries)).toEqual([false, true, true, false, true]);
         expect((await store.setMembers('s1')).sort()).toEqual(['a', 'b']);
         expect(await store.setMembers('s2')).toEqual(['a']);
@@ -163,9 +178,7 @@ export function stateStoreContract(
 
       it('admits each member once under concurrent calls over overlapping sets', async () => {
         const entries: [string, string][] = Array.from({ length: 20 }, (_, i) => [`s${i % 7}`, `m${i}`]);
-        const answers = await Promise.all(
-          Array.from({ length: 30 }, (_, call) => store.setAddMany(call % 2 ? entries : [...entries].reverse())),
-        );
+        const answers = await Promise.all(Array.from({ length: 30 }, (_, call) => store.setAddMany(call % 2 ? entries : [...entries].reverse())));
         expect(answers.flat().filter(Boolean)).toHaveLength(20);
       });
 
@@ -232,7 +245,12 @@ export function stateStoreContract(
         expect(await store.bitsTestAndSet('b', [[1, 5, 9]])).toEqual([true]);
         expect(await store.bitsTestAndSet('b', [[1, 5], [9, 100], [2]])).toEqual([true, false, false]);
         // Groups are applied in order: the second finds the bits the first just set.
-        expect(await store.bitsTestAndSet('b', [[300, 301], [301, 300]])).toEqual([false, true]);
+        expect(
+          await store.bitsTestAndSet('b', [
+            [300, 301],
+            [301, 300],
+          ]),
+        ).toEqual([false, true]);
         expect(await store.bitsTestAndSet('b', [[2 ** 20 + 3]])).toEqual([false]);
         expect(await store.bitCount('b')).toBe(8);
         expect(await store.bitCount('none')).toBe(0);

@@ -54,9 +54,7 @@ describe('RedisStateStore', () => {
 
   it('stays atomic across separate connections', async () => {
     const stores = Array.from({ length: 5 }, () => new RedisStateStore({ url: REDIS_URL, prefix }));
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => stores[i % stores.length].bitsTestAndSet('bloom', [[3, 33, 333]])),
-    );
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => stores[i % stores.length].bitsTestAndSet('bloom', [[3, 33, 333]])));
     expect(answers.flat().filter((allSet) => !allSet)).toHaveLength(1);
     await Promise.all(stores.map((s) => s.close()));
   });
@@ -106,7 +104,11 @@ describe('RedisStateStore on a Redis Cluster', () => {
   });
 
   it('adds to and reads sets over many slots in one call, answering in the caller order', async () => {
-    const entries: [string, string][] = sets.flatMap((key, i) => [[key, `m${i}`], [key, `m${i}`], [sets[(i + 1) % sets.length], `n${i}`]]);
+    const entries: [string, string][] = sets.flatMap((key, i) => [
+      [key, `m${i}`],
+      [key, `m${i}`],
+      [sets[(i + 1) % sets.length], `n${i}`],
+    ]);
     const answers = await store.setAddMany(entries);
     expect(answers).toEqual(sets.flatMap(() => [true, false, true]));
     const members = await store.setMembersMany([...sets].reverse());
@@ -133,11 +135,19 @@ describe('RedisStateStore on a Redis Cluster', () => {
     const bits = new RedisStateStore({ client, prefix });
     try {
       await client.ping();
-      const pending = bits.bitsTestAndSet('bloom', [[1, 2, 3], [4, 5]]);
+      const pending = bits.bitsTestAndSet('bloom', [
+        [1, 2, 3],
+        [4, 5],
+      ]);
       // Queued for an automatic pipeline, it would wait there for the next tick; sent on its own, it is not.
       expect(client.autoPipelineQueueSize).toBe(0);
       expect(await pending).toEqual([false, false]);
-      expect(await bits.bitsTestAndSet('bloom', [[1, 2, 3], [4, 6]])).toEqual([true, false]);
+      expect(
+        await bits.bitsTestAndSet('bloom', [
+          [1, 2, 3],
+          [4, 6],
+        ]),
+      ).toEqual([true, false]);
     } finally {
       await client.quit();
     }

@@ -8,15 +8,15 @@ describe('UrlExtractorService', () => {
   const extractor = new UrlExtractorService();
 
   it('resolves against the page and its <base>, one level deeper', () => {
-    const links = [{ href: 'x', tag: 'a' as const }, { href: '/y', tag: 'a' as const }];
+    const links = [
+      { href: 'x', tag: 'a' as const },
+      { href: '/y', tag: 'a' as const },
+    ];
     expect(extractor.extract(page({ links })).map((u) => [u.url, u.depth])).toEqual([
       ['http://a.test/dir/x', 3],
       ['http://a.test/y', 3],
     ]);
-    expect(extractor.extract(page({ links, baseHref: 'http://b.test/base/' })).map((u) => u.url)).toEqual([
-      'http://b.test/base/x',
-      'http://b.test/y',
-    ]);
+    expect(extractor.extract(page({ links, baseHref: 'http://b.test/base/' })).map((u) => u.url)).toEqual(['http://b.test/base/x', 'http://b.test/y']);
   });
 
   it('drops non-web schemes, nofollow links, non-page <link>s and repeats', () => {
@@ -42,7 +42,11 @@ describe('UrlExtractorService', () => {
       kind: 'sitemap',
       url: 'http://a.test/sitemap.xml',
       nofollow: true, // never set for a sitemap; shown not to matter
-      links: [{ href: 'http://a.test/1', tag: 'url', priority: 0.8 }, { href: '/2', tag: 'url' }, { href: 'mailto:x@a.test', tag: 'url' }],
+      links: [
+        { href: 'http://a.test/1', tag: 'url', priority: 0.8 },
+        { href: '/2', tag: 'url' },
+        { href: 'mailto:x@a.test', tag: 'url' },
+      ],
     });
     expect(extractor.extract(urlset)).toEqual([
       { url: 'http://a.test/1', depth: 3, source: 'sitemap', hops: 0, priority: 0.8 },
@@ -99,7 +103,9 @@ describe('UrlExtractorService', () => {
     });
 
     it('gives every link its page as referrer while a plugin asks for referrers, following no asset it does not claim', () => {
-      const focus = compilePluginClaims([{ v: SCHEMA_VERSION, name: 'focus', claims: { contentTypes: [], extensions: [], urlPatterns: [] }, pageHook: true, referrers: true, queue: pluginQueue('focus') }]);
+      const focus = compilePluginClaims([
+        { v: SCHEMA_VERSION, name: 'focus', claims: { contentTypes: [], extensions: [], urlPatterns: [] }, pageHook: true, referrers: true, queue: pluginQueue('focus') },
+      ]);
       expect(extractor.extract(page({ links }), focus).map((u) => [u.url, u.referrer])).toEqual([
         ['http://a.test/next', 'http://a.test/dir/page'],
         ['http://a.test/report.png', 'http://a.test/dir/page'],

@@ -315,9 +315,7 @@ describe('UrlFilterService: tracking and session parameters', () => {
   });
 
   it('strips the configured list instead, `*` marking a prefix', async () => {
-    const result = await filter({ 'filter.stripParams': ['ref', 'trk_*'] }).filter([
-      link('http://site.test/p?REF=a&trk_src=b&trk_=c&trkx=d&gclid=e&q=1'),
-    ]);
+    const result = await filter({ 'filter.stripParams': ['ref', 'trk_*'] }).filter([link('http://site.test/p?REF=a&trk_src=b&trk_=c&trkx=d&gclid=e&q=1')]);
     expect(urls(result)).toEqual(['http://site.test/p?gclid=e&q=1&trkx=d']);
   });
 
@@ -343,8 +341,7 @@ describe('UrlFilterService: tracking and session parameters', () => {
 });
 
 describe("UrlFilterService: scope 'allowlist'", () => {
-  const allowlist = (domains: string[], state?: StateStore) =>
-    filter({ 'filter.scope': 'allowlist', 'filter.allowedDomains': domains }, state);
+  const allowlist = (domains: string[], state?: StateStore) => filter({ 'filter.scope': 'allowlist', 'filter.allowedDomains': domains }, state);
 
   it('admits the listed domains and their subdomains, seeds included, and nothing else', async () => {
     const state = new MemoryStateStore();
@@ -366,11 +363,7 @@ describe("UrlFilterService: scope 'allowlist'", () => {
   });
 
   it('reads the list from URL_FILTER_ALLOWED_DOMAINS', async () => {
-    const f = new UrlFilterService(
-      new MemoryStateStore(),
-      loadConfig({ URL_FILTER_SCOPE: 'allowlist', URL_FILTER_ALLOWED_DOMAINS: 'a.test, B.test' }),
-      quietLogger(),
-    );
+    const f = new UrlFilterService(new MemoryStateStore(), loadConfig({ URL_FILTER_SCOPE: 'allowlist', URL_FILTER_ALLOWED_DOMAINS: 'a.test, B.test' }), quietLogger());
     f.onModuleInit();
     expect(urls(await f.filter([link('http://x.b.test/'), link('http://c.test/')]))).toEqual(['http://x.b.test/']);
   });
@@ -451,11 +444,7 @@ describe('UrlFilterService: spider traps', () => {
       NOW,
     );
     expect(rejected).toEqual({ 'trap.repeated-path': 2, 'trap.calendar': 2, 'too-many-params': 1 });
-    expect(accepted.map((u) => u.url)).toEqual([
-      'http://site.test/a/b/a/b/',
-      'http://site.test/calendar/2031/05',
-      'http://site.test/search?p1=1&p2=2&p3=3&p4=4',
-    ]);
+    expect(accepted.map((u) => u.url)).toEqual(['http://site.test/a/b/a/b/', 'http://site.test/calendar/2031/05', 'http://site.test/search?p1=1&p2=2&p3=3&p4=4']);
   });
 
   it('counts query parameters after tracking parameters are stripped', async () => {

@@ -315,7 +315,6 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     if (givenBack.size) await this.hostPages.incrMany(givenBack);
     return within;
   }
-
 }
 
 /** The `url` stage of FILTER_RULES, in order, each with its test. */

@@ -129,9 +129,13 @@ function urlSeenContract(driver: string, connect: () => StateStore, cleanup: () 
 }
 
 const memory = { store: new MemoryStateStore() };
-urlSeenContract('memory', () => memory.store, async () => {
-  memory.store = new MemoryStateStore();
-});
+urlSeenContract(
+  'memory',
+  () => memory.store,
+  async () => {
+    memory.store = new MemoryStateStore();
+  },
+);
 
 /** Replicas' connections to one Redis (node or cluster) under one prefix per test. */
 function redisReplicas(url: string): [connect: () => StateStore, cleanup: () => Promise<void>] {
@@ -158,7 +162,16 @@ describe('UrlSeenService, bloom mode', () => {
   it('reports the filter’s size from configuration and how full it is', async () => {
     const seen = new UrlSeenService(new MemoryStateStore(), config('bloom'));
     const expected = bloomParameters(10_000, 0.001);
-    expect(await seen.stats()).toEqual({ mode: 'bloom', shards: 1, ...expected, bitsSet: 0, fillRatio: 0, urls: 0, falsePositiveRate: 0, bytes: Math.ceil(expected.bits / 8) });
+    expect(await seen.stats()).toEqual({
+      mode: 'bloom',
+      shards: 1,
+      ...expected,
+      bitsSet: 0,
+      fillRatio: 0,
+      urls: 0,
+      falsePositiveRate: 0,
+      bytes: Math.ceil(expected.bits / 8),
+    });
     expect(expected.bits).toBeGreaterThan(10_000 * 14);
     expect(expected.hashes).toBe(10);
 

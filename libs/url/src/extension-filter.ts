@@ -6,21 +6,78 @@
 /** Lower-case, without the dot. Images, media, archives, office documents, fonts, executables, assets. */
 export const DEFAULT_BLOCKED_EXTENSIONS: ReadonlySet<string> = new Set([
   // images
-  'png', 'jpg', 'jpeg', 'gif', 'webp', 'svg', 'ico', 'bmp', 'tif', 'tiff', 'avif', 'heic',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'webp',
+  'svg',
+  'ico',
+  'bmp',
+  'tif',
+  'tiff',
+  'avif',
+  'heic',
   // audio
-  'mp3', 'wav', 'ogg', 'flac', 'm4a', 'aac',
+  'mp3',
+  'wav',
+  'ogg',
+  'flac',
+  'm4a',
+  'aac',
   // video
-  'mp4', 'avi', 'mov', 'mkv', 'webm', 'wmv', 'flv', 'm4v', 'mpg', 'mpeg',
+  'mp4',
+  'avi',
+  'mov',
+  'mkv',
+  'webm',
+  'wmv',
+  'flv',
+  'm4v',
+  'mpg',
+  'mpeg',
   // archives and disk images
-  'zip', 'gz', 'tgz', 'bz2', 'xz', '7z', 'rar', 'tar', 'iso', 'dmg',
+  'zip',
+  'gz',
+  'tgz',
+  'bz2',
+  'xz',
+  '7z',
+  'rar',
+  'tar',
+  'iso',
+  'dmg',
   // documents
-  'pdf', 'doc', 'docx', 'xls', 'xlsx', 'ppt', 'pptx', 'odt', 'ods', 'odp', 'rtf',
+  'pdf',
+  'doc',
+  'docx',
+  'xls',
+  'xlsx',
+  'ppt',
+  'pptx',
+  'odt',
+  'ods',
+  'odp',
+  'rtf',
   // executables and packages
-  'exe', 'msi', 'apk', 'bin', 'deb', 'rpm', 'jar',
+  'exe',
+  'msi',
+  'apk',
+  'bin',
+  'deb',
+  'rpm',
+  'jar',
   // fonts
-  'woff', 'woff2', 'ttf', 'otf', 'eot',
+  'woff',
+  'woff2',
+  'ttf',
+  'otf',
+  'eot',
   // page assets
-  'css', 'js', 'mjs', 'map',
+  'css',
+  'js',
+  'mjs',
+  'map',
 ]);
 
 /** Normalises a configured list (`.PNG`, `png`) into the form the filter compares against. */
@@ -55,11 +112,7 @@ export function pathExtension(url: URL | string): string | null {
  * Whether the URL's extension is on the blocklist. Extensions a plugin claims (e.g. `png` for the PNG
  * downloader) are never blocked: the plugin wins over the list.
  */
-export function isBlockedExtension(
-  url: URL | string,
-  blocked: ReadonlySet<string> = DEFAULT_BLOCKED_EXTENSIONS,
-  claimed?: ReadonlySet<string>,
-): boolean {
+export function isBlockedExtension(url: URL | string, blocked: ReadonlySet<string> = DEFAULT_BLOCKED_EXTENSIONS, claimed?: ReadonlySet<string>): boolean {
   const ext = pathExtension(url);
   if (ext === null || claimed?.has(ext)) return false;
   return blocked.has(ext);

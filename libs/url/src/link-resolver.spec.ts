@@ -67,8 +67,32 @@ describe('LinkResolver', () => {
 
   it('joins plain root-relative paths exactly as WHATWG resolves them, and hands everything else to the parser', () => {
     const hrefs = [
-      '/p/1', '/p/1#s', '/p/1?utm_source=x&b=2', '/', '/a/b/', "/a'b", '/a?q=\'x\'', '/a/./b', '/a/../b', '/a/.', '/..', '/.a/..b/...',
-      '/a//b', '//host/x', '/ok',  '/\\\\x', '/%2e%2e/x', '/a b', '/a"b', '/a<b', '/é', '/a#b#c', '/a?b?c', '/@:!$&()*+,;=-._~', '/a|b', '/a^b',
+      '/p/1',
+      '/p/1#s',
+      '/p/1?utm_source=x&b=2',
+      '/',
+      '/a/b/',
+      "/a'b",
+      "/a?q='x'",
+      '/a/./b',
+      '/a/../b',
+      '/a/.',
+      '/..',
+      '/.a/..b/...',
+      '/a//b',
+      '//host/x',
+      '/ok',
+      '/\\\\x',
+      '/%2e%2e/x',
+      '/a b',
+      '/a"b',
+      '/a<b',
+      '/é',
+      '/a#b#c',
+      '/a?b?c',
+      '/@:!$&()*+,;=-._~',
+      '/a|b',
+      '/a^b',
     ];
     for (const page of bases) {
       const resolver = new LinkResolver(page);

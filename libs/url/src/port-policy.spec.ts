@@ -26,9 +26,7 @@ describe('parsePortRange', () => {
 describe('PortPolicy', () => {
   const policy = new PortPolicy();
 
-  it.each([80, 443, 1024, 3000, 8000, 8080, 8443, 9199, 9999, 32768, 45123, 65535])('allows %i by default', (port) =>
-    expect(policy.refusal(at(port))).toBeUndefined(),
-  );
+  it.each([80, 443, 1024, 3000, 8000, 8080, 8443, 9199, 9999, 32768, 45123, 65535])('allows %i by default', (port) => expect(policy.refusal(at(port))).toBeUndefined());
 
   it('allows the default ports of http and https', () => {
     expect(policy.refusal(at(''))).toBeUndefined();

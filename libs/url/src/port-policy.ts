@@ -10,10 +10,9 @@
  * to, plus 0 (no service listens there). Refused whatever the settings say.
  */
 export const FETCH_BAD_PORTS: ReadonlySet<number> = new Set([
-  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113,
-  115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563,
-  587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669,
-  6679, 6697, 10080,
+  0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143,
+  161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190,
+  5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ]);
 
 /**
@@ -25,8 +24,10 @@ export const DEFAULT_BLOCKED_PORTS: readonly number[] = Object.freeze([
   1433, // SQL Server
   1521, // Oracle
   2181, // ZooKeeper
-  2375, 2376, // Docker API
-  2379, 2380, // etcd
+  2375,
+  2376, // Docker API
+  2379,
+  2380, // etcd
   3306, // MySQL
   3389, // RDP
   4222, // NATS
@@ -34,17 +35,21 @@ export const DEFAULT_BLOCKED_PORTS: readonly number[] = Object.freeze([
   5432, // PostgreSQL
   5672, // AMQP (RabbitMQ)
   5984, // CouchDB
-  5985, 5986, // WinRM
+  5985,
+  5986, // WinRM
   6379, // Redis
   6443, // Kubernetes API
   8086, // InfluxDB
   8200, // Vault
   8500, // Consul
-  9000, 9001, // MinIO API and console
+  9000,
+  9001, // MinIO API and console
   9042, // Cassandra
   9092, // Kafka
-  9200, 9300, // Elasticsearch
-  10250, 10255, // kubelet
+  9200,
+  9300, // Elasticsearch
+  10250,
+  10255, // kubelet
   11211, // memcached
   15672, // RabbitMQ management
   26379, // Redis Sentinel
@@ -114,7 +119,8 @@ export class PortPolicy {
     const port = portOf(url);
     if (FETCH_BAD_PORTS.has(port)) return `port ${port} is one the Fetch standard never lets HTTP reach`;
     if (!this.allowed.some(({ from, to }) => port >= from && port <= to)) return `port ${port} is not in URL_FILTER_ALLOWED_PORTS`;
-    if (this.blocked.has(port) && !this.named.has(port)) return `port ${port} is in URL_FILTER_BLOCKED_PORTS (an infrastructure port; name it alone in URL_FILTER_ALLOWED_PORTS to allow it)`;
+    if (this.blocked.has(port) && !this.named.has(port))
+      return `port ${port} is in URL_FILTER_BLOCKED_PORTS (an infrastructure port; name it alone in URL_FILTER_ALLOWED_PORTS to allow it)`;
     return undefined;
   }
 }

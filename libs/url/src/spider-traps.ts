@@ -34,7 +34,6 @@ export interface DateSpan {
 
 const DAY_MS = 86_400_000;
 
-
 /** The path's segments, without the empty ones a leading or trailing `/` makes (`/a/b/` → `a`, `b`). */
 export function pathSegments(pathname: string): string[] {
   const segments = pathname.split('/');

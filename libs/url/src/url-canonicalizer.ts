@@ -7,7 +7,7 @@
  */
 
 export type CanonicalResult =
-  | { ok: true; url: string; /** hostname[:port], exactly as `URL.host` (the politeness key). */ host: string }
+  | { ok: true; url: string /** hostname[:port], exactly as `URL.host` (the politeness key). */; host: string }
   | { ok: false; reason: 'malformed' | 'scheme' | 'credentials' };
 
 export interface CanonicalizeOptions {
@@ -48,9 +48,7 @@ function compileMatcher(list: readonly (string | RegExp)[]): KeyMatcher {
   if (cached) return cached;
   const exact = new Set<string>();
   // Drop g/y flags: a stateful lastIndex would make .test() alternate between true and false.
-  const patterns = list.flatMap((p) =>
-    typeof p === 'string' ? (exact.add(p.toLowerCase()), []) : [new RegExp(p.source, p.flags.replace(/[gy]/g, ''))],
-  );
+  const patterns = list.flatMap((p) => (typeof p === 'string' ? (exact.add(p.toLowerCase()), []) : [new RegExp(p.source, p.flags.replace(/[gy]/g, ''))]));
   const matcher: KeyMatcher = (key) => exact.has(key.toLowerCase()) || patterns.some((re) => re.test(key));
   matcherCache.set(list, matcher);
   return matcher;

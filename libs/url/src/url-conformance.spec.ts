@@ -131,8 +131,7 @@ describe('WHATWG URL urltestdata.json', () => {
       base: scheme.toLowerCase() === 'http' ? 'https://page.invalid/dir/page' : 'http://page.invalid/dir/page',
     }));
 
-  const run = (slice: UrlTest[]) =>
-    slice.map((c) => ({ c, got: resolveLink(c.input, c.base as string), want: expected(c) }));
+  const run = (slice: UrlTest[]) => slice.map((c) => ({ c, got: resolveLink(c.input, c.base as string), want: expected(c) }));
   const results = { relative: run(relative), absolute: run(absolute) };
 
   for (const [name, rows] of Object.entries(results)) {

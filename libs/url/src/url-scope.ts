@@ -69,7 +69,10 @@ export function inScope(url: URL | string, scope: Scope, allowedKeys: (key: stri
  * (a URL, a path, a port, spaces…), so configuration can name the bad entry.
  */
 export function normalizeDomain(text: string): string | null {
-  const name = text.trim().replace(/^\*?\./, '').replace(/\.+$/, '');
+  const name = text
+    .trim()
+    .replace(/^\*?\./, '')
+    .replace(/\.+$/, '');
   if (name === '' || name.includes('..') || /[\s/\\:@?#*]/.test(name)) return null;
   const ascii = domainToASCII(name);
   return ascii === '' ? null : ascii;

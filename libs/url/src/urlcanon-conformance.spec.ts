@@ -102,10 +102,7 @@ const KNOWN_DIFFERENCES: Record<string, Record<string, Pinned>> = {
     'http:// leadingspace.com/': ['!malformed', 'host-rejected'],
     'http://%20leadingspace.com/': ['!malformed', 'host-rejected'],
     'http://09/': ['!malformed', 'host-rejected'],
-    'http://host%23.com/%257Ea%2521b%2540c%2523d%2524e%25f%255E00%252611%252A22%252833%252944_55%252B': [
-      '!malformed',
-      'host-rejected',
-    ],
+    'http://host%23.com/%257Ea%2521b%2540c%2523d%2524e%25f%255E00%252611%252A22%252833%252944_55%252B': ['!malformed', 'host-rejected'],
     'http://%25DOMAIN:foobar@foodomain.com/': ['!credentials', 'credentials'],
     'http://:b@www.example.com': ['!credentials', 'credentials'],
     'http://@:@@host/a/b': ['!credentials', 'credentials'],
@@ -173,53 +170,29 @@ const KNOWN_DIFFERENCES: Record<string, Record<string, Pinned>> = {
     'http://www.example.com/': ['http://www.example.com/', 'www-prefix'],
     'http://www.example.com': ['http://www.example.com/', 'www-prefix'],
     'http://www.example.com/index.html': ['http://www.example.com/index.html', 'www-prefix'],
-    'http://legislature.mi.gov/(S(4hqa0555fwsecu455xqckv45))/mileg.aspx': [
-      'http://legislature.mi.gov/(S(4hqa0555fwsecu455xqckv45))/mileg.aspx',
+    'http://legislature.mi.gov/(S(4hqa0555fwsecu455xqckv45))/mileg.aspx': ['http://legislature.mi.gov/(S(4hqa0555fwsecu455xqckv45))/mileg.aspx', 'path-session-id'],
+    'http://legislature.mi.gov/(4hqa0555fwsecu455xqckv45)/mileg.aspx': ['http://legislature.mi.gov/(4hqa0555fwsecu455xqckv45)/mileg.aspx', 'path-session-id'],
+    'http://legislature.mi.gov/(a(4hqa0555fwsecu455xqckv45)S(4hqa0555fwsecu455xqckv45)f(4hqa0555fwsecu455xqckv45))/mileg.aspx?page=sessionschedules': [
+      'http://legislature.mi.gov/(a(4hqa0555fwsecu455xqckv45)S(4hqa0555fwsecu455xqckv45)f(4hqa0555fwsecu455xqckv45))/mileg.aspx?page=sessionschedules',
       'path-session-id',
     ],
-    'http://legislature.mi.gov/(4hqa0555fwsecu455xqckv45)/mileg.aspx': [
-      'http://legislature.mi.gov/(4hqa0555fwsecu455xqckv45)/mileg.aspx',
-      'path-session-id',
-    ],
-    'http://legislature.mi.gov/(a(4hqa0555fwsecu455xqckv45)S(4hqa0555fwsecu455xqckv45)f(4hqa0555fwsecu455xqckv45))/mileg.aspx?page=sessionschedules':
-      [
-        'http://legislature.mi.gov/(a(4hqa0555fwsecu455xqckv45)S(4hqa0555fwsecu455xqckv45)f(4hqa0555fwsecu455xqckv45))/mileg.aspx?page=sessionschedules',
-        'path-session-id',
-      ],
-    'http://www.flickr.com/photos/36050182@N05/': [
-      'http://www.flickr.com/photos/36050182@N05/',
-      'www-prefix',
-      'case-folding',
-      'trailing-slash',
-    ],
+    'http://www.flickr.com/photos/36050182@N05/': ['http://www.flickr.com/photos/36050182@N05/', 'www-prefix', 'case-folding', 'trailing-slash'],
     'http://www.chub.org:80/foo': ['http://www.chub.org/foo', 'www-prefix'],
     'http://www.chub.org:8080/foo': ['http://www.chub.org:8080/foo', 'www-prefix'],
     'http://www232.chub.org:8080/foo': ['http://www232.chub.org:8080/foo', 'www-prefix'],
     'http://www.chub.org:443/foo': ['http://www.chub.org:443/foo', 'www-prefix'],
     'https://www.chub.org:443/foo': ['https://www.chub.org/foo', 'https-as-http', 'www-prefix'],
-    'http://example.com/?a=1&CFID=12412453&CFTOKEN=15501799&foo=bar': [
-      'http://example.com/?CFID=12412453&CFTOKEN=15501799&a=1&foo=bar',
-      'coldfusion-session',
-    ],
+    'http://example.com/?a=1&CFID=12412453&CFTOKEN=15501799&foo=bar': ['http://example.com/?CFID=12412453&CFTOKEN=15501799&a=1&foo=bar', 'coldfusion-session'],
     'http://example.com/?a=1&CFID=3304324&CFTOKEN=57491900&jsessionid=a63098d96360$B0$D9$A&foo=bar': [
       'http://example.com/?CFID=3304324&CFTOKEN=57491900&a=1&foo=bar',
       'coldfusion-session',
     ],
-    'http://example.com/something/;jsessionid=E85FAC04E331FFCA55549B10B7C7A4FA': [
-      'http://example.com/something/',
-      'trailing-slash',
-    ],
-    'http://example.com/foo?c=5&&a=1&B=3&A=2&b=4&C=6&': [
-      'http://example.com/foo?A=2&B=3&C=6&a=1&b=4&c=5',
-      'case-folding',
-    ],
+    'http://example.com/something/;jsessionid=E85FAC04E331FFCA55549B10B7C7A4FA': ['http://example.com/something/', 'trailing-slash'],
+    'http://example.com/foo?c=5&&a=1&B=3&A=2&b=4&C=6&': ['http://example.com/foo?A=2&B=3&C=6&a=1&b=4&c=5', 'case-folding'],
   },
   'surt.json#Canonicalizer.DefaultIA': {
     'http://www.alexa.com/': ['http://www.alexa.com/', 'www-prefix'],
-    'http://www34.archive.org/index.html?b=a&b=b&a=b': [
-      'http://www34.archive.org/index.html?a=b&b=a&b=b',
-      'www-prefix',
-    ],
+    'http://www34.archive.org/index.html?b=a&b=b&a=b': ['http://www34.archive.org/index.html?a=b&b=a&b=b', 'www-prefix'],
   },
   'surt.json#Canonicalizer.IA': {
     'http://www.archive.org:80/': ['http://www.archive.org/', 'www-prefix'],
@@ -234,10 +207,7 @@ const KNOWN_DIFFERENCES: Record<string, Record<string, Pinned>> = {
     'http://host/%2525252525252525': ['http://host/%2525252525252525', 'repeated-unescape'],
     'http://host/asdf%25%32%35asd': ['http://host/asdf%2525asd', 'repeated-unescape'],
     'http://host/%%%25%32%35asd%%': ['http://host/%%%2525asd%%', 'repeated-unescape', 'stray-percent'],
-    'http://host%23.com/%257Ea%2521b%2540c%2523d%2524e%25f%255E00%252611%252A22%252833%252944_55%252B': [
-      '!malformed',
-      'host-rejected',
-    ],
+    'http://host%23.com/%257Ea%2521b%2540c%2523d%2524e%25f%255E00%252611%252A22%252833%252944_55%252B': ['!malformed', 'host-rejected'],
     'http:// leadingspace.com/': ['!malformed', 'host-rejected'],
     'http://%20leadingspace.com/': ['!malformed', 'host-rejected'],
     'http://host.com//twoslashes?more//slashes': ['http://host.com//twoslashes?more//slashes', 'empty-segments'],
@@ -314,14 +284,12 @@ const suites: Record<string, Row[]> = {
     const got = r.ok ? new URL(r.url).pathname : `!${r.reason}`;
     return { input: path, expected, got, pass: got === expected.replace(/\\/g, '/') };
   }),
-  'funky_ipv4.json': Object.entries(fixture('funky_ipv4.json')).map(
-    ([host, expected]) => {
-      const r = canonicalize(`http://${host}/`);
-      const got = r.ok ? r.host : `!${r.reason}`;
-      const pass = expected === null ? !r.ok || !/^[\d.]+$/.test(r.host) : got === expected;
-      return { input: host, expected, got, pass };
-    },
-  ),
+  'funky_ipv4.json': Object.entries(fixture('funky_ipv4.json')).map(([host, expected]) => {
+    const r = canonicalize(`http://${host}/`);
+    const got = r.ok ? r.host : `!${r.reason}`;
+    const pass = expected === null ? !r.ok || !/^[\d.]+$/.test(r.host) : got === expected;
+    return { input: host, expected, got, pass };
+  }),
   'aggressive.json': urlRows(fixture('aggressive.json')),
   'surt.json#Canonicalizer.DefaultIA': urlRows(surt['Canonicalizer.DefaultIA']),
   'surt.json#Canonicalizer.IA': urlRows(surt['Canonicalizer.IA']),

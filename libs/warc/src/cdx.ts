@@ -64,10 +64,7 @@ export function mimeOf(contentType: string | undefined): string | undefined {
 
 // SURT -------------------------------------------------------------------------------------------------------
 
-const PATH_SESSION_IDS = [
-  /^(.*\/)(\((?:[a-z]\([0-9a-z]{24}\))+\)\/)([^?]+\.aspx.*)$/i,
-  /^(.*\/)(\([0-9a-z]{24}\)\/)([^?]+\.aspx.*)$/i,
-];
+const PATH_SESSION_IDS = [/^(.*\/)(\((?:[a-z]\([0-9a-z]{24}\))+\)\/)([^?]+\.aspx.*)$/i, /^(.*\/)(\([0-9a-z]{24}\)\/)([^?]+\.aspx.*)$/i];
 const QUERY_SESSION_IDS = [
   /^(.*)(?:jsessionid=[0-9a-zA-Z]{32})(?:&(.*))?$/i,
   /^(.*)(?:phpsessid=[0-9a-zA-Z]{32})(?:&(.*))?$/i,
@@ -99,7 +96,10 @@ export function surt(url: string): string {
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return url;
 
-  let host = parsed.hostname.replace(/\.{2,}/g, '.').replace(/^\.+|\.+$/g, '').toLowerCase();
+  let host = parsed.hostname
+    .replace(/\.{2,}/g, '.')
+    .replace(/^\.+|\.+$/g, '')
+    .toLowerCase();
   host = host.replace(/^www\d*\./, '');
   const hostKey = (host.startsWith('[') ? [host] : host.split('.').reverse()).join(',');
   const port = parsed.port ? `:${parsed.port}` : '';

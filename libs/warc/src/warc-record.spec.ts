@@ -1,14 +1,5 @@
 import { WARCParser } from 'warcio';
-import {
-  base32,
-  httpRequestHead,
-  httpResponseHead,
-  serializeRecord,
-  sha1Digest,
-  storedResponseHeaders,
-  targetUri,
-  warcDate,
-} from './warc-record';
+import { base32, httpRequestHead, httpResponseHead, serializeRecord, sha1Digest, storedResponseHeaders, targetUri, warcDate } from './warc-record';
 
 describe('digests', () => {
   it('base32 follows RFC 4648 (test vectors of §10, unpadded)', () => {
@@ -32,12 +23,7 @@ describe('digests', () => {
 
 describe('stored response headers (decoded payload)', () => {
   it('renames the codings, sets Content-Length to the stored length', () => {
-    expect(
-      storedResponseHeaders(
-        { 'content-type': 'text/html', 'content-encoding': 'gzip', 'transfer-encoding': 'chunked', 'content-length': '99' },
-        1234,
-      ),
-    ).toEqual([
+    expect(storedResponseHeaders({ 'content-type': 'text/html', 'content-encoding': 'gzip', 'transfer-encoding': 'chunked', 'content-length': '99' }, 1234)).toEqual([
       ['content-type', 'text/html'],
       ['x-orig-content-encoding', 'gzip'],
       ['x-orig-transfer-encoding', 'chunked'],

@@ -184,12 +184,9 @@ export function serializeRecord(fields: WarcFields, block: Buffer): Buffer {
   for (const [name, value] of fields) {
     if (/[\r\n]/.test(value)) throw new Error(`warc: field ${name} holds CR or LF`);
   }
-  const head = [
-    WARC_VERSION,
-    ...fields.map(([name, value]) => `${name}: ${value}`),
-    `WARC-Block-Digest: ${sha1Digest(block)}`,
-    `Content-Length: ${block.length}`,
-  ].join(CRLF);
+  const head = [WARC_VERSION, ...fields.map(([name, value]) => `${name}: ${value}`), `WARC-Block-Digest: ${sha1Digest(block)}`, `Content-Length: ${block.length}`].join(
+    CRLF,
+  );
   return Buffer.concat([Buffer.from(head + CRLF + CRLF, 'utf8'), block, RECORD_END]);
 }
 

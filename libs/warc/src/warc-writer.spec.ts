@@ -533,9 +533,18 @@ describe('WarcWriter input checks', () => {
     await expect(w.writeFetch({ ...fetchOf(1), payloadDigest: 'sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ' })).rejects.toThrow(/does not match the body/);
     await expect(w.writeFetch({ ...fetchOf(1), responseHeaders: { 'set-cookie': 'a\r\nb' } })).rejects.toThrow(/CR, LF or NUL/);
     await expect(w.writeFetch({ ...fetchOf(1), requestHeaders: { 'x\n': 'v' } })).rejects.toThrow(/not an HTTP token/);
-    const base = { url: 'http://a.example/', fetchedAt: '2024-01-01T00:00:00Z', status: 200, responseHeaders: {}, refersToUri: 'http://a.example/', refersToDate: '2023-01-01T00:00:00Z' };
+    const base = {
+      url: 'http://a.example/',
+      fetchedAt: '2024-01-01T00:00:00Z',
+      status: 200,
+      responseHeaders: {},
+      refersToUri: 'http://a.example/',
+      refersToDate: '2023-01-01T00:00:00Z',
+    };
     await expect(w.writeRevisit({ ...base, payloadDigest: 'md5:xyz' })).rejects.toThrow(/payloadDigest must look like sha1:/);
-    await expect(w.writeRevisit({ ...base, payloadDigest: 'sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ', profile: 'other' as never })).rejects.toThrow(/unknown revisit profile/);
+    await expect(w.writeRevisit({ ...base, payloadDigest: 'sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ', profile: 'other' as never })).rejects.toThrow(
+      /unknown revisit profile/,
+    );
     await w.close();
     expect(store.puts).toEqual([]);
   });

@@ -402,7 +402,12 @@ export class WarcWriter {
       filename: file.filename,
       key: file.key,
       body,
-      cdx: Buffer.from(sortCdxj(file.cdx).map((line) => `${line}\n`).join(''), 'utf8'),
+      cdx: Buffer.from(
+        sortCdxj(file.cdx)
+          .map((line) => `${line}\n`)
+          .join(''),
+        'utf8',
+      ),
       records: file.members.length,
       warcStored: false,
     });
@@ -459,7 +464,10 @@ export class WarcWriter {
   }
 
   private fileName(now: number, serial: number): string {
-    const stamp = new Date(now).toISOString().replace(/[^0-9]/g, '').slice(0, 17);
+    const stamp = new Date(now)
+      .toISOString()
+      .replace(/[^0-9]/g, '')
+      .slice(0, 17);
     return `${this.options.filenamePrefix}-${stamp}-${String(serial).padStart(5, '0')}`;
   }
 
