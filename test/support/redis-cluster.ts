@@ -64,6 +64,14 @@ export class PrivateRedisCluster {
   }
 
   /** Stops a node the hard way (SIGKILL): no AOF flush, no handover; its replica must take over. */
+  /** The port of the live master that holds a key matching `pattern` (SCAN MATCH), or undefined. */
+  async masterHolding(pattern: string): Promise<number | undefined> {
+    for (const node of (await this.nodes()).filter((n) => n.master)) {
+      if ((await cli(node.port, '--scan', '--pattern', pattern).catch(() => '')).trim()) return node.port;
+    }
+    return undefined;
+  }
+
   async kill(port: number): Promise<void> {
     process.kill(await this.pid(port), 'SIGKILL');
   }

@@ -16,6 +16,11 @@ const MAX_IDLE_MS = 200;
 const CLAIM_BATCH = 500;
 /** How often expired leases are looked for and the ring refreshed. */
 const MAINTENANCE_MS = 1000;
+/**
+ * A gap this long between two reads of the ring means the dispatcher could not see it meanwhile (the store
+ * failed over or stalled, or this process did): the downloaders may not have been able to beat either.
+ */
+const BLIND_AFTER_MS = 2 * MAINTENANCE_MS;
 /** How often the ring is looked at while it has no member (a crawl's start: the downloaders are joining). */
 const EMPTY_RING_MS = 50;
 /** Due recrawls and retries moved into the front queues per tick at most. */
@@ -34,6 +39,9 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   private ring = new HashRing();
   private readonly membership: DownloaderMembership;
   private lastMaintenance = 0;
+  /** When the ring was last read, and since when without a blind gap (departures need watching that long). */
+  private lastRingRead = 0;
+  private watchingSince = 0;
   /** Whether the last tick found the crawl paused (to log the change once). */
   private paused = false;
 
@@ -137,12 +145,21 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
 
   /**
    * Refreshes the ring from the downloaders' heartbeats. The leases of a downloader that left go back to
-   * their hosts, not before a fetch it might still be making has surely timed out.
+   * their hosts, not before a fetch it might still be making has surely timed out. A member whose heartbeat
+   * is stale only counts as gone once the ring has been watched without a gap for a whole expiry: after a
+   * store outage every heartbeat is stale, and the downloaders get that long to beat again, instead of all
+   * their leases being handed out a second time.
    */
   private async maintain(now: number): Promise<void> {
     this.lastMaintenance = now;
     const before = this.ring;
-    this.ring = await this.membership.ring();
+    const live = await this.membership.live();
+    const readAt = Date.now();
+    if (readAt - this.lastRingRead > BLIND_AFTER_MS) this.watchingSince = readAt;
+    this.lastRingRead = readAt;
+    const watched = readAt - this.watchingSince >= this.membership.expireAfterMs;
+    const members = watched ? live : [...new Set([...before.members(), ...live])];
+    this.ring = new HashRing(members, { virtualNodes: before.virtualNodes });
     const gone = before.members().filter((m) => !this.ring.has(m));
     if (gone.length) {
       const retryAt = now + this.config.downloader.totalTimeoutMs;
