@@ -12,16 +12,12 @@
  * The defaults keep the crawl below the host's pace, so that what is fetched is what the policy makes due:
  * a crawl held back by politeness fetches whatever its queues hold, and any policy scores alike.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { ASK_ONCE_ENV, ONE_ADDRESS_ENV } from '../test/support/test-web-cluster';
+import { crawlTestWeb } from '../test/support/test-web-crawl';
 import { TestWeb } from '../test/web/test-web';
 
-const run = promisify(execFile);
-const CLI = join(__dirname, '../apps/crawl/src/main.js');
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
 interface Result {
@@ -45,34 +41,15 @@ async function crawl(policy: 'adaptive' | 'hubs'): Promise<Result> {
   const [initial, min, max] = (process.env.BENCH_HUBS_RECRAWL_MS ?? '2000,500,32000').split(',');
   const started = performance.now();
   try {
-    writeFileSync(join(dir, 'hosts'), web.hostsFile());
-    const args = [
-      CLI,
-      `${web.origin('hubs-0.test')}/`,
-      '--recrawl',
-      '--max-pages',
-      String(num('BENCH_HUBS_BUDGET', 600)),
-      '--delay',
-      String(num('BENCH_HUBS_DELAY_S', 0.005)),
-    ];
-    const { stdout } = await run(process.execPath, [...args, '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'], {
-      env: {
-        ...process.env,
-        REDIS_URL: '',
-        S3_URL: '',
-        ...ONE_ADDRESS_ENV,
-        ...ASK_ONCE_ENV,
-        FRONTIER_RECRAWL_POLICY: policy,
-        FRONTIER_RECRAWL_INITIAL_MS: initial,
-        FRONTIER_RECRAWL_MIN_MS: min,
-        FRONTIER_RECRAWL_MAX_MS: max,
-      },
-      timeout: 600_000,
-      maxBuffer: 64 * 1024 * 1024,
+    const summary = await crawlTestWeb(web, dir, {
+      args: [`${web.origin('hubs-0.test')}/`, '--recrawl', '--max-pages', String(num('BENCH_HUBS_BUDGET', 600))],
+      delaySeconds: num('BENCH_HUBS_DELAY_S', 0.005),
+      env: { FRONTIER_RECRAWL_POLICY: policy, FRONTIER_RECRAWL_INITIAL_MS: initial, FRONTIER_RECRAWL_MIN_MS: min, FRONTIER_RECRAWL_MAX_MS: max },
+      timeoutMs: 600_000,
     });
     const asked = new Set<string>();
     const result: Result = { policy, fetched: web.hubServes.length, recrawls: 0, hubRecrawls: 0, clockRecrawls: 0, newByRecrawls: 0, seconds: 0, decisions: '' };
-    const totals = JSON.parse(stdout).totals ?? {};
+    const totals = summary.totals ?? {};
     result.decisions = `hub ${totals['frontier.recrawl-hub'] ?? 0}, leaf ${totals['frontier.recrawl-leaf'] ?? 0}`;
     for (const serve of web.hubServes) {
       if (asked.has(serve.path)) {

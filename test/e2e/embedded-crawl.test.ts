@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { decode } from 'iconv-lite';
 import { WARCParser } from 'warcio';
 import { FsContentStore, SegmentedPageStore } from '@crawler/content-store';
@@ -10,10 +7,9 @@ import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { storedPages } from '../support/stored-pages';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ASK_ONCE_ENV, ONE_ADDRESS_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS } from '../support/test-web-cluster';
-
-const run = promisify(execFile);
-const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+import { runCrawlCli } from '../support/run-crawl-cli';
+import { QUICK_ROBOTS_GIVE_UP_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS } from '../support/test-web-cluster';
+import { crawlTestWeb, FOLLOW_EVERY_LINK, IN_MEMORY_TEST_ENV, readFetchLog } from '../support/test-web-crawl';
 const DELAY_S = 0.2;
 
 afterAll(removeTempDirs);
@@ -27,25 +23,7 @@ describe('embedded crawl (npm run crawl)', () => {
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 200 });
     out = tempDir('crawl-e2e-');
-    const hostsFile = join(out, 'testweb.hosts');
-    writeFileSync(hostsFile, web.hostsFile());
-    const { stdout } = await run(
-      process.execPath,
-      [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', String(DELAY_S), '--hosts-file', hostsFile, '--allow-private', '--out', out, '--json'],
-      {
-        env: {
-          ...process.env,
-          REDIS_URL: '',
-          S3_URL: '',
-          ...ONE_ADDRESS_ENV,
-          ...ASK_ONCE_ENV,
-          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
-          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
-        },
-        timeout: 120_000,
-      },
-    );
-    summary = JSON.parse(stdout);
+    summary = await crawlTestWeb(web, out, { args: [...web.seeds(), ...FOLLOW_EVERY_LINK], delaySeconds: DELAY_S, env: QUICK_ROBOTS_GIVE_UP_ENV });
   }, 150_000);
 
   afterAll(() => web?.close());
@@ -97,10 +75,7 @@ describe('embedded crawl (npm run crawl)', () => {
   });
 
   it('writes a JSONL fetch log of every request', () => {
-    const lines = readFileSync(join(out, 'fetch-log.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
+    const lines = readFetchLog(out);
     expect(lines.length).toBe(web.requests.length);
     const redirect = lines.find((l) => l.status === 301);
     expect(redirect).toMatchObject({ url: expect.any(String), location: expect.any(String), durationMs: expect.any(Number) });
@@ -116,25 +91,7 @@ describe('embedded crawl archived as WARC (--warc)', () => {
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 30, seed: 3 });
     out = tempDir('crawl-warc-');
-    const hostsFile = join(out, 'testweb.hosts');
-    writeFileSync(hostsFile, web.hostsFile());
-    const { stdout } = await run(
-      process.execPath,
-      [CLI, ...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0', '--hosts-file', hostsFile, '--allow-private', '--out', out, '--warc', '--json'],
-      {
-        env: {
-          ...process.env,
-          REDIS_URL: '',
-          S3_URL: '',
-          ...ONE_ADDRESS_ENV,
-          ...ASK_ONCE_ENV,
-          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
-          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
-        },
-        timeout: 120_000,
-      },
-    );
-    summary = JSON.parse(stdout);
+    summary = await crawlTestWeb(web, out, { args: [...web.seeds(), ...FOLLOW_EVERY_LINK, '--warc'], delaySeconds: 0, env: QUICK_ROBOTS_GIVE_UP_ENV });
   }, 150_000);
 
   afterAll(() => web?.close());
@@ -177,25 +134,9 @@ describe('embedded crawl of loopback names', () => {
     const out = tempDir('crawl-private-');
     const [seed] = web.seeds();
     // A crawl that fetched nothing exits 3 (and says why): its summary is still on stdout.
-    const { stdout, code } = await run(
-      process.execPath,
-      [CLI, seed, '--resolve', `${new URL(seed).hostname}=127.0.0.1`, '--delay', '0', '--max-depth', '0', '--sitemaps', 'off', '--out', out, '--json', ...flags],
-      {
-        env: {
-          ...process.env,
-          REDIS_URL: '',
-          S3_URL: '',
-          ...ONE_ADDRESS_ENV,
-          ...ASK_ONCE_ENV,
-          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
-          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
-          ...env,
-        },
-        timeout: 60_000,
-      },
-    ).then(
-      ({ stdout }) => ({ stdout, code: 0 }),
-      (error: { stdout: string; code: number }) => ({ stdout: error.stdout, code: error.code }),
+    const { stdout, code } = await runCrawlCli(
+      [seed, '--resolve', `${new URL(seed).hostname}=127.0.0.1`, '--delay', '0', '--max-depth', '0', '--sitemaps', 'off', '--out', out, '--json', ...flags],
+      { env: { ...process.env, ...IN_MEMORY_TEST_ENV, ...QUICK_ROBOTS_GIVE_UP_ENV, ...env }, timeoutMs: 60_000 },
     );
     return { ...JSON.parse(stdout), exitCode: code };
   };

@@ -1,13 +1,6 @@
-import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ASK_ONCE_ENV, ONE_ADDRESS_ENV } from '../support/test-web-cluster';
-
-const run = promisify(execFile);
-const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+import { crawlTestWeb } from '../support/test-web-crawl';
 
 afterAll(removeTempDirs);
 
@@ -26,25 +19,11 @@ describe('freshness: adaptive recrawl with conditional requests', () => {
     web = await TestWeb.start({ hosts: 12, freshness: true });
     [host] = web.roles.fresh;
     const dir = tempDir('freshness-');
-    writeFileSync(join(dir, 'hosts'), web.hostsFile());
-    const { stdout } = await run(
-      process.execPath,
-      [CLI, ...web.extraSeeds(), '--recrawl', '--max-pages', '40', '--delay', '0.05', '--hosts-file', join(dir, 'hosts'), '--allow-private', '--out', dir, '--json'],
-      {
-        env: {
-          ...process.env,
-          REDIS_URL: '',
-          S3_URL: '',
-          ...ONE_ADDRESS_ENV,
-          ...ASK_ONCE_ENV,
-          FRONTIER_RECRAWL_INITIAL_MS: '400',
-          FRONTIER_RECRAWL_MIN_MS: '200',
-          FRONTIER_RECRAWL_MAX_MS: '3200',
-        },
-        timeout: 120_000,
-      },
-    );
-    summary = JSON.parse(stdout);
+    summary = await crawlTestWeb(web, dir, {
+      args: [...web.extraSeeds(), '--recrawl', '--max-pages', '40'],
+      delaySeconds: 0.05,
+      env: { FRONTIER_RECRAWL_INITIAL_MS: '400', FRONTIER_RECRAWL_MIN_MS: '200', FRONTIER_RECRAWL_MAX_MS: '3200' },
+    });
   }, 150_000);
 
   afterAll(() => web?.close());

@@ -1,13 +1,6 @@
-import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ASK_ONCE_ENV, ONE_ADDRESS_ENV } from '../support/test-web-cluster';
-
-const run = promisify(execFile);
-const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+import { crawlTestWeb } from '../support/test-web-crawl';
 
 afterAll(removeTempDirs);
 
@@ -24,40 +17,11 @@ describe('hub revisits: the recrawl policy hubs', () => {
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 12, growingHubs: { hubs: 2, clocks: 8, linkEveryMs: 500, initialItems: 2 } });
     const dir = tempDir('hub-revisits-');
-    writeFileSync(join(dir, 'hosts'), web.hostsFile());
-    const { stdout } = await run(
-      process.execPath,
-      [
-        CLI,
-        `${web.origin('hubs-0.test')}/`,
-        '--recrawl',
-        '--max-pages',
-        '200',
-        '--delay',
-        '0.005',
-        '--hosts-file',
-        join(dir, 'hosts'),
-        '--allow-private',
-        '--out',
-        dir,
-        '--json',
-      ],
-      {
-        env: {
-          ...process.env,
-          REDIS_URL: '',
-          S3_URL: '',
-          ...ONE_ADDRESS_ENV,
-          ...ASK_ONCE_ENV,
-          FRONTIER_RECRAWL_POLICY: 'hubs',
-          FRONTIER_RECRAWL_INITIAL_MS: '1000',
-          FRONTIER_RECRAWL_MIN_MS: '250',
-          FRONTIER_RECRAWL_MAX_MS: '16000',
-        },
-        timeout: 120_000,
-      },
-    );
-    summary = JSON.parse(stdout);
+    summary = await crawlTestWeb(web, dir, {
+      args: [`${web.origin('hubs-0.test')}/`, '--recrawl', '--max-pages', '200'],
+      delaySeconds: 0.005,
+      env: { FRONTIER_RECRAWL_POLICY: 'hubs', FRONTIER_RECRAWL_INITIAL_MS: '1000', FRONTIER_RECRAWL_MIN_MS: '250', FRONTIER_RECRAWL_MAX_MS: '16000' },
+    });
   }, 150_000);
 
   afterAll(() => web?.close());

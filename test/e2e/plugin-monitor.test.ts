@@ -1,16 +1,13 @@
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { decodeHtml, parseHtmlPage } from '@crawler/html';
 import { TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ASK_ONCE_ENV, ONE_ADDRESS_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS } from '../support/test-web-cluster';
+import { QUICK_ROBOTS_GIVE_UP_ENV } from '../support/test-web-cluster';
+import { crawlTestWeb, FOLLOW_EVERY_LINK } from '../support/test-web-crawl';
 
-const run = promisify(execFile);
-const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
 const DELAY_S = 0.1;
 
 /** What the monitor watches for: a word of the windows-1251 page, a filler word of many pages, a pattern. */
@@ -63,48 +60,18 @@ describe('embedded crawl with the web monitor (--plugins monitor)', () => {
   let out: string;
   let fetches: string[];
 
-  const crawl = async (dir: string, flags: string[]) => {
-    const hostsFile = join(dir, 'testweb.hosts');
-    writeFileSync(hostsFile, web.hostsFile());
-    const { stdout } = await run(
-      process.execPath,
-      [
-        CLI,
-        ...web.seeds(),
-        '--scope',
-        'any',
-        '--max-depth',
-        '1000',
-        '--delay',
-        String(DELAY_S),
-        '--hosts-file',
-        hostsFile,
-        '--allow-private',
-        '--out',
-        dir,
-        '--json',
-        ...flags,
-      ],
-      {
-        env: {
-          ...process.env,
-          REDIS_URL: '',
-          S3_URL: '',
-          ...ONE_ADDRESS_ENV,
-          ...ASK_ONCE_ENV,
-          PLUGINS: '',
-          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
-          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
-          // Set in both crawls: without --plugins monitor they must change nothing.
-          PLUGIN_MONITOR_TERMS: TERMS.join(','),
-          PLUGIN_MONITOR_PATTERNS: JSON.stringify(PATTERNS),
-          PLUGIN_MONITOR_WEBHOOK_URL: webhook.url,
-        },
-        timeout: 120_000,
+  const crawl = (dir: string, flags: string[]) =>
+    crawlTestWeb(web, dir, {
+      args: [...web.seeds(), ...FOLLOW_EVERY_LINK, ...flags],
+      delaySeconds: DELAY_S,
+      env: {
+        ...QUICK_ROBOTS_GIVE_UP_ENV,
+        // Set in both crawls: without --plugins monitor they must change nothing.
+        PLUGIN_MONITOR_TERMS: TERMS.join(','),
+        PLUGIN_MONITOR_PATTERNS: JSON.stringify(PATTERNS),
+        PLUGIN_MONITOR_WEBHOOK_URL: webhook.url,
       },
-    );
-    return JSON.parse(stdout);
-  };
+    });
   const fetched = () => [...web.requestCountByUrl().keys()].filter((u) => !u.endsWith('/robots.txt')).sort();
 
   beforeAll(async () => {

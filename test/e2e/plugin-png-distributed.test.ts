@@ -7,16 +7,6 @@ import { TestWebCluster } from '../support/test-web-cluster';
 
 const DELAY_MS = 100;
 
-/** Jobs a process handled per queue, from its Prometheus metrics. */
-function handled(metrics: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const m of metrics.matchAll(/^crawler_queue_jobs_handled_total\{([^}]*)\} (\d+)/gm)) {
-    const queue = /queue="([^"]+)"/.exec(m[1])![1];
-    out[queue] = (out[queue] ?? 0) + Number(m[2]);
-  }
-  return out;
-}
-
 /**
  * The PNG plugin in the distributed shape: its own OS process (`plugin-png`, from its own app) consuming its
  * own queue on the real Redis, every core service its own process too, all told only `PLUGINS=png`.
@@ -32,11 +22,7 @@ describe('distributed crawl with the PNG plugin as its own service', () => {
     web = await TestWeb.start({ hosts: 12 });
     cluster = await new TestWebCluster(web).start({ env: { FRONTIER_MIN_DELAY_MS: String(DELAY_MS), PLUGINS: 'png' }, extra: ['plugin-png'] });
     expect(await cluster.seed(web.seeds())).toBe(201);
-    status = await cluster.until((s) => s.complete, 120_000, 500);
-    handledBy = Object.fromEntries(
-      await Promise.all(cluster.services.map(async (s) => [s.name, handled(await (await fetch(`http://127.0.0.1:${s.port}/metrics`)).text())] as const)),
-    );
-    exitCodes = await cluster.stopServices();
+    ({ status, handledBy, exitCodes } = await cluster.completeAndStop(120_000));
   }, 200_000);
 
   afterAll(async () => {

@@ -1,17 +1,15 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { FsContentStore } from '@crawler/content-store';
 import { collectKeys } from '@crawler/content-store/testing';
 import { TestWeb } from '../web/test-web';
 import { expectedStoredPages, expectPoliteCompleteCrawl } from './crawl-expectations';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ASK_ONCE_ENV, ONE_ADDRESS_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS } from '../support/test-web-cluster';
+import { runCrawlCli } from '../support/run-crawl-cli';
+import { QUICK_ROBOTS_GIVE_UP_ENV } from '../support/test-web-cluster';
+import { crawlTestWeb, FOLLOW_EVERY_LINK } from '../support/test-web-crawl';
 
-const run = promisify(execFile);
-const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
 const DELAY_S = 0.1;
 
 afterAll(removeTempDirs);
@@ -29,44 +27,8 @@ describe('embedded crawl with the PNG plugin (--plugins png)', () => {
   let out: string;
   let summary: Record<string, any>;
 
-  const crawl = async (dir: string, flags: string[]) => {
-    const hostsFile = join(dir, 'testweb.hosts');
-    writeFileSync(hostsFile, web.hostsFile());
-    const { stdout } = await run(
-      process.execPath,
-      [
-        CLI,
-        ...web.seeds(),
-        '--scope',
-        'any',
-        '--max-depth',
-        '1000',
-        '--delay',
-        String(DELAY_S),
-        '--hosts-file',
-        hostsFile,
-        '--allow-private',
-        '--out',
-        dir,
-        '--json',
-        ...flags,
-      ],
-      {
-        env: {
-          ...process.env,
-          REDIS_URL: '',
-          S3_URL: '',
-          ...ONE_ADDRESS_ENV,
-          ...ASK_ONCE_ENV,
-          PLUGINS: '',
-          DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
-          DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
-        },
-        timeout: 120_000,
-      },
-    );
-    return JSON.parse(stdout);
-  };
+  const crawl = (dir: string, flags: string[]) =>
+    crawlTestWeb(web, dir, { args: [...web.seeds(), ...FOLLOW_EVERY_LINK, ...flags], delaySeconds: DELAY_S, env: QUICK_ROBOTS_GIVE_UP_ENV });
 
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 30 });
@@ -155,10 +117,11 @@ describe('embedded crawl with the PNG plugin (--plugins png)', () => {
 
 describe('embedded crawl with an unknown plugin', () => {
   it('stops before crawling, naming it', async () => {
-    const error = await run(process.execPath, [CLI, 'http://site-000.test/', '--plugins', 'png,nope', '--out', tempDir('crawl-nope-')], {
+    const outcome = await runCrawlCli(['http://site-000.test/', '--plugins', 'png,nope', '--out', tempDir('crawl-nope-')], {
       env: { ...process.env, REDIS_URL: '', S3_URL: '' },
-    }).catch((e) => e);
-    expect(error.code).toBe(2);
-    expect(error.stderr).toMatch(/PLUGINS: no plugin "nope"/);
+      timeoutMs: 30_000,
+    });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(/PLUGINS: no plugin "nope"/);
   });
 });

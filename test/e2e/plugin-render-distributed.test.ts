@@ -1,16 +1,6 @@
 import { TestWeb } from '../web/test-web';
 import { TestWebCluster } from '../support/test-web-cluster';
 
-/** Jobs a process handled per queue, from its Prometheus metrics. */
-function handled(metrics: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const m of metrics.matchAll(/^crawler_queue_jobs_handled_total\{([^}]*)\} (\d+)/gm)) {
-    const queue = /queue="([^"]+)"/.exec(m[1])![1];
-    out[queue] = (out[queue] ?? 0) + Number(m[2]);
-  }
-  return out;
-}
-
 /**
  * The render plugin in the distributed shape: its own OS process (`plugin-render`, from its own app, with a
  * real Chromium) consuming its own queue on the real Redis, every core service its own process too, all told
@@ -30,11 +20,7 @@ describe('distributed crawl with the render plugin as its own service', () => {
       extra: ['plugin-render'],
     });
     expect(await cluster.seed([web.expected.scripted[0]])).toBe(201);
-    status = await cluster.until((s) => s.complete, 120_000, 500);
-    handledBy = Object.fromEntries(
-      await Promise.all(cluster.services.map(async (s) => [s.name, handled(await (await fetch(`http://127.0.0.1:${s.port}/metrics`)).text())] as const)),
-    );
-    exitCodes = await cluster.stopServices();
+    ({ status, handledBy, exitCodes } = await cluster.completeAndStop(120_000));
   }, 200_000);
 
   afterAll(async () => {

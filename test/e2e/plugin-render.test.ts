@@ -1,15 +1,13 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FsContentStore } from '@crawler/content-store';
 import { TestWeb } from '../web/test-web';
 import { storedPages } from '../support/stored-pages';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ASK_ONCE_ENV, ONE_ADDRESS_ENV } from '../support/test-web-cluster';
+import { crawlTestWeb } from '../support/test-web-crawl';
 
 const run = promisify(execFile);
-const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
 
 afterAll(removeTempDirs);
 
@@ -28,32 +26,8 @@ describe('embedded crawl with the render plugin (--plugins render)', () => {
   let both: Record<string, any>;
   let bothPaths: string[];
 
-  const crawl = async (dir: string, flags: string[], env: Record<string, string> = {}) => {
-    const hostsFile = join(dir, 'testweb.hosts');
-    writeFileSync(hostsFile, web.hostsFile());
-    const { stdout } = await run(
-      process.execPath,
-      [
-        CLI,
-        web.expected.scripted[0],
-        '--scope',
-        'any',
-        '--max-depth',
-        '10',
-        '--delay',
-        '0.05',
-        '--hosts-file',
-        hostsFile,
-        '--allow-private',
-        '--out',
-        dir,
-        '--json',
-        ...flags,
-      ],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', ...ONE_ADDRESS_ENV, ...ASK_ONCE_ENV, PLUGINS: '', ...env }, timeout: 120_000 },
-    );
-    return JSON.parse(stdout);
-  };
+  const crawl = (dir: string, flags: string[], env: Record<string, string> = {}) =>
+    crawlTestWeb(web, dir, { args: [web.expected.scripted[0], '--scope', 'any', '--max-depth', '10', ...flags], delaySeconds: 0.05, env });
   // The crawl's probe for a sitemap (/sitemap.xml, a 404 here) is no page: left out.
   const paths = () => web.requests.filter((r) => r.host === 'app-0.test' && r.path !== '/sitemap.xml').map((r) => r.path);
 

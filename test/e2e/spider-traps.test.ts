@@ -1,14 +1,8 @@
-import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { canonicalize, pathRepeats, spiderTrap, TrapLimits } from '@crawler/url';
 import { TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { ASK_ONCE_ENV, ONE_ADDRESS_ENV } from '../support/test-web-cluster';
+import { crawlTestWeb, FOLLOW_EVERY_LINK } from '../support/test-web-crawl';
 
-const run = promisify(execFile);
-const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
 const DELAY_S = 0.05;
 /** Small enough to keep the test short, large enough that the window always holds a first of the month (day pages). */
 const WINDOW_DAYS = 20;
@@ -66,43 +60,18 @@ describe('spider traps: the crawl of an endless site ends, with a bounded number
     [calendar] = web.roles.calendar;
     [loop] = web.roles.loop;
     const dir = tempDir('spider-traps-');
-    writeFileSync(join(dir, 'hosts'), web.hostsFile());
     startedAt = Date.now();
-    const { stdout } = await run(
-      process.execPath,
-      [
-        CLI,
-        ...web.extraSeeds(),
-        '--scope',
-        'any',
-        '--max-depth',
-        '1000',
-        '--delay',
-        String(DELAY_S),
-        '--hosts-file',
-        join(dir, 'hosts'),
-        '--allow-private',
-        '--out',
-        dir,
-        '--json',
-      ],
-      {
-        env: {
-          ...process.env,
-          REDIS_URL: '',
-          S3_URL: '',
-          ...ONE_ADDRESS_ENV,
-          ...ASK_ONCE_ENV,
-          SITEMAP_MODE: 'off',
-          URL_FILTER_CALENDAR_WINDOW_DAYS: String(WINDOW_DAYS),
-          URL_FILTER_MAX_PATH_REPEATS: String(LIMITS.maxPathRepeats),
-          URL_FILTER_MAX_PAGES_PER_HOST: String(BUDGET),
-        },
-        timeout: 120_000,
+    summary = await crawlTestWeb(web, dir, {
+      args: [...web.extraSeeds(), ...FOLLOW_EVERY_LINK],
+      delaySeconds: DELAY_S,
+      env: {
+        SITEMAP_MODE: 'off',
+        URL_FILTER_CALENDAR_WINDOW_DAYS: String(WINDOW_DAYS),
+        URL_FILTER_MAX_PATH_REPEATS: String(LIMITS.maxPathRepeats),
+        URL_FILTER_MAX_PAGES_PER_HOST: String(BUDGET),
       },
-    );
+    });
     endedAt = Date.now();
-    summary = JSON.parse(stdout);
   }, 150_000);
 
   afterAll(() => web?.close());

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const CRAWL_CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
+/** The built CLI, from the sources (jest) or from dist/ (the bench runs compiled). */
+export const CRAWL_CLI = [join(__dirname, '../../dist/apps/crawl/src/main.js'), join(__dirname, '../../apps/crawl/src/main.js')].find((file) => existsSync(file))!;
 
 export interface CrawlCliOutcome {
   code: number | null;

@@ -16,6 +16,12 @@ export const ROBOTS_ERROR_TTL_MS = '300';
 /** How long a test crawl keeps trying a failing robots.txt before it sets the host aside (production: 30 minutes). */
 export const ROBOTS_UNREACHABLE_MAX_MS = '1500';
 
+/** The test web's failing robots.txt hosts are retried this often at most, and set aside soon (production: 10 and 30 minutes). */
+export const QUICK_ROBOTS_GIVE_UP_ENV = {
+  DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+  DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+} as const;
+
 /**
  * The test web serves all its hosts from 127.0.0.1 (the shared-address hosts from 127.0.0.2), so the per-IP
  * interval (FRONTIER_PER_IP_INTERVAL_MS, 100 ms by default) would hold a whole test crawl, or the benchmark's,
@@ -76,9 +82,7 @@ export class TestWebCluster {
       DNS_ALLOW_PRIVATE: 'true',
       URL_FILTER_SCOPE: 'any',
       URL_FILTER_MAX_DEPTH: '1000',
-      // The test web's failing robots.txt hosts are retried this often at most, and set aside soon (production: 10 and 30 minutes).
-      DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
-      DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+      ...QUICK_ROBOTS_GIVE_UP_ENV,
       ...ONE_ADDRESS_ENV,
       ...ASK_ONCE_ENV,
       ...options.env,
@@ -111,6 +115,20 @@ export class TestWebCluster {
     return status;
   }
 
+  /** Waits for the crawl to complete, then stops every service: the last status, the jobs each handled (jobsHandled), their exit codes. */
+  async completeAndStop(timeoutMs: number): Promise<{ status: any; handledBy: Record<string, Record<string, number>>; exitCodes: (number | null)[] }> {
+    const status = await this.until((s) => s.complete, timeoutMs, 500);
+    const handledBy = await this.jobsHandled();
+    return { status, handledBy, exitCodes: await this.stopServices() };
+  }
+
+  /** Jobs each running process has handled, per queue, from its Prometheus metrics: process name → queue → jobs. */
+  private async jobsHandled(): Promise<Record<string, Record<string, number>>> {
+    return Object.fromEntries(
+      await Promise.all(this.services.map(async (s) => [s.name, jobsHandledPerQueue(await (await fetch(`http://127.0.0.1:${s.port}/metrics`)).text())] as const)),
+    );
+  }
+
   /** SIGTERM to every service; answers their exit codes. */
   stopServices(timeoutMs?: number): Promise<(number | null)[]> {
     return Promise.all(this.services.map((s) => stopService(s, timeoutMs)));
@@ -122,4 +140,13 @@ export class TestWebCluster {
     await this.s3?.close();
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+function jobsHandledPerQueue(metrics: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of metrics.matchAll(/^crawler_queue_jobs_handled_total\{([^}]*)\} (\d+)/gm)) {
+    const queue = /queue="([^"]+)"/.exec(m[1])![1];
+    out[queue] = (out[queue] ?? 0) + Number(m[2]);
+  }
+  return out;
 }
