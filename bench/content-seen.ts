@@ -26,9 +26,11 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import Redis from 'ioredis';
 import { hammingDistance, simhash64, SimhashIndex, toHex } from '@crawler/simhash';
+import { pseudoEnglish } from '@crawler/simhash/testing';
 import { MemoryStateStore, RedisStateStore, type StateStore } from '@crawler/state';
 import { countKeys } from './redis-keys';
 import { printBenchResult } from './report/bench-result';
+import { redisInfo } from './redis-info';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -58,32 +60,9 @@ const mib = (n: number) => `${fmt(n / 2 ** 20, 1)} MiB`;
 
 /** ~30 KB of pseudo-English: 4,000 made-up words drawn by Zipf's law, in sentences of 8–20 words. */
 function realisticText(bytes: number): string {
-  const next = prng(30);
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'tu', 'ra', 'shi', 'po', 'de', 'ven', 'an', 'ter', 'is', 'on', 'gr', 'al'];
-  const vocabulary = Array.from({ length: 4000 }, (_, i) => {
-    let word = '';
-    for (let n = i + 1; n > 0; n = Math.floor(n / 16)) word += syllables[n % 16];
-    return word;
-  });
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let rank = 1; rank <= vocabulary.length; rank++) cumulative.push((total += 1 / rank));
-  const word = () => {
-    const r = (next() / 2 ** 32) * total;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid] < r) lo = mid + 1;
-      else hi = mid;
-    }
-    return vocabulary[lo];
-  };
+  const generator = pseudoEnglish(30);
   let text = '';
-  while (text.length < bytes) {
-    const words = Array.from({ length: 8 + (next() % 13) }, word).join(' ');
-    text += `${words.charAt(0).toUpperCase()}${words.slice(1)}. `;
-  }
+  while (text.length < bytes) text += `${generator.sentence()} `;
   return text.slice(0, bytes);
 }
 
@@ -251,20 +230,10 @@ function heapUsed(): number {
   return m.heapUsed + m.arrayBuffers;
 }
 
-async function info(redis: Redis, section: string): Promise<Record<string, string>> {
-  const text = await redis.info(section);
-  return Object.fromEntries(
-    text
-      .split('\r\n')
-      .filter((line) => line.includes(':'))
-      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
-  );
-}
-
 /** Server-wide used_memory, read when the server has settled (query buffers of the last calls freed). */
 async function usedMemory(redis: Redis): Promise<number> {
   await new Promise((r) => setTimeout(r, 1500));
-  return Number((await info(redis, 'memory')).used_memory);
+  return Number((await redisInfo(redis, 'memory')).used_memory);
 }
 
 /** MEMORY USAGE (exact) of every key of the prefix, grouped into band buckets and owner shards. */
@@ -294,12 +263,12 @@ async function memoryBreakdown(redis: Redis, prefix: string): Promise<{ kind: st
 }
 
 async function main() {
-  const redisInfo = DRIVERS.includes('redis')
+  const redisAtStart = DRIVERS.includes('redis')
     ? await (async () => {
         const admin = new Redis(REDIS_URL);
-        const server = await info(admin, 'server');
+        const server = await redisInfo(admin, 'server');
         const keyspace = await admin.dbsize();
-        const clients = Number((await info(admin, 'clients')).connected_clients);
+        const clients = Number((await redisInfo(admin, 'clients')).connected_clients);
         await admin.quit();
         return `Redis ${server.redis_version}, ${fmt(keyspace)} keys and ${clients} clients at start`;
       })()
@@ -323,7 +292,7 @@ async function main() {
     `Machine: ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim()}), Node ${process.version}, load average ${os
       .loadavg()
       .map((l) => l.toFixed(1))
-      .join(' ')}; ${redisInfo}`,
+      .join(' ')}; ${redisAtStart}`,
   );
   console.log(`Lookups: ${fmt(CHECKS)}, half hits (0–3 bits from an indexed simhash, each verified found) and half misses (random, each verified not found)\n`);
   console.log('| figure | value |');

@@ -25,6 +25,7 @@ import { encodeEntry } from '../libs/frontier/src/frontier-entry';
 import { DefaultPrioritizer } from '../libs/frontier/src/prioritizer';
 import { countKeys } from './redis-keys';
 import { printBenchResult, type BenchFigure } from './report/bench-result';
+import { redisInfo, redisCpuSeconds } from './redis-info';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -90,27 +91,11 @@ function batch(from: number): FrontierItem[] {
   return items;
 }
 
-async function info(redis: Redis, section: string): Promise<Record<string, string>> {
-  const text = await redis.info(section);
-  return Object.fromEntries(
-    text
-      .split('\r\n')
-      .filter((line) => line.includes(':'))
-      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
-  );
-}
-
 /** Server-wide used_memory, read when the server has settled (query buffers of the last calls freed). */
 async function usedMemory(redis: Redis): Promise<{ used: number; dataset: number; clients: number }> {
   await new Promise((r) => setTimeout(r, 1500));
-  const m = await info(redis, 'memory');
+  const m = await redisInfo(redis, 'memory');
   return { used: Number(m.used_memory), dataset: Number(m.used_memory_dataset), clients: Number(m.mem_clients_normal) };
-}
-
-/** Redis CPU seconds (user + sys, main thread and all). */
-async function redisCpu(redis: Redis): Promise<number> {
-  const c = await info(redis, 'cpu');
-  return Number(c.used_cpu_user) + Number(c.used_cpu_sys);
 }
 
 interface Breakdown {
@@ -169,8 +154,8 @@ async function main() {
   const prefix = `bench-frontier-${randomBytes(4).toString('hex')}`;
   const admin = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, OPTIONS);
-  const server = await info(admin, 'server');
-  const clientsBefore = Number((await info(admin, 'clients')).connected_clients);
+  const server = await redisInfo(admin, 'server');
+  const clientsBefore = Number((await redisInfo(admin, 'clients')).connected_clients);
   let figures: BenchFigure[];
   try {
     // The scripts are loaded (and the back queues initialised) before the first reading.
@@ -181,7 +166,7 @@ async function main() {
     // 1. Enqueue: the next batch is built while Redis runs the current one.
     const evalsha0 = evalsha(await admin.info('commandstats'));
     const cpu0 = process.cpuUsage();
-    const redisCpu0 = await redisCpu(admin);
+    const redisCpu0 = await redisCpuSeconds(admin);
     const started = performance.now();
     let next = batch(0);
     for (let from = 0; from < URLS; from += BATCH) {
@@ -191,7 +176,7 @@ async function main() {
     }
     const enqueueSeconds = (performance.now() - started) / 1000;
     const enqueueNodeCpu = process.cpuUsage(cpu0);
-    const enqueueRedisCpu = (await redisCpu(admin)) - redisCpu0;
+    const enqueueRedisCpu = (await redisCpuSeconds(admin)) - redisCpu0;
     const enqueueStats = evalsha(await admin.info('commandstats'), evalsha0);
 
     const after = await usedMemory(admin);
@@ -204,7 +189,7 @@ async function main() {
     const evalsha1 = evalsha(await admin.info('commandstats'));
     const since = Math.floor(Date.now() / 1000);
     const cpu1 = process.cpuUsage();
-    const redisCpu1 = await redisCpu(admin);
+    const redisCpu1 = await redisCpuSeconds(admin);
     let dispatched = 0;
     let rounds = 0;
     let claimMs = 0;
@@ -228,7 +213,7 @@ async function main() {
     }
     const dispatchSeconds = (performance.now() - t0) / 1000;
     const dispatchNodeCpu = process.cpuUsage(cpu1);
-    const dispatchRedisCpu = (await redisCpu(admin)) - redisCpu1;
+    const dispatchRedisCpu = (await redisCpuSeconds(admin)) - redisCpu1;
     const dispatchStats = evalsha(await admin.info('commandstats'), evalsha1);
     const slow = ((await admin.slowlog('GET', 128)) as [number, number, number, string[]][])
       .filter(([, at, , args]) => at >= since && String(args[0]).toLowerCase().startsWith('eval'))

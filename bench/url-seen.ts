@@ -33,6 +33,7 @@ import type { CrawlUrl } from '@crawler/contracts';
 import { MemoryStateStore, RedisStateStore, type StateStore } from '@crawler/state';
 import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { printBenchResult, type BenchFigure } from './report/bench-result';
+import { redisInfo, redisCpuSeconds } from './redis-info';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -76,7 +77,7 @@ interface Pass {
 async function pump(seen: UrlSeenService, count: number, url: (i: number) => string, redis?: Redis): Promise<Pass> {
   let next = 0;
   let admitted = 0;
-  const redisCpu0 = redis ? await redisCpu(redis) : 0;
+  const redisCpu0 = redis ? await redisCpuSeconds(redis) : 0;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
@@ -93,18 +94,8 @@ async function pump(seen: UrlSeenService, count: number, url: (i: number) => str
   );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  const redisCpuUs = redis ? ((await redisCpu(redis)) - redisCpu0) * 1e6 : 0;
+  const redisCpuUs = redis ? ((await redisCpuSeconds(redis)) - redisCpu0) * 1e6 : 0;
   return { urls: count, admitted, seconds, nodeCpuUs: cpu.user + cpu.system, redisCpuUs };
-}
-
-async function info(redis: Redis, section: string): Promise<Record<string, string>> {
-  const text = await redis.info(section);
-  return Object.fromEntries(
-    text
-      .split('\r\n')
-      .filter((line) => line.includes(':'))
-      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
-  );
 }
 
 /**
@@ -113,13 +104,8 @@ async function info(redis: Redis, section: string): Promise<Record<string, strin
  */
 async function usedMemory(redis: Redis, prefix: string): Promise<{ used: number; foreignKeys: number }> {
   await new Promise((r) => setTimeout(r, 1500));
-  const used = Number((await info(redis, 'memory')).used_memory);
+  const used = Number((await redisInfo(redis, 'memory')).used_memory);
   return { used, foreignKeys: (await redis.dbsize()) - (await keysOf(redis, prefix)).length };
-}
-
-async function redisCpu(redis: Redis): Promise<number> {
-  const c = await info(redis, 'cpu');
-  return Number(c.used_cpu_user) + Number(c.used_cpu_sys);
 }
 
 async function keysOf(redis: Redis, prefix: string): Promise<string[]> {
@@ -283,7 +269,7 @@ async function main() {
   const runId = randomBytes(4).toString('hex');
   const loadAtStart = os.loadavg();
   const admin = DRIVERS.includes('redis') ? new Redis(REDIS_URL, { maxRetriesPerRequest: null }) : undefined;
-  const server = admin ? await info(admin, 'server') : undefined;
+  const server = admin ? await redisInfo(admin, 'server') : undefined;
   const rows: Row[] = [];
   let reference: Awaited<ReturnType<typeof singleSetReference>> | undefined;
   try {

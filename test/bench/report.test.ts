@@ -4,40 +4,11 @@ import { renderChart } from '../../bench/report/chart';
 import { renderMarkdown } from '../../bench/report/markdown';
 import type { BenchResults, CrawlRun } from '../../bench/report/results';
 import { writeResults } from '../../bench/report/write-results';
+import { benchCrawlRun } from '../support/bench-crawl-run';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 
-const web = {
-  requests: 1010,
-  pages: 1000,
-  byStatus: { '200': 1010 },
-  bytes: 30_000_000,
-  windowMs: 5000,
-  hostsVisited: 10,
-  maxInFlightPerHost: 1,
-  minIntervalMs: 12,
-  minIdleGapMs: 0,
-  robotsViolations: 0,
-  beforeRobots: 0,
-  repeatRequests: 0,
-  maxInFlight: 10,
-};
-
 function run(id: string, label: string, pagesPerSecond: number, extra: Partial<CrawlRun> = {}): CrawlRun {
-  return {
-    id,
-    label,
-    settings: '1,000 pages, delay 0',
-    pages: 1000,
-    seconds: 1000 / pagesPerSecond,
-    pagesPerSecond,
-    cpuMs: 2500,
-    cpuMsPerPage: 2.5,
-    processes: [{ name: `${id}-main`, cpuMs: 2500, peakRssBytes: 150 * 2 ** 20 }],
-    peakRssBytes: 150 * 2 ** 20,
-    web,
-    complete: true,
-    ...extra,
-  };
+  return benchCrawlRun(id, pagesPerSecond, { label, ...extra });
 }
 
 const results: BenchResults = {

@@ -1,39 +1,8 @@
 import { targetChecks } from '../../bench/crawl/targets';
 import type { CrawlRun } from '../../bench/report/results';
+import { benchCrawlRun } from '../support/bench-crawl-run';
 
-const web = {
-  requests: 1010,
-  pages: 1000,
-  byStatus: { '200': 1010 },
-  bytes: 30_000_000,
-  windowMs: 5000,
-  hostsVisited: 10,
-  maxInFlightPerHost: 1,
-  minIntervalMs: 12,
-  minIdleGapMs: 0,
-  robotsViolations: 0,
-  beforeRobots: 0,
-  repeatRequests: 0,
-  maxInFlight: 10,
-};
-
-function run(id: string, pagesPerSecond: number, redis?: CrawlRun['redis']): CrawlRun {
-  return {
-    id,
-    label: id,
-    settings: '',
-    pages: 1000,
-    seconds: 1000 / pagesPerSecond,
-    pagesPerSecond,
-    cpuMs: 2500,
-    cpuMsPerPage: 2.5,
-    processes: [],
-    peakRssBytes: 0,
-    web,
-    complete: true,
-    ...(redis ? { redis } : {}),
-  };
-}
+const run = (id: string, pagesPerSecond: number, redis?: CrawlRun['redis']) => benchCrawlRun(id, pagesPerSecond, redis ? { redis } : {});
 
 describe('bench targets', () => {
   it('the cluster run is held to 0.85 of the one-node run, and its masters to a balance of 1.2', () => {

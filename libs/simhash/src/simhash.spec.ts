@@ -1,55 +1,11 @@
 import { hammingDistance, isSimhash, simhash64, simhashHalves } from './simhash';
+import { pseudoEnglish } from './testing';
 
-/**
- * Deterministic pseudo-English (mulberry32 PRNG): 4,000 made-up words drawn by Zipf's law (a few very
- * common, most rare, like real text), in sentences of 8–20 words. The statistics below never flake.
- */
-function textGenerator(seed: number) {
-  let s = seed;
-  const random = () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const syllables = ['ka', 'lo', 'mi', 'ne', 'tu', 'ra', 'shi', 'po', 'de', 'ven', 'an', 'ter', 'is', 'on', 'gr', 'al'];
-  const vocabulary = Array.from({ length: 4000 }, (_, i) => {
-    let word = '';
-    for (let n = i + 1; n > 0; n = Math.floor(n / 16)) word += syllables[n % 16];
-    return word;
-  });
-  const cumulative: number[] = [];
-  let total = 0;
-  for (let rank = 1; rank <= vocabulary.length; rank++) cumulative.push((total += 1 / rank));
-  const word = () => {
-    const r = random() * total;
-    let lo = 0;
-    let hi = cumulative.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid] < r) lo = mid + 1;
-      else hi = mid;
-    }
-    return vocabulary[lo];
-  };
-  const sentence = (length = 8 + Math.floor(random() * 13)) => {
-    const words = Array.from({ length }, word).join(' ');
-    return `${words.charAt(0).toUpperCase()}${words.slice(1)}.`;
-  };
-  /** A page of about `words` words, as its sentences. */
-  const page = (words: number) => {
-    const sentences: string[] = [];
-    for (let count = 0; count < words; count += sentences[sentences.length - 1].split(' ').length) sentences.push(sentence());
-    return sentences;
-  };
-  return { random, word, sentence, page };
-}
-
-type Generator = ReturnType<typeof textGenerator>;
+type Generator = ReturnType<typeof pseudoEnglish>;
 
 /** Distances between each of `pages` pages of about `words` words and its copy edited by `edit`. */
 function editedDistances(seed: number, pages: number, words: number, edit: (sentences: string[], gen: Generator) => void): number[] {
-  const gen = textGenerator(seed);
+  const gen = pseudoEnglish(seed);
   return Array.from({ length: pages }, () => {
     const original = gen.page(words);
     const edited = [...original];
@@ -63,7 +19,7 @@ const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.le
 
 describe('simhash64', () => {
   it('gives 16 lowercase hex digits, the same every time for the same text', () => {
-    const text = textGenerator(1).page(300).join(' ');
+    const text = pseudoEnglish(1).page(300).join(' ');
     const hash = simhash64(text);
     expect(hash).toMatch(/^[0-9a-f]{16}$/);
     expect(isSimhash(hash)).toBe(true);
@@ -72,7 +28,7 @@ describe('simhash64', () => {
 
   it('pins the persisted format: these values must never change (the index in Redis depends on them)', () => {
     expect(simhash64('The quick brown fox jumps over the lazy dog')).toBe(GOLDEN.fox);
-    expect(simhash64(textGenerator(42).page(500).join(' '))).toBe(GOLDEN.page);
+    expect(simhash64(pseudoEnglish(42).page(500).join(' '))).toBe(GOLDEN.page);
     expect(simhash64('Съешь же ещё этих мягких французских булок, да выпей чаю')).toBe(GOLDEN.russian);
     expect(simhash64('吾輩は猫である。名前はまだ無い。')).toBe(GOLDEN.japanese);
   });
@@ -95,13 +51,13 @@ describe('simhash64', () => {
   });
 
   it('is order-sensitive: the same words shuffled are another text', () => {
-    const words = textGenerator(3).page(500).join(' ').split(' ');
+    const words = pseudoEnglish(3).page(500).join(' ').split(' ');
     const shuffled = [...words].reverse();
     expect(hammingDistance(simhash64(words.join(' ')), simhash64(shuffled.join(' ')))).toBeGreaterThan(10);
   });
 
   it('puts unrelated pages far apart: > 10 bits for every one of 200 pairs, ≈ 32 on average', () => {
-    const gen = textGenerator(7);
+    const gen = pseudoEnglish(7);
     const distances = Array.from({ length: 200 }, () => hammingDistance(simhash64(gen.page(500).join(' ')), simhash64(gen.page(500).join(' '))));
     expect(Math.min(...distances)).toBeGreaterThan(10);
     expect(mean(distances)).toBeGreaterThan(29);
@@ -142,7 +98,7 @@ describe('simhash64', () => {
   });
 
   it('reads scripts without spaces between words (Chinese here) character by character', () => {
-    const gen = textGenerator(5);
+    const gen = pseudoEnglish(5);
     // Each made-up word becomes two of 20,000 ideographs, and the text has no space anywhere.
     const toHan = (sentences: string[]) =>
       sentences
