@@ -1,5 +1,4 @@
-import { TestWeb } from '../web/test-web';
-import { crawlFigures, FAST_RECOVERY_ENV, leftovers, printServiceTails, report, startCluster, waitFor } from '../support/crawl-faults';
+import { crawlFigures, crawlOnCluster, FAST_RECOVERY_ENV, leftovers, report, settleAndReplayFailed, waitFor } from '../support/crawl-faults';
 import { crawlThroughOutage, expectRecovered, OUTAGE_DELAY_MS, readinessUntil, row } from '../support/outage-crawl';
 import { PrivateRedisCluster } from '../support/redis-cluster';
 import { storedPages } from '../support/stored-pages';
@@ -27,23 +26,15 @@ afterAll(() => {
  * what the judge needs. Work that failed for good meanwhile is replayed, as an operator would.
  */
 async function crawlThroughClusterFault(seed: number, redis: PrivateRedisCluster, fault: () => Promise<void>) {
-  const web = await TestWeb.start({ hosts: 30, seed });
-  const died: string[] = [];
-  let cluster;
-  try {
-    cluster = await startCluster(web, { env: { ...FAST_RECOVERY_ENV, REDIS_URL: redis.url, FRONTIER_MIN_DELAY_MS: String(OUTAGE_DELAY_MS) } });
+  return crawlOnCluster(seed, { env: { ...FAST_RECOVERY_ENV, REDIS_URL: redis.url, FRONTIER_MIN_DELAY_MS: String(OUTAGE_DELAY_MS) } }, async (web, cluster) => {
+    const died: string[] = [];
     for (const s of cluster.services) s.process.once('exit', () => died.push(s.name));
     await cluster.seed(web.seeds());
     const threshold = Math.round(web.expected.reachable.size / 3);
     const before = await waitFor(cluster, (s) => (s.totals.fetched ?? 0) >= threshold, 60_000, `${threshold} pages fetched`, 100);
     const justBefore = await waitFor(cluster, () => true, 5_000, 'a status', 100);
     await fault();
-    const settled = (s: any) => s.complete || (s.pending === 0 && Object.keys(s.failed ?? {}).length > 0);
-    const status = await waitFor(cluster, settled, 150_000, 'completion', 500);
-    const { replayed } = (await (
-      await fetch(`${cluster.control}/failed/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
-    ).json()) as { replayed: Record<string, number> };
-    const afterReplay = await waitFor(cluster, (s) => s.complete, 60_000, 'completion after the replay', 500);
+    const { status, replayed, afterReplay } = await settleAndReplayFailed(cluster, 150_000);
     const ready = await Promise.all(cluster.services.map(async (s) => ({ service: s.name, code: (await readinessUntil(s.port, (r) => r.code === 200, 15_000)).code })));
     const store = await MinioContentStore.connect({ url: cluster.s3Url, bucket: cluster.prefix });
     return {
@@ -59,13 +50,7 @@ async function crawlThroughClusterFault(seed: number, redis: PrivateRedisCluster
       storedPages: (await storedPages(store)).size,
       expectedStored: expectedStoredPages(web),
     };
-  } catch (error) {
-    printServiceTails(cluster);
-    throw error;
-  } finally {
-    await cluster?.close();
-    await web.close();
-  }
+  });
 }
 
 type Outcome = Awaited<ReturnType<typeof crawlThroughClusterFault>>;

@@ -1,17 +1,4 @@
-import { TestWeb } from '../web/test-web';
-import {
-  crawlFigures,
-  CrawlFigures,
-  FAST_RECOVERY_ENV,
-  faultService,
-  FaultRecord,
-  leftovers,
-  printServiceTails,
-  report,
-  startCluster,
-  waitFor,
-} from '../support/crawl-faults';
-import { TestWebCluster } from '../support/test-web-cluster';
+import { crawlFigures, CrawlFigures, crawlOnCluster, FAST_RECOVERY_ENV, faultService, FaultRecord, leftovers, report, waitFor } from '../support/crawl-faults';
 
 /**
  * Every service of the distributed shape is killed mid-crawl (SIGKILL), or stopped (SIGTERM), and
@@ -47,10 +34,7 @@ async function crawlWithFaults(
   signal: 'SIGKILL' | 'SIGTERM',
   delayMs = victims.length > 1 ? LONG_DELAY_MS : SHORT_DELAY_MS,
 ): Promise<Outcome> {
-  const web = await TestWeb.start({ hosts: 30, seed });
-  let cluster: TestWebCluster | undefined;
-  try {
-    cluster = await startCluster(web, { env: { ...FAST_RECOVERY_ENV, FRONTIER_MIN_DELAY_MS: String(delayMs) } });
+  return crawlOnCluster(seed, { env: { ...FAST_RECOVERY_ENV, FRONTIER_MIN_DELAY_MS: String(delayMs) } }, async (web, cluster) => {
     await cluster.seed(web.seeds());
     const reachable = web.expected.reachable.size;
     const faults: FaultRecord[] = [];
@@ -61,13 +45,7 @@ async function crawlWithFaults(
     }
     const status = await waitFor(cluster, (s) => s.complete, 90_000, 'completion', 500);
     return { faults, figures: crawlFigures(web), status, fetchedAtStart: faults[0]?.fetchedAtFault ?? 0 };
-  } catch (error) {
-    printServiceTails(cluster);
-    throw error;
-  } finally {
-    await cluster?.close();
-    await web.close();
-  }
+  });
 }
 
 function row(crawl: string, outcome: Outcome, allowedTwice: number) {
@@ -107,6 +85,14 @@ function expectCompleteNothingLost(outcome: Outcome) {
   }
 }
 
+/** At most `allowedTwice` pages fetched a second time (the URLs are named when there are more). */
+function expectFetchedTwiceAtMost(outcome: Outcome, allowedTwice: number) {
+  expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({
+    fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice),
+    urls: outcome.figures.twiceUrls,
+  });
+}
+
 const rows: unknown[] = [];
 afterAll(() => report('service-crash', rows));
 
@@ -119,10 +105,7 @@ describe('services killed with SIGKILL mid-crawl and restarted', () => {
     const allowedTwice = 0;
     rows.push(row('frontier', outcome, allowedTwice));
     expectCompleteNothingLost(outcome);
-    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({
-      fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice),
-      urls: outcome.figures.twiceUrls,
-    });
+    expectFetchedTwiceAtMost(outcome, allowedTwice);
   }, 180_000);
 
   it('downloader: completes, nothing lost, repeats at most the fetches it held', async () => {
@@ -136,10 +119,7 @@ describe('services killed with SIGKILL mid-crawl and restarted', () => {
     const allowedTwice = kill.leased + kill.webInFlight;
     rows.push(row('downloader', outcome, allowedTwice));
     expectCompleteNothingLost(outcome);
-    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({
-      fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice),
-      urls: outcome.figures.twiceUrls,
-    });
+    expectFetchedTwiceAtMost(outcome, allowedTwice);
   }, 180_000);
 
   it('stateless workers and the control plane, one after another: completes, nothing lost', async () => {
@@ -162,10 +142,7 @@ describe('services killed with SIGKILL mid-crawl and restarted', () => {
     const allowedTwice = dns.activeJobs + (outcome.status.totals['seen.answer-lost'] ?? 0);
     rows.push(row('stateless+control-plane', outcome, allowedTwice));
     expectCompleteNothingLost(outcome);
-    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({
-      fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice),
-      urls: outcome.figures.twiceUrls,
-    });
+    expectFetchedTwiceAtMost(outcome, allowedTwice);
   }, 240_000);
 });
 
@@ -186,9 +163,6 @@ describe('services stopped with SIGTERM mid-crawl and restarted', () => {
       expect({ service: f.service, drained: f.exitMs < DRAIN_LIMIT_MS }).toEqual({ service: f.service, drained: true });
     }
     expectCompleteNothingLost(outcome);
-    expect({ fetchedTwice: outcome.figures.fetchedTwice, urls: outcome.figures.twiceUrls }).toEqual({
-      fetchedTwice: Math.min(outcome.figures.fetchedTwice, allowedTwice),
-      urls: outcome.figures.twiceUrls,
-    });
+    expectFetchedTwiceAtMost(outcome, allowedTwice);
   }, 300_000);
 });

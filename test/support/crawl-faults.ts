@@ -1,5 +1,5 @@
 import { consumerOf } from '@crawler/contracts';
-import type { TestWeb } from '../web/test-web';
+import { TestWeb } from '../web/test-web';
 import { startService, stopService } from './service-processes';
 import { TestWebCluster } from './test-web-cluster';
 
@@ -36,8 +36,46 @@ export async function startCluster(web: TestWeb, options: Parameters<TestWebClus
   }
 }
 
+/**
+ * A fault test's crawl: a test web of 30 hosts from `seed` and a cluster started on it (startCluster), handed
+ * to `crawl`. If the crawl fails, the services' last lines say why; both are closed after, either way.
+ */
+export async function crawlOnCluster<T>(
+  seed: number,
+  options: Parameters<TestWebCluster['start']>[0],
+  crawl: (web: TestWeb, cluster: TestWebCluster) => Promise<T>,
+): Promise<T> {
+  const web = await TestWeb.start({ hosts: 30, seed });
+  let cluster: TestWebCluster | undefined;
+  try {
+    cluster = await startCluster(web, options);
+    return await crawl(web, cluster);
+  } catch (error) {
+    printServiceTails(cluster);
+    throw error;
+  } finally {
+    await cluster?.close();
+    await web.close();
+  }
+}
+
+/**
+ * Waits until the crawl has settled: complete, or nothing left to do but failed work (which `complete` never
+ * hides). Then sends the work that failed for good round again, as an operator would (npm run failed --
+ * --replay), and waits for completion once more.
+ */
+export async function settleAndReplayFailed(cluster: TestWebCluster, settleMs: number): Promise<{ status: any; replayed: Record<string, number>; afterReplay: any }> {
+  const settled = (s: any) => s.complete || (s.pending === 0 && Object.keys(s.failed ?? {}).length > 0);
+  const status = await waitFor(cluster, settled, settleMs, 'completion', 500);
+  const { replayed } = (await (
+    await fetch(`${cluster.control}/failed/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+  ).json()) as { replayed: Record<string, number> };
+  const afterReplay = await waitFor(cluster, (s) => s.complete, 60_000, 'completion after the replay', 500);
+  return { status, replayed, afterReplay };
+}
+
 /** The last lines each service printed, on stderr: what a failed fault test needs to say why. */
-export function printServiceTails(cluster: TestWebCluster | undefined, lines = 20): void {
+function printServiceTails(cluster: TestWebCluster | undefined, lines = 20): void {
   for (const s of cluster?.services ?? []) process.stderr.write(`--- ${s.name}\n${s.output.slice(-lines).join('')}`);
 }
 

@@ -1,10 +1,8 @@
 import { MinioContentStore } from '@crawler/content-store';
 import { collectKeys } from '@crawler/content-store/testing';
 import { expectedStoredPages } from '../e2e/crawl-expectations';
-import { TestWeb } from '../web/test-web';
-import { crawlFigures, CrawlFigures, FAST_RECOVERY_ENV, leftovers, printServiceTails, startCluster, statusOrUndefined, waitFor } from './crawl-faults';
+import { crawlFigures, CrawlFigures, crawlOnCluster, FAST_RECOVERY_ENV, leftovers, settleAndReplayFailed, statusOrUndefined, waitFor } from './crawl-faults';
 import { storedPages } from './stored-pages';
-import type { TestWebCluster } from './test-web-cluster';
 
 /**
  * A crawl through an outage of its infrastructure (Redis, a Redis Cluster, S3): the crawl runs, a dependency
@@ -96,11 +94,9 @@ export async function crawlThroughOutage(
   up: () => Promise<void>,
   outageMs = OUTAGE_MS,
 ): Promise<FaultOutcome> {
-  const web = await TestWeb.start({ hosts: 30, seed });
-  let cluster: TestWebCluster | undefined;
-  const died: string[] = [];
-  try {
-    cluster = await startCluster(web, { ...clusterOptions, env: { ...FAST_RECOVERY_ENV, FRONTIER_MIN_DELAY_MS: String(OUTAGE_DELAY_MS), ...clusterOptions.env } });
+  const env = { ...FAST_RECOVERY_ENV, FRONTIER_MIN_DELAY_MS: String(OUTAGE_DELAY_MS), ...clusterOptions.env };
+  return crawlOnCluster(seed, { ...clusterOptions, env }, async (web, cluster) => {
+    const died: string[] = [];
     for (const s of cluster.services) s.process.once('exit', () => died.push(s.name));
     await cluster.seed(web.seeds());
     const threshold = Math.round(web.expected.reachable.size / 3);
@@ -126,14 +122,8 @@ export async function crawlThroughOutage(
     await new Promise((r) => setTimeout(r, Math.max(0, downAt + outageMs - Date.now())));
     await up();
 
-    // Settled: complete, or nothing left to do but failed work (which `complete` never hides).
-    const settled = (s: any) => s.complete || (s.pending === 0 && Object.keys(s.failed ?? {}).length > 0);
-    const status = await waitFor(cluster, settled, 120_000, 'completion', 500);
-    // Work that failed for good during the outage is sent round again, as an operator would (npm run failed -- --replay).
-    const { replayed } = (await (
-      await fetch(`${cluster.control}/failed/replay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
-    ).json()) as { replayed: Record<string, number> };
-    const afterReplay = await waitFor(cluster, (s) => s.complete, 60_000, 'completion after the replay', 500);
+    // Work that failed for good during the outage is sent round again.
+    const { status, replayed, afterReplay } = await settleAndReplayFailed(cluster, 120_000);
     const after: FaultOutcome['after'] = {};
     await Promise.all(cluster.services.map(async (s) => (after[s.name] = await readinessUntil(s.port, (r) => r.code === 200, 15_000))));
     if (process.env.FAULT_DEBUG)
@@ -162,13 +152,7 @@ export async function crawlThroughOutage(
       afterReplay,
       statusWhileDown,
     };
-  } catch (error) {
-    printServiceTails(cluster);
-    throw error;
-  } finally {
-    await cluster?.close();
-    await web.close();
-  }
+  });
 }
 
 export function expectRecovered(o: FaultOutcome, dependency: string) {
