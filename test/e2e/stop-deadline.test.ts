@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestWeb } from '../web/test-web';
 import { freePort, kill, PrivateRedis } from '../support/private-servers';
@@ -61,7 +61,7 @@ describe('a crawl told to stop while Redis does not answer', () => {
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
-    return { child, exited, stderr: () => stderr };
+    return { child, exited, stderr: () => stderr, log: () => readFileSync(join(dir, 'crawl.log'), 'utf8') };
   };
   const crawling = async () => {
     const deadline = Date.now() + 60_000;
@@ -83,6 +83,8 @@ describe('a crawl told to stop while Redis does not answer', () => {
       expect(code).toBe(143);
       expect(at - stoppedAt).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS - 100);
       expect(crawl.stderr()).toMatch(/crawl: not stopped within SHUTDOWN_TIMEOUT_MS \(3000 ms\): exiting without a clean stop/);
+      // Its log says so too: the line written just before process.exit() is not lost in the log's buffer.
+      expect(crawl.log()).toMatch(/"level":50,.*"msg":"crawl: not stopped within SHUTDOWN_TIMEOUT_MS \(3000 ms\)/);
     } finally {
       await kill(crawl.child, 'SIGKILL');
     }
@@ -104,6 +106,7 @@ describe('a crawl told to stop while Redis does not answer', () => {
       expect(code).toBe(130);
       expect(at - secondAt).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
       expect(crawl.stderr()).toMatch(/crawl: SIGINT again while stopping: exiting without a clean stop/);
+      expect(crawl.log()).toMatch(/"level":50,.*"msg":"crawl: SIGINT again while stopping/);
     } finally {
       await kill(crawl.child, 'SIGKILL');
     }
@@ -127,6 +130,7 @@ describe('a service told to stop while Redis does not answer', () => {
       expect(code).toBe(1);
       expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(SHUTDOWN_TIMEOUT_MS - 100);
       expect(service.output.join('')).toMatch(/url-seen: not stopped within SHUTDOWN_TIMEOUT_MS \(3000 ms\): exiting without a clean stop/);
+      expect(service.output.join('')).toMatch(/"level":50,.*"msg":"url-seen: not stopped within SHUTDOWN_TIMEOUT_MS \(3000 ms\)/);
     } finally {
       await kill(service.process, 'SIGKILL');
       redis.process?.kill('SIGCONT');

@@ -17,6 +17,7 @@ import { UrlExtractorModule } from '@crawler/url-extractor';
 import { UrlFilterModule } from '@crawler/url-filter';
 import { UrlSeenModule } from '@crawler/url-seen';
 import { pluginEventsQueue } from '@crawler/contracts';
+import { createLogger } from '@crawler/logging';
 import { RUSSIAN_TEXT } from '../web/html';
 import { TestWeb } from '../web/test-web';
 
@@ -68,9 +69,10 @@ describe('a plugin with a parsed-page hook, next to the whole pipeline', () => {
         'downloader.robotsUnreachableMaxMs': 1500,
       },
     );
+    const logger = createLogger({ level: config.logLevel, service: 'crawl' });
     @Module({
       imports: [
-        RuntimeModule.forRoot({ service: 'crawl', config }),
+        RuntimeModule.forRoot({ service: 'crawl', config, logger }),
         FrontierModule,
         DnsResolverModule,
         DownloaderModule,

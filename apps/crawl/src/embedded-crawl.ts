@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
-import { ConfigError, loadConfig } from '@crawler/config';
+import { ConfigError, CrawlerConfig, loadConfig } from '@crawler/config';
 import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
-import { createLogger, NestPinoLogger } from '@crawler/logging';
+import { createProcessLogger, Logger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
 import {
   checkRecords,
@@ -69,21 +69,43 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
     for (const seed of parseSeedList(readFileSync(options.seedsFile, 'utf8'))) seeds.push(seed.ok ? seed.url : seed.input);
   }
   mkdirSync(options.out, { recursive: true });
-  const logFile = join(options.out, 'crawl.log');
+  // One logger for every service of the crawl, to a file: the terminal keeps its progress bar.
+  const logger = createProcessLogger({ level: config.logLevel, service: 'crawl', file: join(options.out, 'crawl.log') });
+  // Logged where the crawl's other lines are (the exit writes it out); main prints it on stderr.
+  return crawlInOneProcess({ options, config, plugins, seeds, logger, started }).catch((error) => {
+    logger.fatal({ err: error }, 'crawl failed');
+    throw error;
+  });
+}
 
-  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logFile }), ...serviceModules(), ...plugins] })
+interface CrawlSetup {
+  options: CrawlOptions;
+  config: CrawlerConfig;
+  plugins: DynamicModule[];
+  seeds: string[];
+  logger: Logger;
+  started: number;
+}
+
+async function crawlInOneProcess({ options, config, plugins, seeds, logger, started }: CrawlSetup): Promise<number> {
+  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logger }), ...serviceModules(), ...plugins] })
   class EmbeddedCrawlModule {}
 
-  const logger = createLogger({ level: config.logLevel, service: 'crawl', file: logFile });
   surviveUnawaitedRedisErrors(logger);
-  const app = await NestFactory.createApplicationContext(EmbeddedCrawlModule, { logger: new NestPinoLogger(logger) });
+  // abortOnError: false: Nest's process.abort() on a failed start would end the process before its log is written out.
+  const app = await NestFactory.createApplicationContext(EmbeddedCrawlModule, { logger: new NestPinoLogger(logger), abortOnError: false });
   // Ctrl-C or SIGTERM ends the wait below: the summary of what was done is written, then everything closes.
   const interruption = new AbortController();
   let interrupted: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupted ??= signal;
     interruption.abort();
-    stopWithin({ timeoutMs: config.shutdownTimeoutMs, who: 'crawl', exitCode: signal === 'SIGINT' ? 130 : 143, say: (line) => process.stderr.write(`\n${line}\n`) });
+    stopWithin({
+      timeoutMs: config.shutdownTimeoutMs,
+      who: 'crawl',
+      exitCode: signal === 'SIGINT' ? 130 : 143,
+      say: (line) => (logger.error(line), process.stderr.write(`\n${line}\n`)),
+    });
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

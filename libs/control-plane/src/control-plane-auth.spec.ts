@@ -8,7 +8,11 @@ import { loadConfig } from '@crawler/config';
 import { QueueName } from '@crawler/contracts';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { PauseSwitch, RuntimeModule } from '@crawler/runtime';
+import { createLogger } from '@crawler/logging';
 import { ControlPlaneModule } from './control-plane.module';
+
+/** The RuntimeModule's logger; the configuration below logs nothing (LOG_LEVEL silent). */
+const logger = createLogger({ level: 'silent', service: 'control-plane' });
 
 const TOKEN = 'test-token-0123456789abcdef';
 
@@ -21,7 +25,7 @@ describe('control plane: who may change (and read) the crawl', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cp-auth-'));
     dirs.push(dir);
     const config = loadConfig(env, { dataDir: dir, logLevel: 'silent', port: 0 });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'control-plane', config }), ControlPlaneModule] })
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'control-plane', config, logger }), ControlPlaneModule] })
     class TestModule {}
     // Nest's default body parsers (JSON and forms), as an app that forgot to restrict them would have.
     const app = await NestFactory.create(TestModule, { logger: false });

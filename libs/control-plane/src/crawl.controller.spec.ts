@@ -9,7 +9,7 @@ import { loadConfig } from '@crawler/config';
 import { FetchOutcome, QueueName } from '@crawler/contracts';
 import { PAGE_STORE, PageStore } from '@crawler/content-store';
 import { MemoryFrontierStore } from '@crawler/frontier-store';
-import type { Logger } from '@crawler/logging';
+import { createLogger, type Logger } from '@crawler/logging';
 import { MemoryQueueTransport, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { Registry } from 'prom-client';
 import { RECORDS_STORE, RecordsStore, RecordsUnavailableError } from '@crawler/records';
@@ -30,8 +30,9 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
 
   beforeAll(async () => {
     const config = loadConfig({}, { dataDir: dir, logLevel: 'silent', port: 0 });
+    const logger = createLogger({ level: config.logLevel, service: 'control-plane' });
     @Module({
-      imports: [RuntimeModule.forRoot({ service: 'control-plane', config }), ControlPlaneModule],
+      imports: [RuntimeModule.forRoot({ service: 'control-plane', config, logger }), ControlPlaneModule],
     })
     class TestModule {}
     app = await NestFactory.create(TestModule, { logger: false });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadConfig } from '@crawler/config';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { RuntimeModule } from '@crawler/runtime';
+import { createLogger } from '@crawler/logging';
 import { ControlPlaneModule } from './control-plane.module';
 
 describe('control plane: frontier host controls over HTTP', () => {
@@ -16,7 +17,8 @@ describe('control plane: frontier host controls over HTTP', () => {
 
   beforeAll(async () => {
     const config = loadConfig({}, { dataDir: dir, logLevel: 'silent', port: 0 });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'control-plane', config }), ControlPlaneModule] })
+    const logger = createLogger({ level: config.logLevel, service: 'control-plane' });
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'control-plane', config, logger }), ControlPlaneModule] })
     class TestModule {}
     app = await NestFactory.create(TestModule, { logger: false });
     await app.listen(0, '127.0.0.1');

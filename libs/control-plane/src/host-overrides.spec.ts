@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@crawler/config';
 import { RuntimeModule } from '@crawler/runtime';
+import { createLogger } from '@crawler/logging';
 import { ControlPlaneModule } from './control-plane.module';
+
+/** The RuntimeModule's logger; the configuration below logs nothing (LOG_LEVEL silent). */
+const logger = createLogger({ level: 'silent', service: 'control-plane' });
 
 /** PATCH /hosts/:host may raise a host's delay freely; under the crawl-wide minimum only by a setting, audited and listed. */
 describe('control plane: host delay overrides and the politeness floor', () => {
@@ -16,7 +20,7 @@ describe('control plane: host delay overrides and the politeness floor', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cp-floor-'));
     dirs.push(dir);
     const config = loadConfig({ FRONTIER_MIN_DELAY_MS: '2000', ...env }, { dataDir: dir, logLevel: 'silent', port: 0 });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'control-plane', config }), ControlPlaneModule] })
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'control-plane', config, logger }), ControlPlaneModule] })
     class TestModule {}
     const app = await NestFactory.create(TestModule, { logger: false });
     apps.push(app);

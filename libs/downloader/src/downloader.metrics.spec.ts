@@ -9,6 +9,7 @@ import { NestFactory } from '@nestjs/core';
 import { loadConfig } from '@crawler/config';
 import { FetchOutcome, fetchQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { Pipeline, RuntimeModule } from '@crawler/runtime';
+import { createLogger } from '@crawler/logging';
 import { statusClass } from './downloader.metrics';
 import { DownloaderModule } from './downloader.module';
 import { DownloaderProcessor } from './downloader.processor';
@@ -63,7 +64,8 @@ describe('downloader /metrics after a few fetches', () => {
       {},
       { dataDir: dir, logLevel: 'silent', port: 0, 'sitemaps.mode': 'off', 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)' },
     );
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'downloader', config }), DownloaderModule] })
+    const logger = createLogger({ level: config.logLevel, service: 'downloader' });
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'downloader', config, logger }), DownloaderModule] })
     class DownloaderAppModule {}
     app = await NestFactory.create(DownloaderAppModule, { logger: false });
     await app.listen(0, '127.0.0.1');

@@ -7,6 +7,7 @@ import { DownloaderMembership } from '@crawler/hash-ring';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { RuntimeModule } from '@crawler/runtime';
 import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
+import { createLogger } from '@crawler/logging';
 import { FrontierModule } from './frontier.module';
 import { FrontierService } from './frontier.service';
 
@@ -33,7 +34,8 @@ describe('FrontierDispatcher: a store outage is not a departure', () => {
     }
     // Presumed gone after 3 s without a heartbeat (the downloader here beats every 100 ms).
     const config = loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0, 'downloader.heartbeatMs': 1000 });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config }), FrontierModule] })
+    const logger = createLogger({ level: config.logLevel, service: 'frontier' });
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config, logger }), FrontierModule] })
     class TestModule {}
     app = await NestFactory.createApplicationContext(TestModule, { logger: false });
     queues = app.get(QUEUE_TRANSPORT);

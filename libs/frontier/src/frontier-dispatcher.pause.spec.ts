@@ -6,6 +6,7 @@ import { DownloaderMembership } from '@crawler/hash-ring';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { PauseSwitch, RuntimeModule } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
+import { createLogger } from '@crawler/logging';
 import { FrontierModule } from './frontier.module';
 import { FrontierService } from './frontier.service';
 
@@ -17,7 +18,8 @@ describe('FrontierDispatcher: the pause switch', () => {
 
   beforeAll(async () => {
     const config = loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0 });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config }), FrontierModule] })
+    const logger = createLogger({ level: config.logLevel, service: 'frontier' });
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config, logger }), FrontierModule] })
     class TestModule {}
     app = await NestFactory.createApplicationContext(TestModule, { logger: false });
     queues = app.get(QUEUE_TRANSPORT);

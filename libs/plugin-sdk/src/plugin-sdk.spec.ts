@@ -10,6 +10,7 @@ import { PluginFetched, PluginPage, pluginEventsQueue, pluginQueue, QueueName, S
 import { BODY_STAGING, BodyStaging, CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { CrawlStats, PluginRegistry, RuntimeModule } from '@crawler/runtime';
+import { createLogger } from '@crawler/logging';
 import { PluginContext } from './plugin-context';
 import { definePlugin, pluginManifest, PluginHandler } from './plugin-definition';
 import { loadPluginConfig } from './plugin-config';
@@ -124,7 +125,8 @@ describe('a plugin module next to the runtime', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'plugin-sdk-'));
     dirs.push(dataDir);
     const config = loadConfig({}, { dataDir, 'plugins.enabled': enabled, logLevel: 'silent' });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'test', config }), plugin] })
+    const logger = createLogger({ level: config.logLevel, service: 'test' });
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'test', config, logger }), plugin] })
     class AppModule {}
     const app = await NestFactory.createApplicationContext(AppModule, { logger: false });
     await app.init();

@@ -3,7 +3,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, loadConfig } from '@crawler/config';
-import { createLogger, NestPinoLogger } from '@crawler/logging';
+import { createProcessLogger, NestPinoLogger } from '@crawler/logging';
 import { listenPlan, ListenPlan } from './listen-address';
 import { checkRecords } from './records-check';
 import { checkRedis } from './redis-policy-check';
@@ -42,13 +42,24 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
     process.stderr.write(`${service}: refusing to start: ${recordsRefused.message}\n`);
     process.exit(2);
   }
-  @Module({ imports: [RuntimeModule.forRoot({ service, config }), serviceModule] })
+  const logger = createProcessLogger({ level: config.logLevel, service });
+  @Module({ imports: [RuntimeModule.forRoot({ service, config, logger }), serviceModule] })
   class ServiceAppModule {}
 
-  const logger = createLogger({ level: config.logLevel, service });
   surviveUnawaitedRedisErrors(logger);
-  // JSON bodies only, up to a named limit: a form or a text/plain body is never even parsed.
-  const app = await NestFactory.create<NestExpressApplication>(ServiceAppModule, { logger: new NestPinoLogger(logger), bodyParser: false });
+  const couldNotStart = (error: unknown): never => {
+    // In the log, beside the service's other lines (the exit writes it out), and on stderr for whoever started it.
+    logger.fatal({ err: error }, `${service} could not start`);
+    process.stderr.write(`${service}: could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  };
+  // JSON bodies only, up to a named limit: a form or a text/plain body is never even parsed. abortOnError:
+  // false, as Nest's process.abort() on a failed start would end the process before its log is written out.
+  const app = await NestFactory.create<NestExpressApplication>(ServiceAppModule, {
+    logger: new NestPinoLogger(logger),
+    bodyParser: false,
+    abortOnError: false,
+  }).catch(couldNotStart);
   app.useBodyParser('json', { limit: config.controlPlane.maxBodyBytes });
   app.use(bodyErrors(config.controlPlane.maxBodyBytes));
   // app.close() runs every shutdown hook (workers finish their jobs, then the stores close); unlike
@@ -66,7 +77,7 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
       );
     });
   }
-  await app.listen(config.port, listen.address);
+  await app.listen(config.port, listen.address).catch(couldNotStart);
   const address = app.getHttpServer().address();
   if (listen.notice) logger.warn({ address: listen.address }, `${service}: ${listen.notice}`);
   logger.info({ address: listen.address, port: typeof address === 'object' ? address?.port : address }, `${service} ready`);

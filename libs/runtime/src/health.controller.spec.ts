@@ -7,6 +7,7 @@ import { loadConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore, FsContentStore } from '@crawler/content-store';
 import { RecordsStore } from '@crawler/records';
 import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
+import { createLogger } from '@crawler/logging';
 import { HEALTH_CHECK_TIMEOUT_MS, HealthController } from './health.controller';
 import { RedisMemoryGauge } from './redis-memory.service';
 import { RuntimeModule } from './runtime.module';
@@ -18,7 +19,8 @@ describe('health endpoints over HTTP (the runtime with memory drivers)', () => {
 
   beforeAll(async () => {
     const config = loadConfig({}, { dataDir: dir, logLevel: 'silent', port: 0 });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'test-service', config })] })
+    const logger = createLogger({ level: config.logLevel, service: 'test-service' });
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'test-service', config, logger })] })
     class TestModule {}
     app = await NestFactory.create(TestModule, { logger: false });
     await app.listen(0, '127.0.0.1');

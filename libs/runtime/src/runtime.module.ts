@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { BODY_STAGING, BodyStaging, CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
-import { createLogger, FetchLog, LOGGER, Logger } from '@crawler/logging';
+import { FetchLog, LOGGER, Logger } from '@crawler/logging';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { RECORDS_STORE, RecordsStore } from '@crawler/records';
 import { STATE_STORE, StateStore } from '@crawler/state';
@@ -69,8 +69,8 @@ class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicatio
 export interface RuntimeOptions {
   service: string;
   config: CrawlerConfig;
-  /** The embedded runner logs to a file so the terminal keeps its progress bar. */
-  logFile?: string;
+  /** The process's root logger (createProcessLogger): built by its bootstrap, so that there is one. */
+  logger: Logger;
 }
 
 /**
@@ -81,8 +81,7 @@ export interface RuntimeOptions {
 @Module({})
 export class RuntimeModule {
   static forRoot(options: RuntimeOptions): DynamicModule {
-    const { config, service } = options;
-    const logger = createLogger({ level: config.logLevel, service, file: options.logFile });
+    const { config, service, logger } = options;
     return {
       module: RuntimeModule,
       controllers: [HealthController, MetricsController],
