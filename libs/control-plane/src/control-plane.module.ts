@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CrawlStateModule } from '@crawler/crawl-state';
 import { APP_GUARD } from '@nestjs/core';
 import { ControlPlaneAuthGuard } from './control-plane-auth.guard';
 import { CrawlControlService } from './crawl-control.service';
@@ -12,6 +13,7 @@ import { UrlLookupService } from './url-lookup.service';
 
 /** The control plane: seeds, pause/resume, status and history, URL lookup, per-host controls, dead letters and failed work, the dashboard. */
 @Module({
+  imports: [CrawlStateModule],
   controllers: [CrawlController, FrontierController, DashboardController],
   providers: [CrawlControlService, CrawlMonitor, UrlLookupService, DeadLetters, HostOverrides, { provide: APP_GUARD, useClass: ControlPlaneAuthGuard }],
   exports: [CrawlControlService, CrawlMonitor, DeadLetters],

@@ -9,7 +9,9 @@ import { loadConfig } from '@crawler/config';
 import { FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { MemoryBodyStaging } from '@crawler/content-store';
 import { FetchLog, FetchLogEntry } from '@crawler/logging';
-import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
+import { PluginRegistry } from '@crawler/plugin-host';
+import { noPlugins } from '@crawler/plugin-host/testing';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { DownloaderService, parseRetryAfter } from './downloader.service';
 import { RobotsService } from './robots.service';
@@ -89,7 +91,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
   const config = loadConfig({}, { 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)', 'sitemaps.mode': 'off', ...options.overrides });
   const fetchLog = new FetchLog(pino({ enabled: false }), logFile);
   const robots = new RobotsService(state, config, fetchLog);
-  let registry: PluginRegistry | undefined;
+  let registry = noPlugins();
   if (options.plugins) {
     registry = new PluginRegistry(state, loadConfig({}, { ...config, 'plugins.enabled': options.plugins.map((p) => p.name) }), pino({ enabled: false }));
     for (const manifest of options.plugins) await registry.register(manifest);
@@ -521,7 +523,7 @@ describe('DownloaderService', () => {
     const stats = new CrawlStats(state, new Registry());
     const dir = mkdtempSync(join(tmpdir(), 'downloader-spec-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const replica = new DownloaderService(config, new RecordingStaging(), new RobotsService(state, config, fetchLog), pipeline, stats, fetchLog);
+    const replica = new DownloaderService(config, new RecordingStaging(), new RobotsService(state, config, fetchLog), pipeline, stats, fetchLog, undefined, noPlugins());
     cleanups.push(() => replica.onApplicationShutdown());
     expect(await replica.download(request('/private'))).toMatchObject({ kind: 'disallowed' });
     expect(await replica.download(request('/page'))).toMatchObject({ kind: 'fetched', status: 200 });

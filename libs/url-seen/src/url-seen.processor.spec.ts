@@ -1,7 +1,8 @@
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { CrawlUrl, QueueName, SCHEMA_VERSION, UrlBatch } from '@crawler/contracts';
-import { CrawlStats, HubLinks, Pipeline } from '@crawler/runtime';
+import { HubLinks } from '@crawler/crawl-state';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { UrlSeenProcessor } from './url-seen.processor';
 import { UrlSeenService } from './url-seen.service';

@@ -4,9 +4,9 @@ import { MemoryFrontierStore } from '@crawler/frontier-store';
 import { fetchQueue, QueueName } from '@crawler/contracts';
 import { DownloaderMembership } from '@crawler/hash-ring';
 import { MemoryQueueTransport } from '@crawler/queue';
+import { CrawlStats } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { CompletionProbe } from './completion-probe.service';
-import { CrawlStats } from './crawl-stats.service';
 import { describeWaiting, HostsAside } from './hosts-aside.service';
 
 function setup() {

@@ -4,10 +4,9 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { DownloaderMembership } from '@crawler/hash-ring';
 import { OutageRetries, QUEUE_TRANSPORT, QueueCounts, QueueTransport } from '@crawler/queue';
+import { CrawlStats, describeRedisMemory, RedisMemory, RedisMemoryGauge } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
-import { CrawlStats } from './crawl-stats.service';
 import { HostSetAside, HostsAside, HostWaiting } from './hosts-aside.service';
-import { describeRedisMemory, RedisMemory, RedisMemoryGauge } from './redis-memory.service';
 
 export interface PipelineSnapshot {
   queues: Record<string, QueueCounts>;
