@@ -3,7 +3,7 @@ import { CrawlStateModule } from '@crawler/crawl-state';
 import { APP_GUARD } from '@nestjs/core';
 import { ControlPlaneAuthGuard } from './control-plane-auth.guard';
 import { CrawlControlService } from './crawl-control.service';
-import { CrawlMonitor } from './crawl-monitor.service';
+import { CRAWL_MONITOR_OPTIONS, CrawlMonitor, DEFAULT_MONITOR_OPTIONS } from './crawl-monitor.service';
 import { CrawlController } from './crawl.controller';
 import { DashboardController } from './dashboard.controller';
 import { DeadLetters } from './dead-letters.service';
@@ -15,7 +15,15 @@ import { UrlLookupService } from './url-lookup.service';
 @Module({
   imports: [CrawlStateModule],
   controllers: [CrawlController, FrontierController, DashboardController],
-  providers: [CrawlControlService, CrawlMonitor, UrlLookupService, DeadLetters, HostOverrides, { provide: APP_GUARD, useClass: ControlPlaneAuthGuard }],
+  providers: [
+    CrawlControlService,
+    { provide: CRAWL_MONITOR_OPTIONS, useValue: DEFAULT_MONITOR_OPTIONS },
+    CrawlMonitor,
+    UrlLookupService,
+    DeadLetters,
+    HostOverrides,
+    { provide: APP_GUARD, useClass: ControlPlaneAuthGuard },
+  ],
   exports: [CrawlControlService, CrawlMonitor, DeadLetters],
 })
 export class ControlPlaneModule {}

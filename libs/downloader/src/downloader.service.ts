@@ -44,8 +44,7 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly pipeline: Pipeline,
     private readonly stats: CrawlStats,
     private readonly fetchLog: FetchLog,
-    /** Specs that build the service by hand get metrics on a registry of their own. */
-    private readonly metrics: DownloaderMetrics = DownloaderMetrics.unregistered(),
+    private readonly metrics: DownloaderMetrics,
     private readonly plugins: PluginRegistry,
   ) {
     this.fetcher = new HttpFetcher(config.downloader);

@@ -12,7 +12,7 @@ import { PluginHost } from './plugin-host.service';
 describe('PluginHost, a claimed response', () => {
   async function host() {
     const state = new MemoryStateStore();
-    const stats = new CrawlStats(state, new Registry());
+    const stats = new CrawlStats(state, new Registry(), loadConfig({}));
     const staging = new MemoryBodyStaging();
     const crawler = loadConfig({}, { 'plugins.enabled': ['probe'] });
     const content = new FsContentStore('/tmp/plugin-host-spec');

@@ -27,7 +27,7 @@ describe('UrlFilterProcessor', () => {
       },
     } as unknown as Pipeline;
     const filter = new UrlFilterService(state, config, quietLogger(), noPlugins());
-    await new UrlFilterProcessor(pipeline, filter, new CrawlStats(state, new Registry()), config).onApplicationBootstrap();
+    await new UrlFilterProcessor(pipeline, filter, new CrawlStats(state, new Registry(), loadConfig({})), config).onApplicationBootstrap();
 
     await expect(handler(batch('/a', '/b'))).rejects.toThrow('Connection is closed.');
     await handler(batch('/a', '/b')); // the queue's retry
@@ -47,7 +47,7 @@ describe('UrlFilterProcessor', () => {
     await new UrlFilterProcessor(
       pipeline,
       new UrlFilterService(state, config, quietLogger(), noPlugins()),
-      new CrawlStats(state, new Registry()),
+      new CrawlStats(state, new Registry(), loadConfig({})),
       config,
     ).onApplicationBootstrap();
     const redirect: UrlBatch = { v: SCHEMA_VERSION, urls: [{ url: 'http://a.test/login', depth: 1, source: 'redirect', hops: 1 }] };

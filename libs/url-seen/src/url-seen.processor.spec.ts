@@ -18,7 +18,7 @@ async function setup(overrides: Record<string, unknown> = {}) {
   const config = loadConfig({}, { 'seen.expectedUrls': 10_000, ...overrides });
   const seen = new UrlSeenService(state, config);
   const hubLinks = new HubLinks(state, config);
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const processor = new UrlSeenProcessor(pipeline, seen, stats, config, hubLinks);
   await processor.onApplicationBootstrap();
   return { handle: (batch: UrlBatch) => handler(batch), sent, seen, state, hubLinks, stats };
