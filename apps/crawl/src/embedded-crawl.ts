@@ -8,20 +8,8 @@ import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createLogger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
-import {
-  checkRecords,
-  checkRedis,
-  CompletionProbe,
-  surviveUnawaitedRedisErrors,
-  CrawlStats,
-  describeWaiting,
-  FailedUrls,
-  HostsAside,
-  PipelineSnapshot,
-  RuntimeModule,
-  stopWithin,
-  UnreachedHostsRegistry,
-} from '@crawler/runtime';
+import { CompletionProbe, CrawlStateModule, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { checkRecords, checkRedis, surviveUnawaitedRedisErrors, CrawlStats, RuntimeModule, stopWithin } from '@crawler/runtime';
 import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
@@ -71,7 +59,7 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   mkdirSync(options.out, { recursive: true });
   const logFile = join(options.out, 'crawl.log');
 
-  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logFile }), ...serviceModules(), ...plugins] })
+  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logFile }), CrawlStateModule, ...serviceModules(), ...plugins] })
   class EmbeddedCrawlModule {}
 
   const logger = createLogger({ level: config.logLevel, service: 'crawl', file: logFile });
