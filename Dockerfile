@@ -4,10 +4,13 @@
 #   docker build -t crawler .
 #   docker run --rm crawler frontier            # or: docker run -e SERVICE=frontier crawler
 #   docker run --rm -v "$PWD/out:/data" crawler crawl https://example.com/ --max-pages 20
+#   docker build --target render -t crawler-render .   # the same image plus Chromium, for plugin-render only
 #
 # Stages: `build` compiles TypeScript with the dev dependencies (npm run build → dist/apps/<name>/src/main.js),
-# `deps` installs the production dependencies only, and the final stage holds those two outputs and
-# nothing else, run by an unprivileged user. See docs/deploy.md.
+# `deps` installs the production dependencies only, `runtime` holds those two outputs and nothing else, run
+# by an unprivileged user, and `render` adds Chromium to it. `docker build` without --target builds the last
+# stage, `default`: the runtime as it is, so that the browser's weight stays out of every other service (and
+# BuildKit skips `render` unless asked for it). See docs/deploy.md.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -43,3 +46,18 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 CMD ["node", "/app/scripts/docker-healthcheck.js"]
 ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]
 CMD []
+
+# The rendering plugin's image: the runtime plus Debian's Chromium and one font family, Liberation (fontconfig
+# wants one; it has the metrics of Arial, Times and Courier that pages lay text out with). Missing glyphs
+# (CJK, emoji) change only the layout, never the DOM text the parser is given. No chromium-sandbox (a
+# recommendation, left out): the plugin launches Chromium with --no-sandbox, because its sandbox needs user
+# namespaces or a setuid helper, which the default seccomp profile and no-new-privileges refuse to a
+# non-root container.
+FROM runtime AS render
+USER root
+RUN apt-get update && apt-get install -y --no-install-recommends chromium fonts-liberation && rm -rf /var/lib/apt/lists/*
+USER 1000:1000
+ENV PLUGIN_RENDER_CHROMIUM_PATH=/usr/bin/chromium
+
+# The default target, last: the runtime without Chromium, for every service but plugin-render.
+FROM runtime AS default

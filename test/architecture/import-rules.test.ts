@@ -7,9 +7,11 @@ import { SERVICE_NAMES as SERVICES } from '@crawler/contracts';
  * library; a service library never imports another service library (services meet only through queues);
  * nothing reaches into another app or library by relative path. Plugins (`libs/plugin-<name>`, apps
  * `apps/plugin-<name>`) are never imported by the core: core services learn of them through the plugin
- * registry; and a plugin reaches the crawler only through the plugin SDK and the shared infrastructure (plus the
- * domain rules it must apply as the core does: libs/net, libs/robots). A library's test helpers (contract
- * suites, test servers) sit behind `@crawler/<lib>/testing`, which only tests import.
+ * registry (libs/plugin-host); and a plugin reaches the crawler only through the plugin SDK and the shared
+ * infrastructure (plus the domain rules it must apply as the core does: libs/net, libs/robots). Under the
+ * services, the runtime (what every process loads) and the plugin host know nothing above them; the crawl
+ * state builds on the runtime and knows no service. A library's test helpers (contract suites, test servers)
+ * sit behind `@crawler/<lib>/testing`, which only tests import.
  */
 const ROOT = join(__dirname, '../..');
 
@@ -27,11 +29,22 @@ function imports(file: string): string[] {
 
 const ownerOf = (file: string) => file.split('/').slice(0, 2).join('/');
 
-/** Plugin libraries and apps: `libs/plugin-<name>` and `apps/plugin-<name>`, the SDK excepted. */
-const isPluginFile = (file: string) => /^(libs|apps)\/plugin-/.test(file) && !file.startsWith('libs/plugin-sdk/');
-const isPluginImport = (spec: string) => spec.startsWith('@crawler/plugin-') && spec !== '@crawler/plugin-sdk';
 /** A library's test helpers (`@crawler/<lib>/testing`) are the library as far as the rules below go. */
 const libraryOf = (spec: string) => spec.replace(/\/testing$/, '');
+/** The two libraries named `plugin-…` that are no plugin: what a plugin is written with, and the core's registry of them. */
+const PLUGIN_FRAMEWORK = ['plugin-sdk', 'plugin-host'];
+/** Plugin libraries and apps: `libs/plugin-<name>` and `apps/plugin-<name>`, the SDK and the host excepted. */
+const isPluginFile = (file: string) => /^(libs|apps)\/plugin-/.test(file) && !PLUGIN_FRAMEWORK.some((lib) => file.startsWith(`libs/${lib}/`));
+const isPluginImport = (spec: string) => spec.startsWith('@crawler/plugin-') && !PLUGIN_FRAMEWORK.some((lib) => libraryOf(spec) === `@crawler/${lib}`);
+/** The imports of ours in a library's files that are not among `allowed` (library names). */
+const importsBeyond = (lib: string, allowed: readonly string[]) =>
+  sources(`libs/${lib}`).flatMap((file) =>
+    imports(file)
+      .filter((spec) => spec.startsWith('@crawler/') && !allowed.map((l) => `@crawler/${l}`).includes(libraryOf(spec)))
+      .map((spec) => `${file} → ${spec}`),
+  );
+/** Shared infrastructure and domain libraries: no service, plugin, SDK, plugin host, crawl state or runtime. */
+const BELOW_THE_RUNTIME = ['contracts', 'config', 'logging', 'state', 'queue', 'content-store', 'frontier-store', 'records', 'redis', 'hash-ring', 'url'];
 const isTestFile = (file: string) => /\.(spec|test)\.ts$/.test(file) || /\.contract\.ts$/.test(file) || file.endsWith('/src/testing.ts');
 /**
  * What a plugin library may import of ours: the SDK and the shared infrastructure, the same as a core service
@@ -84,6 +97,18 @@ describe('import rules', () => {
           .map((spec) => `${file} → ${spec}`);
       });
     expect(bad).toEqual([]);
+  });
+
+  it('the runtime imports only the infrastructure it chooses drivers from (every process loads it, whatever else it runs)', () => {
+    expect(importsBeyond('runtime', BELOW_THE_RUNTIME)).toEqual([]);
+  });
+
+  it('the plugin host imports only contracts, configuration, logging, the state store and URL rules (it sits beside the runtime)', () => {
+    expect(importsBeyond('plugin-host', ['contracts', 'config', 'logging', 'state', 'url'])).toEqual([]);
+  });
+
+  it('the crawl state builds on the runtime and the stores only: no service, plugin, SDK or plugin host', () => {
+    expect(importsBeyond('crawl-state', [...BELOW_THE_RUNTIME, 'runtime'])).toEqual([]);
   });
 
   it('each service app bootstraps only its own module', () => {

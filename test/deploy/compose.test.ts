@@ -6,14 +6,15 @@ import { parseRedisUrl } from '@crawler/redis';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { argv, ComposeFile, ComposeService, composeSchemaFile, composeSchemaProblems, environmentOf, loadCompose } from './compose';
 import { configProblem, mainOf, ROOT, runEntrypoint, SERVICES, servicesKeepingRecords, unknownEnvNames } from './deploy-support';
-import { parseDockerfile } from './dockerfile';
+import { DockerStage, imageEnv, imageInstructions, parseDockerfile, stageNamed } from './dockerfile';
 import { packageVersion } from './kubernetes-schemas';
 
 /**
  * docker-compose.yml checked offline: valid against the Compose Specification's JSON schema, and a cluster
- * that would work: every service of the service map and every plugin started by name from the one image,
- * configured only with settings the crawler reads, Redis with AOF on a volume, MinIO on a volume with its
- * bucket made, the control plane published, and nothing that stops `--scale downloader=N`. The same checks
+ * that would work: every service of the service map and every plugin started by name from the crawler's image
+ * (plugin-render from its render target, with Chromium), configured only with settings the crawler reads,
+ * Redis with AOF on a volume, MinIO on a volume with its bucket made, the control plane published, and
+ * nothing that stops `--scale downloader=N`. The same checks
  * hold with docker-compose.cluster.yml over it (the crawl on a Redis Cluster), whose own checks follow.
  */
 
@@ -27,6 +28,19 @@ const SETUPS: [string, string[]][] = [
 ];
 
 const isCrawler = (s: ComposeService) => s.build !== undefined;
+
+const dockerfiles = new Map<string, DockerStage[]>();
+
+/** The Dockerfile stage a crawler service's image is built from: its build target, or the last stage (Docker's default). */
+function imageStageOf(service: ComposeService): DockerStage {
+  const build = typeof service.build === 'string' ? { context: service.build } : service.build!;
+  const file = join(ROOT, build.context ?? '.', build.dockerfile ?? 'Dockerfile');
+  if (!dockerfiles.has(file)) dockerfiles.set(file, parseDockerfile(file).stages);
+  const stages = dockerfiles.get(file)!;
+  const stage = build.target === undefined ? stages[stages.length - 1] : stageNamed(stages, build.target);
+  if (!stage) throw new Error(`no stage ${build.target} in the Dockerfile`);
+  return stage;
+}
 
 /** The secrets a service mounts (short syntax: their names). */
 const secretsOf = (service: ComposeService) => ((service.secrets as string[] | undefined) ?? []).map(String);
@@ -79,6 +93,7 @@ describe.each(SETUPS)('%s', (_, files) => {
       S3_BUCKET: 'pages',
       CONTROL_PLANE_PORT: '8080',
       CRAWLER_IMAGE: 'registry.example/crawler:1',
+      CRAWLER_RENDER_IMAGE: 'registry.example/crawler-render:1',
       LOG_LEVEL: 'debug',
     });
     expect(composeSchemaProblems(custom)).toEqual([]);
@@ -116,14 +131,26 @@ describe.each(SETUPS)('%s', (_, files) => {
     }
   });
 
-  it('builds the crawler image from this checkout’s Dockerfile, once, under one name', () => {
-    const images = new Set(crawlerServices.map(([, s]) => s.image));
-    expect(images.size).toBe(1);
-    for (const [, service] of crawlerServices) {
-      const context = typeof service.build === 'string' ? service.build : (service.build!.context ?? '.');
-      const dockerfile = typeof service.build === 'string' ? 'Dockerfile' : (service.build!.dockerfile ?? 'Dockerfile');
-      expect(parseDockerfile(join(ROOT, context, dockerfile)).stages.length).toBeGreaterThan(1);
+  it('builds the crawler images from this checkout’s Dockerfile: the default target for every service but plugin-render, the render stage for it, each under one name', () => {
+    const imagesByStage = new Map<DockerStage, Set<string | undefined>>();
+    for (const [name, service] of crawlerServices) {
+      const stage = imageStageOf(service);
+      imagesByStage.set(stage, new Set([...(imagesByStage.get(stage) ?? []), service.image]));
+      const target = typeof service.build === 'string' ? undefined : service.build!.target;
+      expect({ name, target }).toEqual({ name, target: name === 'plugin-render' ? 'render' : undefined });
     }
+    const names = [...imagesByStage.values()];
+    expect(names.map((images) => images.size)).toEqual([1, 1]);
+    expect(new Set(names.flatMap((images) => [...images])).size).toBe(2); // two targets under one name would overwrite each other
+  });
+
+  it('gives plugin-render the Chromium its image holds, and no other service a Chromium', () => {
+    for (const [name, service] of crawlerServices) {
+      const image = imageEnv(imageStageOf(service));
+      const chromium = { ...image, ...settingsOf(service) }.PLUGIN_RENDER_CHROMIUM_PATH;
+      expect({ name, chromium }).toEqual({ name, chromium: name === 'plugin-render' ? image.PLUGIN_RENDER_CHROMIUM_PATH : undefined });
+    }
+    expect(imageEnv(imageStageOf(services['plugin-render'])).PLUGIN_RENDER_CHROMIUM_PATH).toMatch(/^\//);
   });
 
   it('gives every crawler container only settings the crawler reads, with values it accepts', () => {
@@ -210,8 +237,6 @@ describe.each(SETUPS)('%s', (_, files) => {
   });
 
   it('waits only for services that exist and can report what is awaited', () => {
-    const image = parseDockerfile(join(ROOT, 'Dockerfile'));
-    const imageHealthcheck = image.stages[image.stages.length - 1].instructions.some((i) => i.keyword === 'HEALTHCHECK');
     for (const [name, service] of Object.entries(services)) {
       for (const [dependency, { condition }] of Object.entries(dependenciesOf(service))) {
         expect({ name, dependency, exists: names.includes(dependency) }).toEqual({ name, dependency, exists: true });
@@ -220,7 +245,8 @@ describe.each(SETUPS)('%s', (_, files) => {
         if (started(service)) expect({ name, dependency, started: started(services[dependency]) }).toEqual({ name, dependency, started: true });
         if (condition !== 'service_healthy') continue;
         const target = services[dependency];
-        const healthcheck = target.healthcheck?.disable ? false : Boolean(target.healthcheck?.test) || (isCrawler(target) && imageHealthcheck);
+        const imageHealthcheck = () => imageInstructions(imageStageOf(target)).some((i) => i.keyword === 'HEALTHCHECK');
+        const healthcheck = target.healthcheck?.disable ? false : Boolean(target.healthcheck?.test) || (isCrawler(target) && imageHealthcheck());
         expect({ name, dependency, healthcheck }).toEqual({ name, dependency, healthcheck: true });
       }
     }

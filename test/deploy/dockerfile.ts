@@ -19,6 +19,9 @@ export interface DockerStage {
   name?: string;
   /** The base image, build ARGs substituted with their defaults. */
   from: string;
+  /** The earlier stage this one is built on (`FROM <stage name>`): it inherits its files and settings. */
+  parent?: DockerStage;
+  /** Its own instructions (imageInstructions adds the inherited ones). */
   instructions: DockerInstruction[];
 }
 
@@ -62,7 +65,9 @@ export function parseDockerfile(file: string): ParsedDockerfile {
     const parsed: DockerInstruction = { keyword, line: instruction.getRange().start.line + 1, flags, args, exec };
     if (keyword === 'FROM') {
       const asIndex = args.findIndex((a) => a.toUpperCase() === 'AS');
-      stages.push({ from: substitute(args[0]), name: asIndex > 0 ? args[asIndex + 1] : undefined, instructions: [] });
+      const from = substitute(args[0]);
+      const parent = stages.find((s) => s.name?.toLowerCase() === from.toLowerCase());
+      stages.push({ from, parent, name: asIndex > 0 ? args[asIndex + 1] : undefined, instructions: [] });
     } else if (stages.length) {
       stages[stages.length - 1].instructions.push(parsed);
     } else if (keyword !== 'ARG') {
@@ -71,6 +76,44 @@ export function parseDockerfile(file: string): ParsedDockerfile {
   }
   const problems = validate(content).map((d) => `line ${d.range.start.line + 1}: ${d.message}`);
   return { stages, problems };
+}
+
+/** A stage by its name, or by its index as `COPY --from=<n>` may name it. */
+export function stageNamed(stages: DockerStage[], name: string): DockerStage | undefined {
+  return stages.find((s) => s.name?.toLowerCase() === name.toLowerCase()) ?? stages[Number(name)];
+}
+
+/** The instructions that make up a stage's image: those of the stages it is built on, then its own. */
+export function imageInstructions(stage: DockerStage): DockerInstruction[] {
+  return [...(stage.parent ? imageInstructions(stage.parent) : []), ...stage.instructions];
+}
+
+/** The environment a stage's image sets: its ENV name=value, those of the stages it is built on first. */
+export function imageEnv(stage: DockerStage): Record<string, string> {
+  return Object.fromEntries(
+    imageInstructions(stage)
+      .filter((i) => i.keyword === 'ENV')
+      .flatMap((e) => e.args.map((a) => a.split('=') as [string, string])),
+  );
+}
+
+/**
+ * The stages `docker build --target` builds for a stage (as BuildKit does): the stage, the stages it is
+ * built on and those it copies from (`COPY --from`), and theirs. Any other stage is skipped.
+ */
+export function stagesBuiltFor(stages: DockerStage[], target: DockerStage): Set<DockerStage> {
+  const needed = new Set<DockerStage>();
+  const visit = (stage: DockerStage) => {
+    if (needed.has(stage)) return;
+    needed.add(stage);
+    if (stage.parent) visit(stage.parent);
+    for (const copy of stage.instructions.filter((i) => i.keyword === 'COPY' && i.flags.from !== undefined)) {
+      const source = stageNamed(stages, copy.flags.from);
+      if (source) visit(source);
+    }
+  };
+  visit(target);
+  return needed;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join, posix } from 'node:path';
 import * as ts from 'typescript';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { APPS, ENTRYPOINT, mainOf, readableEnvNames, rel, ROOT, runEntrypoint, SERVICES } from './deploy-support';
-import { DockerIgnore, DockerInstruction, DockerStage, parseDockerfile } from './dockerfile';
+import { DockerIgnore, DockerInstruction, DockerStage, imageEnv, imageInstructions, parseDockerfile, stageNamed as namedIn, stagesBuiltFor } from './dockerfile';
 import { kustomizeBuild, podSpecOf } from './kustomize';
 
 /**
@@ -15,21 +15,27 @@ import { kustomizeBuild, podSpecOf } from './kustomize';
  * context holds everything the TypeScript build imports; the entrypoint starts every program by name; and
  * the image itself, built by replaying each stage's instructions (the build context through .dockerignore,
  * `npm run build` run for real, the production dependencies only), starts a service whose /health,
- * /metrics and HEALTHCHECK answer and which drains on SIGTERM.
+ * /metrics and HEALTHCHECK answer and which drains on SIGTERM. The render stage is that image plus Chromium,
+ * and not the default target; replayed with this machine's Debian packages, it holds the Chromium its
+ * PLUGIN_RENDER_CHROMIUM_PATH names, and plugin-render starts from it.
  */
 
 const dockerfile = parseDockerfile(join(ROOT, 'Dockerfile'));
 const { stages } = dockerfile;
+/** The image `docker build` makes without --target: the last stage. */
 const final = stages[stages.length - 1];
 const ignore = new DockerIgnore(readFileSync(join(ROOT, '.dockerignore'), 'utf8'));
-const of = (stage: DockerStage, keyword: string) => stage.instructions.filter((i) => i.keyword === keyword);
+/** A stage's instructions of one kind, those it inherits from the stages it is built on included. */
+const of = (stage: DockerStage, keyword: string) => imageInstructions(stage).filter((i) => i.keyword === keyword);
 const lastOf = (stage: DockerStage, keyword: string): DockerInstruction | undefined => of(stage, keyword).pop();
-const stageNamed = (name: string) => stages.find((s) => s.name === name) ?? stages[Number(name)];
+const stageNamed = (name: string) => namedIn(stages, name)!;
+/** The image plugin-render runs on (`--target render`). */
+const render = stageNamed('render');
 
-/** Where an instruction's relative path lands: the stage's WORKDIR at that point. */
-function workdirAt(stage: DockerStage, instruction: DockerInstruction): string {
+/** Where an instruction's relative path lands: the stage's WORKDIR at that point (or, without one, at its end). */
+function workdirAt(stage: DockerStage, instruction?: DockerInstruction): string {
   let dir = '/';
-  for (const i of stage.instructions) {
+  for (const i of imageInstructions(stage)) {
     if (i === instruction) break;
     if (i.keyword === 'WORKDIR') dir = posix.resolve(dir, i.args[0]);
   }
@@ -71,18 +77,22 @@ describe('Dockerfile', () => {
     expect(of(depsStage, 'RUN').some((r) => /\bnpm ci\b.*--omit=dev/.test(r.args.join(' ')))).toBe(true);
   });
 
-  it('pins its base images to a tag', () => {
-    for (const stage of stages) expect(stage.from).toMatch(/^[\w./-]+:(?!latest$)[\w.-]+$/);
+  it('pins its base images to a tag (a stage built on an earlier stage has that one’s base)', () => {
+    for (const stage of stages.filter((s) => !s.parent)) expect(stage.from).toMatch(/^[\w./-]+:(?!latest$)[\w.-]+$/);
   });
 
-  it('runs the final stage as a non-root user', () => {
-    const user = lastOf(final, 'USER');
-    expect(user).toBeDefined();
-    const [name] = user!.args[0].split(':');
-    expect(['root', '0']).not.toContain(name);
-    // Numeric, so that Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
-    expect(name).toMatch(/^[1-9]\d*$/);
-    expect(final.instructions.indexOf(user!)).toBeGreaterThan(Math.max(...of(final, 'RUN').map((r) => final.instructions.indexOf(r))));
+  it('runs the final stage and the render stage as a non-root user, the same one', () => {
+    for (const stage of [final, render]) {
+      const user = lastOf(stage, 'USER');
+      expect(user).toBeDefined();
+      const [name] = user!.args[0].split(':');
+      expect(['root', '0']).not.toContain(name);
+      // Numeric, so that Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
+      expect(name).toMatch(/^[1-9]\d*$/);
+      const instructions = imageInstructions(stage);
+      expect(instructions.indexOf(user!)).toBeGreaterThan(Math.max(...of(stage, 'RUN').map((r) => instructions.indexOf(r))));
+    }
+    expect(lastOf(render, 'USER')!.args).toEqual(lastOf(final, 'USER')!.args);
   });
 
   it('has a HEALTHCHECK running the health script of the image', () => {
@@ -103,8 +113,37 @@ describe('Dockerfile', () => {
 
   it('sets only environment variables the programs read (or Node’s own NODE_ENV)', () => {
     const known = readableEnvNames();
-    const names = of(final, 'ENV').flatMap((e) => e.args.map((a) => a.split('=')[0]));
-    expect(names.filter((n) => n !== 'NODE_ENV' && !known.has(n))).toEqual([]);
+    for (const stage of [final, render]) expect(Object.keys(imageEnv(stage)).filter((n) => n !== 'NODE_ENV' && !known.has(n))).toEqual([]);
+  });
+});
+
+describe('the render stage (`docker build --target render`: the image plus Chromium, for plugin-render)', () => {
+  it('is the final image plus Chromium: built on the stage the default target is, running the same programs the same way', () => {
+    expect(render).toBeDefined();
+    expect(render.parent).toBeDefined();
+    expect(render.parent).toBe(final.parent ?? final);
+    for (const keyword of ['ENTRYPOINT', 'CMD', 'HEALTHCHECK', 'EXPOSE', 'WORKDIR']) expect(lastOf(render, keyword)).toEqual(lastOf(final, keyword));
+    expect(imageEnv(render)).toEqual({ ...imageEnv(final), PLUGIN_RENDER_CHROMIUM_PATH: expect.any(String) });
+  });
+
+  it('installs Chromium as root, without recommended packages, and leaves no package lists behind', () => {
+    const [install] = render.instructions.filter((i) => i.keyword === 'RUN');
+    const command = install.args.join(' ');
+    expect(command).toMatch(/\bapt-get install -y --no-install-recommends\b.*\bchromium\b/);
+    expect(command).toMatch(/\brm -rf \/var\/lib\/apt\/lists\/\*$/);
+    const users = render.instructions.filter((i) => i.keyword === 'USER' && render.instructions.indexOf(i) < render.instructions.indexOf(install));
+    expect(users.pop()?.args).toEqual(['root']);
+  });
+
+  it('is not the default: `docker build` without --target builds the last stage, which needs neither render nor Chromium', () => {
+    expect(final).not.toBe(render);
+    expect(final.name).toBe('default');
+    const built = stagesBuiltFor(stages, final);
+    expect(built.has(render)).toBe(false);
+    expect([...built].flatMap(installedPackages)).toEqual([]);
+    expect(imageEnv(final).PLUGIN_RENDER_CHROMIUM_PATH).toBeUndefined();
+    // The Dockerfile's header tells how to build each of the two.
+    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/docker build --target render -t crawler-render \./);
   });
 });
 
@@ -282,12 +321,56 @@ function copyFromContext(source: string, target: string): void {
   for (const entry of readdirSync(join(ROOT, path))) copyFromContext(`${path}/${entry}`, join(target, entry));
 }
 
+/** The Debian release of an image (`node:20-bookworm-slim` → bookworm), or of this machine. */
+const debianOf = (image: string) => /\b(bookworm|trixie|bullseye|buster)\b/.exec(image)?.[1];
+const hostDebian = () => (existsSync('/etc/os-release') ? /^VERSION_CODENAME=(\w+)/m.exec(readFileSync('/etc/os-release', 'utf8'))?.[1] : undefined);
+
+/** The files this machine's dpkg lists for an installed package, if it has it. */
+function hostPackageFiles(name: string): string[] | undefined {
+  const list = spawnSync('dpkg-query', ['-L', name], { encoding: 'utf8' });
+  return list.status === 0 ? list.stdout.split('\n').filter((f) => f.startsWith('/')) : undefined;
+}
+
+/** The packages an `apt-get install` command names. */
+const aptPackages = (command: string) =>
+  command
+    .split(/\s+/)
+    .slice(2)
+    .filter((a) => !a.startsWith('-'));
+
+/** The commands of a stage's RUN instructions, inherited ones included, split at `&&`. */
+const commandsOf = (stage: DockerStage) =>
+  of(stage, 'RUN').flatMap((r) =>
+    r.args
+      .join(' ')
+      .split('&&')
+      .map((c) => c.trim()),
+  );
+
+/** The packages a stage installs with `apt-get install`. */
+const installedPackages = (stage: DockerStage) =>
+  commandsOf(stage)
+    .filter((c) => /^apt-get install\b/.test(c))
+    .flatMap(aptPackages);
+
+/**
+ * Whether this machine can replay a stage's `apt-get install`: it runs the Debian release of the stage's base
+ * image and has every package installed (the tests' machines are Debian with Chromium, like the image).
+ */
+function aptReplayable(stage: DockerStage): boolean {
+  let base = stage;
+  while (base.parent) base = base.parent;
+  return debianOf(base.from) === hostDebian() && installedPackages(stage).every((p) => hostPackageFiles(p) !== undefined);
+}
+
 /**
  * Replays the instructions of a stage into `root` (the stage's file system), without Docker: WORKDIR, COPY
  * from the context (through .dockerignore) or from an earlier stage, and the few RUN commands the
  * Dockerfile uses: `npm ci` (the checkout's node_modules linked in; with --omit=dev, its production
- * packages only), `npm run build` (run for real), `mkdir -p`, `chown` (a no-op here). Anything else throws,
- * so the replay never silently differs from the Dockerfile.
+ * packages only), `npm run build` (run for real), `mkdir -p`, `chown` (a no-op here), `apt-get install`
+ * (each package's files linked from this machine, which must have them: aptReplayable), `apt-get update`
+ * and the removal of the package lists (no-ops). Anything else throws, so the replay never silently differs
+ * from the Dockerfile. A stage built on an earlier one starts from a copy of that one's files.
  */
 function replayStage(stage: DockerStage, root: string, built: Map<DockerStage, string>): void {
   const at = (path: string) => join(root, path);
@@ -328,7 +411,16 @@ function replayStage(stage: DockerStage, root: string, built: Map<DockerStage, s
             if (build.status !== 0) throw new Error(`npm run build failed in the replayed build stage:\n${build.stdout}${build.stderr}`);
           } else if (/^mkdir -p /.test(command)) {
             for (const dir of command.split(/\s+/).slice(2)) mkdirSync(at(posix.resolve(here, dir)), { recursive: true });
-          } else if (!/^chown |^npm cache clean\b/.test(command)) {
+          } else if (/^apt-get install /.test(command)) {
+            for (const name of aptPackages(command)) {
+              const files = hostPackageFiles(name);
+              if (!files) throw new Error(`cannot replay RUN ${command} (line ${instruction.line}): this machine has no package ${name}`);
+              for (const file of files.filter((f) => lstatSync(f, { throwIfNoEntry: false })?.isDirectory() === false)) {
+                mkdirSync(dirname(at(file)), { recursive: true });
+                if (!existsSync(at(file))) symlinkSync(file, at(file));
+              }
+            }
+          } else if (!/^chown |^npm cache clean\b|^apt-get update$|^rm -rf \/var\/lib\/apt\/lists\/\*$/.test(command)) {
             throw new Error(`cannot replay RUN ${command} (line ${instruction.line}) without Docker`);
           }
         }
@@ -349,16 +441,21 @@ function replayStage(stage: DockerStage, root: string, built: Map<DockerStage, s
   }
 }
 
-/** Every stage replayed in order, each into its own folder; the final stage's folder is the image. */
-function buildImage(dir: string): string {
-  const built = new Map<DockerStage, string>();
+/**
+ * The image of a target, replayed into `dir`: the stages it needs (stagesBuiltFor), in order, each into its
+ * own folder, and the target's folder returned. `built` keeps the stages replayed so far, for the next target.
+ */
+function buildImage(dir: string, target: DockerStage, built: Map<DockerStage, string>): string {
+  const needed = stagesBuiltFor(stages, target);
   stages.forEach((stage, i) => {
+    if (!needed.has(stage) || built.has(stage)) return;
     const root = join(dir, `stage-${i}-${stage.name ?? 'unnamed'}`);
-    mkdirSync(root);
+    if (stage.parent) cpSync(built.get(stage.parent)!, root, { recursive: true, verbatimSymlinks: true });
+    else mkdirSync(root);
     replayStage(stage, root, built);
     built.set(stage, root);
   });
-  return built.get(final)!;
+  return built.get(target)!;
 }
 
 function freePort(): Promise<number> {
@@ -370,54 +467,75 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The stages replayed so far, shared by the images below (the render image is built on the final one's stages). */
+const replayed = new Map<DockerStage, string>();
+let replayDir: string | undefined;
+const replayImage = (target: DockerStage) => buildImage((replayDir ??= tempDir('image-')), target, replayed);
+afterAll(removeTempDirs);
+
+/**
+ * Starts a program through the entrypoint of a replayed image, in its working directory, with only what the
+ * image and `env` set (no REDIS_URL or S3_URL from the test's shell: in-memory drivers); resolves its port once
+ * it logs that it is ready.
+ */
+async function startFromImage(root: string, stage: DockerStage, program: string, env: Record<string, string>): Promise<{ service: ChildProcess; port: number }> {
+  const entrypoint = lastOf(stage, 'ENTRYPOINT')!.exec![0];
+  const service = spawn('sh', [join(root, entrypoint), program], {
+    cwd: join(root, workdirAt(stage)),
+    env: {
+      ...imageEnv(stage),
+      PATH: `${dirname(process.execPath)}${delimiter}/usr/bin${delimiter}/bin`,
+      PORT: '0',
+      // Resolve packages where they are linked, so that only the production dependencies are found.
+      NODE_OPTIONS: '--preserve-symlinks',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${program} did not start from the image layout:\n${output.join('')}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      const ready = new RegExp(`\\{[^\\n]*"msg":"${program} ready"[^\\n]*\\}`).exec(output.join(''));
+      if (ready) {
+        clearTimeout(timer);
+        resolve(JSON.parse(ready[0]).port);
+      }
+    };
+    service.stdout!.on('data', onData);
+    service.stderr!.on('data', onData);
+    service.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${program} exited with ${code} from the image layout:\n${output.join('')}`));
+    });
+  });
+  service.removeAllListeners('exit'); // the start-up watcher
+  return { service, port };
+}
+
+/** SIGTERM (what `docker stop` and Kubernetes send), and the exit code. */
+function stop(service: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => service.once('exit', (code) => resolve(code)));
+  service.kill('SIGTERM');
+  return exited;
+}
+
 describe('the image, built by replaying the Dockerfile’s stages without Docker', () => {
   let root: string;
   let service: ChildProcess | undefined;
   let port: number;
-  const output: string[] = [];
   const imagePath = (path: string) => join(root, path);
 
   beforeAll(async () => {
-    root = buildImage(tempDir('image-'));
-    const entrypoint = lastOf(final, 'ENTRYPOINT')!.exec![0];
+    root = replayImage(final);
     const blocklist = join(root, 'blocklist.txt');
     copyFileSync(join(ROOT, 'k8s/blocklist.txt'), blocklist);
-    const imageEnv = Object.fromEntries(of(final, 'ENV').flatMap((e) => e.args.map((a) => a.split('=') as [string, string])));
-    service = spawn('sh', [imagePath(entrypoint), 'url-filter'], {
-      cwd: imagePath(workdirAt(final, final.instructions[final.instructions.length - 1])),
-      // Only what the image and the test set (no REDIS_URL or S3_URL from the test's shell: in-memory drivers).
-      env: {
-        ...imageEnv,
-        PATH: `${dirname(process.execPath)}${delimiter}/usr/bin${delimiter}/bin`,
-        PORT: '0',
-        URL_FILTER_BLOCKLIST_FILE: blocklist,
-        // Resolve packages where they are linked, so that only the production dependencies are found.
-        NODE_OPTIONS: '--preserve-symlinks',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`url-filter did not start from the image layout:\n${output.join('')}`)), 30_000);
-      const onData = (chunk: Buffer) => {
-        output.push(chunk.toString());
-        const ready = /\{[^\n]*"msg":"url-filter ready"[^\n]*\}/.exec(output.join(''));
-        if (ready) {
-          clearTimeout(timer);
-          resolve(JSON.parse(ready[0]).port);
-        }
-      };
-      service!.stdout!.on('data', onData);
-      service!.stderr!.on('data', onData);
-      service!.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`url-filter exited with ${code} from the image layout:\n${output.join('')}`));
-      });
-    });
+    ({ service, port } = await startFromImage(root, final, 'url-filter', { URL_FILTER_BLOCKLIST_FILE: blocklist }));
   }, 180_000);
 
   afterAll(() => {
     if (service && service.exitCode === null) service.kill('SIGKILL');
-    removeTempDirs();
   });
 
   it('holds the build output of every app (compiled from the build context alone) where the entrypoint looks for it', () => {
@@ -477,9 +595,39 @@ describe('the image, built by replaying the Dockerfile’s stages without Docker
   });
 
   it('drains and exits 0 on SIGTERM (what `docker stop` and Kubernetes send)', async () => {
-    service!.removeAllListeners('exit'); // the start-up watcher
-    const exited = new Promise<number | null>((resolve) => service!.once('exit', (code) => resolve(code)));
-    service!.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await stop(service!)).toBe(0);
+  });
+});
+
+const renderReplayable = render !== undefined && aptReplayable(render);
+const withPackages = renderReplayable ? describe : describe.skip;
+if (!renderReplayable) process.stderr.write(`test/deploy: this machine is not ${debianOf(final.from)} with Chromium installed; the render image's replay is skipped\n`);
+
+withPackages('the render image, replayed with this machine’s Debian packages', () => {
+  let root: string;
+  let service: ChildProcess | undefined;
+  let port: number;
+  const chromium = imageEnv(render).PLUGIN_RENDER_CHROMIUM_PATH;
+
+  beforeAll(async () => {
+    root = replayImage(render);
+    // The image's absolute path, found in the replayed folder.
+    ({ service, port } = await startFromImage(root, render, 'plugin-render', { PLUGIN_RENDER_CHROMIUM_PATH: join(root, chromium) }));
+  }, 180_000);
+
+  afterAll(() => {
+    if (service && service.exitCode === null) service.kill('SIGKILL');
+  });
+
+  it('holds Chromium at PLUGIN_RENDER_CHROMIUM_PATH, from a package the stage installs', () => {
+    expect(existsSync(join(root, chromium))).toBe(true);
+    const owner = spawnSync('dpkg-query', ['-S', chromium], { encoding: 'utf8' }).stdout.split(':')[0];
+    expect(installedPackages(render)).toContain(owner);
+  });
+
+  it('starts plugin-render, which launches its Chromium before it reports ready, and stops it on SIGTERM', async () => {
+    const live = await fetch(`http://127.0.0.1:${port}/health/live`);
+    expect(live.status).toBe(200);
+    expect(await stop(service!)).toBe(0);
   });
 });

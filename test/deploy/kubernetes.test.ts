@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { loadConfig } from '@crawler/config';
 import { SERVICES as SERVICES_MAP } from '@crawler/contracts';
+import { findPlugin, loadPluginConfig } from '@crawler/plugin-sdk';
 import { parseRedisUrl } from '@crawler/redis';
 import { listenPlan } from '@crawler/runtime';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { configProblem, k8sWithComponents, mainOf, ROOT, runEntrypoint, SERVICES, servicesKeepingRecords, unknownEnvNames } from './deploy-support';
+import { imageEnv, parseDockerfile, stageNamed } from './dockerfile';
 import { KObject, kustomizeBuild, podSpecOf, splitImage } from './kustomize';
 import { KUBERNETES_VERSION, modelModule, packageVersion, schemaProblems, strictTypeProblems } from './kubernetes-schemas';
 
@@ -13,7 +16,8 @@ import { KUBERNETES_VERSION, modelModule, packageVersion, schemaProblems, strict
  * k8s/ as `kubectl apply -k k8s/` would install it, checked offline: every object valid for Kubernetes
  * v1.33 (kubernetes-models' OpenAPI validators, and its types for unknown fields), and consistent with the
  * crawler itself: a Deployment per service running that service, probes on the /health it serves, only
- * settings the configuration reads, and values it accepts. The same checks hold with the redis-cluster
+ * settings the configuration reads, and values it accepts; plugin-render on the image with Chromium, with the
+ * memory its browser pool needs. The same checks hold with the redis-cluster
  * component, whose own checks follow.
  */
 
@@ -78,6 +82,16 @@ function quantity(value: string | number): number {
   const unit = { m: 1e-3, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 }[m[2] ?? ''] ?? 1;
   return parseFloat(m[1]) * unit;
 }
+
+/**
+ * plugin-render's memory in MiB: its Node process (as much as the other services are given), the idle browser
+ * and a renderer per context while it renders (docs/trade-offs.md's measurements, rounded up). A renderer may
+ * grow by PLUGIN_RENDER_MAX_HEAP_MB more before it crashes alone.
+ */
+const RENDER_MEMORY_MIB = { node: 192, browser: 320, renderer: 128 };
+
+/** The environment the Dockerfile's render stage sets (PLUGIN_RENDER_CHROMIUM_PATH, where it installs Chromium). */
+const renderImageEnv = imageEnv(stageNamed(parseDockerfile(join(ROOT, 'Dockerfile')).stages, 'render')!);
 
 /** The installs k8s/ offers, each checked by the same tests: as it is (one Redis), and on a Redis Cluster. */
 const INSTALLS: [string, () => KObject[]][] = [
@@ -154,6 +168,41 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
     for (const set of all('StatefulSet')) {
       for (const container of set.spec.template.spec.containers) expect(container.image).toMatch(/:[\w][\w.-]*$/); // no :latest-by-default
     }
+  });
+
+  it('runs plugin-render on crawler-render (the Dockerfile’s render stage, with Chromium), every other service on crawler, as the kustomization names them', () => {
+    const entries: { name: string; newName?: string; newTag?: string }[] = parse(readFileSync(join(ROOT, 'k8s/kustomization.yaml'), 'utf8')).images;
+    const imageNamed = (name: string) => {
+      const entry = entries.find((e) => e.name === name) ?? fail(`k8s/kustomization.yaml: no images entry for ${name}`);
+      return `${entry.newName ?? entry.name}:${entry.newTag}`;
+    };
+    expect(imageNamed('crawler-render')).not.toBe(imageNamed('crawler'));
+    for (const name of SERVICES) {
+      const [container] = one('Deployment', name).spec.template.spec.containers;
+      expect({ name, image: container.image }).toEqual({ name, image: imageNamed(name === 'plugin-render' ? 'crawler-render' : 'crawler') });
+    }
+  });
+
+  it('leaves plugin-render the Chromium of its image (PLUGIN_RENDER_CHROMIUM_PATH), and points no other service at one', () => {
+    expect(renderImageEnv.PLUGIN_RENDER_CHROMIUM_PATH).toMatch(/^\//);
+    for (const name of SERVICES) {
+      const deployment = one('Deployment', name);
+      const env = environment(deployment, deployment.spec.template.spec.containers[0]);
+      const chromium = name === 'plugin-render' ? { ...renderImageEnv, ...env }.PLUGIN_RENDER_CHROMIUM_PATH : env.PLUGIN_RENDER_CHROMIUM_PATH;
+      expect({ name, chromium }).toEqual({ name, chromium: name === 'plugin-render' ? renderImageEnv.PLUGIN_RENDER_CHROMIUM_PATH : undefined });
+    }
+  });
+
+  it('sizes plugin-render’s memory for its pool: the busy renderers within the request, each at its heap limit within the limit', () => {
+    const deployment = one('Deployment', 'plugin-render');
+    const [container] = deployment.spec.template.spec.containers;
+    // Any executable passes the Chromium check here: the pool's settings are what is read.
+    const env = { ...environment(deployment, container), PLUGIN_RENDER_CHROMIUM_PATH: process.execPath };
+    const { contexts, maxHeapMb } = loadPluginConfig(findPlugin('render'), env) as { contexts: number; maxHeapMb: number };
+    const { node, browser, renderer } = RENDER_MEMORY_MIB;
+    const mib = (value: string) => quantity(value) / 2 ** 20;
+    expect(mib(container.resources.requests.memory)).toBeGreaterThanOrEqual(node + browser + contexts * renderer);
+    expect(mib(container.resources.limits.memory)).toBeGreaterThanOrEqual(node + browser + contexts * (renderer + maxHeapMb));
   });
 
   it('gives every crawler container only settings the configuration reads, with values it accepts', () => {

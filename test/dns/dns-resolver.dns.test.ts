@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
-import { DnsResolverService } from '@crawler/dns-resolver';
+import { DnsResolverMetrics, DnsResolverService } from '@crawler/dns-resolver';
 import { CrawlStats } from '@crawler/runtime';
 import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 import { REDIS_URL } from '../support/redis-prefix';
@@ -48,8 +48,8 @@ function resolver(env: Record<string, string> = {}, state: StateStore = new Memo
   });
   expect(config.dns.servers).toEqual([server.address]);
   expect(config.dns.servers.every((s) => s.startsWith('127.0.0.1:'))).toBe(true);
-  const stats = new CrawlStats(state, new Registry());
-  const service = new DnsResolverService(state, config, stats, pino({ level: 'silent' }));
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
+  const service = new DnsResolverService(state, config, stats, pino({ level: 'silent' }), new DnsResolverMetrics(new Registry()));
   services.push(service);
   return { service, stats, cache: state.namespace('dns') };
 }

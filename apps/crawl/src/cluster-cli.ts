@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
 import type { CrawlStatus, KeptLetter, QueueFailures } from '@crawler/control-plane';
-import type { FailedUrlList } from '@crawler/runtime';
+import type { FailedUrlList } from '@crawler/crawl-state';
 import { parseSeed, parseSeedList, SeedParse, seedRequests } from '@crawler/control-plane';
 
 /**

@@ -1,4 +1,4 @@
-import type { FailedUrl, HostSetAside, UnreachedHosts } from '@crawler/runtime';
+import type { FailedUrl, HostSetAside, UnreachedHosts } from '@crawler/crawl-state';
 
 /** One reason pages were not fetched: how many hosts or URLs it cost, and in words what happened and what to do. */
 export interface NotFetched {

@@ -8,20 +8,8 @@ import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createProcessLogger, Logger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
-import {
-  checkRecords,
-  checkRedis,
-  CompletionProbe,
-  surviveUnawaitedRedisErrors,
-  CrawlStats,
-  describeWaiting,
-  FailedUrls,
-  HostsAside,
-  PipelineSnapshot,
-  RuntimeModule,
-  stopWithin,
-  UnreachedHostsRegistry,
-} from '@crawler/runtime';
+import { CompletionProbe, CrawlStateModule, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { checkRecords, checkRedis, surviveUnawaitedRedisErrors, CrawlStats, RuntimeModule, stopWithin } from '@crawler/runtime';
 import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
@@ -88,7 +76,7 @@ interface CrawlSetup {
 }
 
 async function crawlInOneProcess({ options, config, plugins, seeds, logger, started }: CrawlSetup): Promise<number> {
-  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logger }), ...serviceModules(), ...plugins] })
+  @Module({ imports: [RuntimeModule.forRoot({ service: 'crawl', config, logger }), CrawlStateModule, ...serviceModules(), ...plugins] })
   class EmbeddedCrawlModule {}
 
   surviveUnawaitedRedisErrors(logger);

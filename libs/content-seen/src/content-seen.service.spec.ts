@@ -28,9 +28,9 @@ function setup(nearDuplicateDistance = 3) {
   const content = new FsContentStore(dir);
   // A segment per page: each check's storage is on disk when it returns.
   const pages = new SegmentedPageStore(content, { maxPages: 1 });
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const config = loadConfig({}, { 'contentSeen.nearDuplicateDistance': nearDuplicateDistance });
-  const replica = () => new ContentSeenService(recordsIn(state), pages, new CrawlStats(state, new Registry()), config);
+  const replica = () => new ContentSeenService(recordsIn(state), pages, new CrawlStats(state, new Registry(), loadConfig({})), config);
   return { service: new ContentSeenService(recordsIn(state), pages, stats, config), replica, state, ns: state.namespace('content-seen'), content, pages, stats };
 }
 
@@ -399,7 +399,7 @@ describe('ContentSeenService with its records in PostgreSQL', () => {
     dirs.push(dir);
     const pages = new SegmentedPageStore(new FsContentStore(dir), { maxPages: 1 });
     const config = loadConfig({}, { 'contentSeen.nearDuplicateDistance': 3 });
-    return new ContentSeenService(store, pages, new CrawlStats(state, new Registry()), config);
+    return new ContentSeenService(store, pages, new CrawlStats(state, new Registry(), loadConfig({})), config);
   }
 
   it('coalesces the records of concurrent jobs into a statement per batch, each job answered its own verdict', async () => {

@@ -5,7 +5,7 @@ import { ParsedPage } from '@crawler/contracts';
 import { CONTENT_STORE, ContentStore, StagedBody } from '@crawler/content-store';
 import { LOGGER, Logger } from '@crawler/logging';
 import { RECORDS_STORE, RecordsStore } from '@crawler/records';
-import { sha1Digest, WarcWriter } from '@crawler/warc';
+import { sha1Digest, systemClock, WarcWriter } from '@crawler/warc';
 import type { SeenDecision } from './content-seen.service';
 
 /**
@@ -31,13 +31,17 @@ export class WarcArchive implements OnApplicationShutdown {
   ) {
     const { warc, warcRotateBytes, warcRotateMs } = config.storage;
     if (!warc) return;
-    this.writer = new WarcWriter(content, {
-      rotateBytes: warcRotateBytes,
-      rotateMs: warcRotateMs,
-      software: config.downloader.userAgent,
-      filenamePrefix: `${config.prefix}-${hostname().replace(/[^A-Za-z0-9-]/g, '-')}-${process.pid}`,
-      onError: (error) => logger.error({ event: 'warc-error', err: error }, 'WARC upload failed; will retry'),
-    });
+    this.writer = new WarcWriter(
+      content,
+      {
+        rotateBytes: warcRotateBytes,
+        rotateMs: warcRotateMs,
+        software: config.downloader.userAgent,
+        filenamePrefix: `${config.prefix}-${hostname().replace(/[^A-Za-z0-9-]/g, '-')}-${process.pid}`,
+        onError: (error) => logger.error({ event: 'warc-error', err: error }, 'WARC upload failed; will retry'),
+      },
+      systemClock,
+    );
   }
 
   /** `staged.body` is read only here, when a record is written: a bundled body is inflated on first read. */

@@ -272,7 +272,7 @@ const mediaRange = z.string().regex(/^[a-z0-9][a-z0-9!#$&^_.+-]*\/([a-z0-9][a-z0
 
 /**
  * What a plugin declares: the responses and URLs it claims, whether it wants new parsed pages, and the
- * queue it consumes. Each plugin service registers its manifest at boot (PluginRegistry, libs/runtime);
+ * queue it consumes. Each plugin service registers its manifest at boot (PluginRegistry, libs/plugin-host);
  * core services read the manifests of the plugins named in `PLUGINS`, never a plugin's code.
  */
 export const PluginManifest = z

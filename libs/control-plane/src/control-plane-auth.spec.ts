@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { loadConfig } from '@crawler/config';
 import { QueueName } from '@crawler/contracts';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
-import { PauseSwitch, RuntimeModule } from '@crawler/runtime';
+import { PauseSwitch } from '@crawler/crawl-state';
+import { RuntimeModule } from '@crawler/runtime';
 import { createLogger } from '@crawler/logging';
 import { ControlPlaneModule } from './control-plane.module';
 

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+import { CrawlStateModule } from '@crawler/crawl-state';
 import { APP_GUARD } from '@nestjs/core';
 import { ControlPlaneAuthGuard } from './control-plane-auth.guard';
 import { CrawlControlService } from './crawl-control.service';
-import { CrawlMonitor } from './crawl-monitor.service';
+import { CRAWL_MONITOR_OPTIONS, CrawlMonitor, DEFAULT_MONITOR_OPTIONS } from './crawl-monitor.service';
 import { CrawlController } from './crawl.controller';
 import { DashboardController } from './dashboard.controller';
 import { DeadLetters } from './dead-letters.service';
@@ -12,8 +13,17 @@ import { UrlLookupService } from './url-lookup.service';
 
 /** The control plane: seeds, pause/resume, status and history, URL lookup, per-host controls, dead letters and failed work, the dashboard. */
 @Module({
+  imports: [CrawlStateModule],
   controllers: [CrawlController, FrontierController, DashboardController],
-  providers: [CrawlControlService, CrawlMonitor, UrlLookupService, DeadLetters, HostOverrides, { provide: APP_GUARD, useClass: ControlPlaneAuthGuard }],
+  providers: [
+    CrawlControlService,
+    { provide: CRAWL_MONITOR_OPTIONS, useValue: DEFAULT_MONITOR_OPTIONS },
+    CrawlMonitor,
+    UrlLookupService,
+    DeadLetters,
+    HostOverrides,
+    { provide: APP_GUARD, useClass: ControlPlaneAuthGuard },
+  ],
   exports: [CrawlControlService, CrawlMonitor, DeadLetters],
 })
 export class ControlPlaneModule {}

@@ -4,20 +4,8 @@ import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import type { OutageRetries, QueueCounts } from '@crawler/queue';
 import { PortPolicy } from '@crawler/url';
-import {
-  CompletionProbe,
-  CrawlActivity,
-  RedisMemory,
-  CrawlStats,
-  describeWaiting,
-  HostSetAside,
-  HostsAside,
-  HostWaiting,
-  PauseSwitch,
-  PauseState,
-  Pipeline,
-  RecentError,
-} from '@crawler/runtime';
+import { CompletionProbe, CrawlActivity, describeWaiting, HostSetAside, HostsAside, HostWaiting, PauseSwitch, PauseState, RecentError } from '@crawler/crawl-state';
+import { RedisMemory, CrawlStats, Pipeline } from '@crawler/runtime';
 import { CrawlMonitor } from './crawl-monitor.service';
 import { BelowFloorHost, HostOverrides } from './host-overrides.service';
 import { derivedTotals, PIPELINE_STAGES } from './pipeline-stages';

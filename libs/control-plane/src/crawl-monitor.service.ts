@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { fetchQueue, PIPELINE_QUEUES, QueueName } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { FRONTIER_STORE, FrontierStats, FrontierStore } from '@crawler/frontier-store';
@@ -62,7 +62,6 @@ export interface HistoryPoint {
  */
 @Injectable()
 export class CrawlMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  readonly options: CrawlMonitorOptions;
   private readonly samples: Sample[] = [];
   private readonly membership: DownloaderMembership;
   private timer?: NodeJS.Timeout;
@@ -76,9 +75,8 @@ export class CrawlMonitor implements OnApplicationBootstrap, BeforeApplicationSh
     @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly stats: CrawlStats,
-    @Optional() @Inject(CRAWL_MONITOR_OPTIONS) options?: Partial<CrawlMonitorOptions>,
+    @Inject(CRAWL_MONITOR_OPTIONS) readonly options: CrawlMonitorOptions,
   ) {
-    this.options = { ...DEFAULT_MONITOR_OPTIONS, ...options };
     this.membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
   }
 

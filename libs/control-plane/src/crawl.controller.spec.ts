@@ -13,10 +13,11 @@ import { createLogger, type Logger } from '@crawler/logging';
 import { MemoryQueueTransport, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { Registry } from 'prom-client';
 import { RECORDS_STORE, RecordsStore, RecordsUnavailableError } from '@crawler/records';
-import { CrawlActivity, CrawlStats, FailedUrls, RuntimeModule } from '@crawler/runtime';
+import { CrawlActivity, FailedUrls } from '@crawler/crawl-state';
+import { CrawlStats, RuntimeModule } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { ControlPlaneModule } from './control-plane.module';
-import { CrawlMonitor } from './crawl-monitor.service';
+import { CrawlMonitor, DEFAULT_MONITOR_OPTIONS } from './crawl-monitor.service';
 
 describe('control plane: seeds, pause/resume, status, history, URL lookup, dashboard over HTTP', () => {
   let app: INestApplication;
@@ -311,10 +312,10 @@ describe('CrawlMonitor', () => {
   it('answers rates over its window and keeps only its last samples', async () => {
     const config = loadConfig({}, { logLevel: 'silent' });
     const state = new MemoryStateStore();
-    const stats = new CrawlStats(state, new Registry());
+    const stats = new CrawlStats(state, new Registry(), loadConfig({}));
     const frontier = new MemoryFrontierStore(config.frontier);
     const quiet = { warn() {}, info() {} } as unknown as Logger;
-    const monitor = new CrawlMonitor(new MemoryQueueTransport(), frontier, state, config, quiet, stats, { keep: 3, rateWindowMs: 1 });
+    const monitor = new CrawlMonitor(new MemoryQueueTransport(), frontier, state, config, quiet, stats, { ...DEFAULT_MONITOR_OPTIONS, keep: 3, rateWindowMs: 1 });
     expect(monitor.rates().fetched).toBe(0);
     await monitor.sample();
     for (let i = 0; i < 4; i++) {

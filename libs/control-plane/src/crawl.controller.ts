@@ -2,7 +2,7 @@ import { BadRequestException, Body, Controller, Get, HttpCode, Inject, NotFoundE
 import { z } from 'zod';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { infrastructureCause } from '@crawler/queue';
-import { FailedUrls } from '@crawler/runtime';
+import { FailedUrls } from '@crawler/crawl-state';
 import { CrawlControlService, SeedError } from './crawl-control.service';
 import { CrawlMonitor } from './crawl-monitor.service';
 import { DeadLetters, UnknownQueueError } from './dead-letters.service';

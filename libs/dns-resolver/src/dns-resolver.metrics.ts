@@ -36,11 +36,6 @@ export class DnsResolverMetrics {
     for (const result of ['ok', 'failure'] as const) this.refreshes.inc({ result }, 0);
   }
 
-  /** Metrics on a registry nobody scrapes: for a service built by hand (specs, tools). */
-  static unregistered(): DnsResolverMetrics {
-    return new DnsResolverMetrics(new Registry());
-  }
-
   lookup(result: DnsLookupResult): void {
     this.lookups.inc({ result });
   }

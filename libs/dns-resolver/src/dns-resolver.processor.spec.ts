@@ -2,7 +2,8 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { CrawlStats, Pipeline, UnreachedHostsRegistry } from '@crawler/runtime';
+import { UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { DnsResolverProcessor } from './dns-resolver.processor';
 import { DnsResolverService, Resolution } from './dns-resolver.service';
@@ -16,9 +17,9 @@ async function setup(resolution: Resolution) {
   } as unknown as Pipeline;
   const config = loadConfig({}, { 'dns.failureTtlMs': 7000 });
   const state = new MemoryStateStore();
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const resolver = { resolve: async () => resolution } as unknown as DnsResolverService;
-  const unreached = new UnreachedHostsRegistry(state);
+  const unreached = new UnreachedHostsRegistry(state, config);
   await new DnsResolverProcessor(pipeline, resolver, stats, unreached, config, pino({ enabled: false })).onApplicationBootstrap();
   const request: FetchRequest = {
     v: SCHEMA_VERSION,

@@ -2,7 +2,8 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { CrawlUrl, FetchRequest, fetchQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
-import { CrawlStats, Pipeline, UnreachedHostsRegistry } from '@crawler/runtime';
+import { UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { DnsResolverService } from './dns-resolver.service';
 
 /** URLs leaving the frontier get a vetted address, or go back to the frontier as a failed turn. */

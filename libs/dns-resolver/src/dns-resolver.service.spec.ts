@@ -42,14 +42,14 @@ afterEach(() => jest.restoreAllMocks());
 
 const silent = pino({ level: 'silent' });
 
-function service(state: StateStore, config: CrawlerConfig, stats = new CrawlStats(state, new Registry())) {
-  return new DnsResolverService(state, config, stats, silent);
+function service(state: StateStore, config: CrawlerConfig, stats = new CrawlStats(state, new Registry(), loadConfig({}))) {
+  return new DnsResolverService(state, config, stats, silent, new DnsResolverMetrics(new Registry()));
 }
 
 function resolver(overrides: Record<string, unknown> = {}) {
   const state = new MemoryStateStore();
   const config = loadConfig({}, overrides);
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   return { service: service(state, config, stats), cache: state.namespace('dns'), state, stats };
 }
 
@@ -426,7 +426,7 @@ describe('DnsResolverService', () => {
       const state = new MemoryStateStore();
       const registry = new Registry();
       const config = loadConfig({}, { 'dns.minTtlMs': 1_000, 'dns.maxTtlMs': 10_000 });
-      const service = new DnsResolverService(state, config, new CrawlStats(state, new Registry()), silent, new DnsResolverMetrics(registry));
+      const service = new DnsResolverService(state, config, new CrawlStats(state, new Registry(), loadConfig({})), silent, new DnsResolverMetrics(registry));
       const time = clock();
       // Every series is there before the first lookup: the hit rate is 0/0, not a missing series.
       expect(sample(await registry.metrics(), 'crawler_dns_lookups_total{result="hit"}')).toBe(0);
@@ -461,7 +461,7 @@ describe('DnsResolverService', () => {
       writeFileSync(own, '203.0.113.8 filed.example\n');
       const state = new MemoryStateStore();
       const registry = new Registry();
-      const stats = new CrawlStats(state, new Registry());
+      const stats = new CrawlStats(state, new Registry(), loadConfig({}));
       const config = loadConfig({ DNS_HOSTS_FILE: own }, { 'dns.systemHostsFile': system, 'dns.hosts': { 'pinned.example': '203.0.113.9' } });
       const service = new DnsResolverService(state, config, stats, silent, new DnsResolverMetrics(registry));
       answers.set('a.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });
@@ -479,7 +479,7 @@ describe('DnsResolverService', () => {
       const state = new MemoryStateStore();
       const logger = pino({ level: 'silent' });
       const warn = jest.spyOn(logger, 'warn');
-      const broken = new DnsResolverService(state, loadConfig({}), new CrawlStats(state, new Registry()), logger);
+      const broken = new DnsResolverService(state, loadConfig({}), new CrawlStats(state, new Registry(), loadConfig({})), logger, new DnsResolverMetrics(new Registry()));
       const cache = state.namespace('dns');
       answers.set('junk.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });
       answers.set('notip.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });

@@ -69,8 +69,7 @@ export class DnsResolverService implements BeforeApplicationShutdown {
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     private readonly stats: CrawlStats,
     @Inject(LOGGER) private readonly logger: Logger,
-    /** Specs and tools that build the service by hand get metrics on a registry of their own. */
-    private readonly metrics: DnsResolverMetrics = DnsResolverMetrics.unregistered(),
+    private readonly metrics: DnsResolverMetrics,
   ) {
     this.cache = state.namespace('dns');
     const { allowPrivate, allowCidrs, servers, timeoutMs, tries } = config.dns;

@@ -16,7 +16,6 @@ export class SystemHostsFile {
   constructor(
     private readonly path: string,
     private readonly recheckMs: number,
-    private readonly now: () => number = () => Date.now(),
   ) {}
 
   /** The address the file gives the (lower-case) name, if any. */
@@ -26,7 +25,7 @@ export class SystemHostsFile {
   }
 
   private recheck(): void {
-    const now = this.now();
+    const now = Date.now();
     if (now - this.checkedAt < this.recheckMs) return;
     this.checkedAt = now;
     let version: string;

@@ -57,11 +57,6 @@ export class DownloaderMetrics {
     for (const decision of ['allowed', 'disallowed', 'deferred', 'fetched'] as const) this.decisions.inc({ decision }, 0);
   }
 
-  /** Metrics on a registry nobody scrapes: for a service built by hand (specs, tools). */
-  static unregistered(): DownloaderMetrics {
-    return new DownloaderMetrics(new Registry());
-  }
-
   /** One request that got a response (`status`) or none (`null`), its time, and the body bytes it read. */
   fetched(resource: FetchResource, status: number | null, durationMs: number, wireBytes = 0): void {
     this.fetches.inc({ resource, status_class: statusClass(status) });

@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+import { PluginHostModule } from '@crawler/plugin-host';
 import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderProcessor } from './downloader.processor';
 import { DownloaderService } from './downloader.service';
 import { RobotsService } from './robots.service';
 
-@Module({ providers: [RobotsService, DownloaderMetrics, DownloaderService, DownloaderProcessor], exports: [DownloaderService] })
+@Module({ imports: [PluginHostModule], providers: [RobotsService, DownloaderMetrics, DownloaderService, DownloaderProcessor], exports: [DownloaderService] })
 export class DownloaderModule {}

@@ -17,7 +17,7 @@ function setup(download: (request: FetchRequest) => Promise<unknown>, state: Sta
   } as unknown as Pipeline;
   const downloader = { download } as unknown as DownloaderService;
   const config = loadConfig({}, { 'downloader.id': 'd1' });
-  const processor = new DownloaderProcessor(pipeline, downloader, config, state, pino({ enabled: false }), new CrawlStats(state, new Registry()));
+  const processor = new DownloaderProcessor(pipeline, downloader, config, state, pino({ enabled: false }), new CrawlStats(state, new Registry(), loadConfig({})));
   return { processor, deliver: (request: FetchRequest) => handler(request), sent, config };
 }
 

@@ -9,8 +9,11 @@ import { loadConfig } from '@crawler/config';
 import { FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { MemoryBodyStaging } from '@crawler/content-store';
 import { FetchLog, FetchLogEntry } from '@crawler/logging';
-import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
+import { PluginRegistry } from '@crawler/plugin-host';
+import { noPlugins } from '@crawler/plugin-host/testing';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
+import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderService, parseRetryAfter } from './downloader.service';
 import { RobotsService } from './robots.service';
 
@@ -83,18 +86,18 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
   const sent: { queue: QueueName; payload: any }[] = [];
   const pipeline = { send: async (queue: QueueName, payload: unknown) => void sent.push({ queue, payload }) } as unknown as Pipeline;
   const state = new MemoryStateStore();
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const content = new RecordingStaging();
   // Sitemap discovery has its own tests below; elsewhere it would only add a FilterUrls message to `sent`.
   const config = loadConfig({}, { 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)', 'sitemaps.mode': 'off', ...options.overrides });
   const fetchLog = new FetchLog(pino({ enabled: false }), logFile);
   const robots = new RobotsService(state, config, fetchLog);
-  let registry: PluginRegistry | undefined;
+  let registry = noPlugins();
   if (options.plugins) {
     registry = new PluginRegistry(state, loadConfig({}, { ...config, 'plugins.enabled': options.plugins.map((p) => p.name) }), pino({ enabled: false }));
     for (const manifest of options.plugins) await registry.register(manifest);
   }
-  const service = new DownloaderService(config, content, robots, pipeline, stats, fetchLog, undefined, registry);
+  const service = new DownloaderService(config, content, robots, pipeline, stats, fetchLog, new DownloaderMetrics(new Registry()), registry);
   cleanups.push(() => service.onApplicationShutdown());
   cleanups.push(() => fetchLog.close());
 
@@ -518,10 +521,19 @@ describe('DownloaderService', () => {
     await service.download(request('/'));
     const sent: unknown[] = [];
     const pipeline = { send: async (_q: QueueName, payload: unknown) => void sent.push(payload) } as unknown as Pipeline;
-    const stats = new CrawlStats(state, new Registry());
+    const stats = new CrawlStats(state, new Registry(), loadConfig({}));
     const dir = mkdtempSync(join(tmpdir(), 'downloader-spec-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const replica = new DownloaderService(config, new RecordingStaging(), new RobotsService(state, config, fetchLog), pipeline, stats, fetchLog);
+    const replica = new DownloaderService(
+      config,
+      new RecordingStaging(),
+      new RobotsService(state, config, fetchLog),
+      pipeline,
+      stats,
+      fetchLog,
+      new DownloaderMetrics(new Registry()),
+      noPlugins(),
+    );
     cleanups.push(() => replica.onApplicationShutdown());
     expect(await replica.download(request('/private'))).toMatchObject({ kind: 'disallowed' });
     expect(await replica.download(request('/page'))).toMatchObject({ kind: 'fetched', status: 200 });

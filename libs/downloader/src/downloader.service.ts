@@ -5,7 +5,8 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
-import { CrawlStats, Pipeline, PluginClaims, PluginRegistry } from '@crawler/runtime';
+import { PluginClaims, PluginRegistry } from '@crawler/plugin-host';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
@@ -43,10 +44,8 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly pipeline: Pipeline,
     private readonly stats: CrawlStats,
     private readonly fetchLog: FetchLog,
-    /** Specs that build the service by hand get metrics on a registry of their own. */
-    private readonly metrics: DownloaderMetrics = DownloaderMetrics.unregistered(),
-    /** …and no plugins, unless they pass a registry. */
-    private readonly plugins: PluginRegistry = PluginRegistry.none(),
+    private readonly metrics: DownloaderMetrics,
+    private readonly plugins: PluginRegistry,
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
     this.ports = new PortPolicy({ allowed: config.filter.allowedPorts, blocked: config.filter.blockedPorts });

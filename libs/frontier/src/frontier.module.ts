@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CrawlStateModule } from '@crawler/crawl-state';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
 import { loadPrioritizers } from '@crawler/plugin-sdk';
@@ -11,6 +12,7 @@ import { FrontierService } from './frontier.service';
 import { DefaultPrioritizer, FRONTIER_PRIORITIZER, PrioritizerChain } from './prioritizer';
 
 @Module({
+  imports: [CrawlStateModule],
   providers: [
     {
       provide: FRONTIER_PRIORITIZER,

@@ -2,7 +2,8 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { FetchOutcome } from '@crawler/contracts';
 import { MemoryFrontierStore } from '@crawler/frontier-store';
-import { CrawlStats, FailedUrls, HostsAside, HubLinks } from '@crawler/runtime';
+import { CrawlActivity, FailedUrls, HostsAside, HubLinks, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { CrawlStats } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { DispatchSignal } from './dispatch-signal';
 import { decodeEntry } from './frontier-entry';
@@ -13,7 +14,7 @@ function frontier(overrides: Record<string, unknown> = {}, prioritizers: Priorit
   const config = loadConfig({}, { 'frontier.maxRetries': 2, ...overrides });
   const store = new MemoryFrontierStore({ ...config.frontier, auditLength: 10 });
   const state = new MemoryStateStore();
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const aside = new HostsAside(state);
   const failed = new FailedUrls(state, config);
   const logs: unknown[] = [];
@@ -26,9 +27,9 @@ function frontier(overrides: Record<string, unknown> = {}, prioritizers: Priorit
     logger,
     stats,
     new DispatchSignal(),
-    undefined,
+    new CrawlActivity(state),
     aside,
-    undefined,
+    new UnreachedHostsRegistry(state, config),
     failed,
     hubLinks,
   );

@@ -1,9 +1,10 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CrawlUrl, FetchOutcome } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { Completion, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { LOGGER, Logger } from '@crawler/logging';
-import { CrawlActivity, CrawlStats, FailedUrls, HostsAside, HubLinks, SetAsideReason, UnreachedHostsRegistry } from '@crawler/runtime';
+import { CrawlActivity, FailedUrls, HostsAside, HubLinks, SetAsideReason, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { CrawlStats } from '@crawler/runtime';
 import { encodeEntry } from './frontier-entry';
 import { isSlowDown, isTimeout, politeDelay } from './politeness';
 import { FRONTIER_PRIORITIZER, PrioritizerChain } from './prioritizer';
@@ -30,16 +31,16 @@ export class FrontierService {
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly stats: CrawlStats,
     private readonly signal: DispatchSignal,
-    /** The dashboard's recent errors and top hosts (absent in unit tests that build the service by hand). */
-    @Optional() private readonly activity?: CrawlActivity,
-    /** Hosts waiting for robots.txt and hosts set aside (absent in unit tests that do not look at them). */
-    @Optional() private readonly aside?: HostsAside,
-    /** Hosts no request could be sent to, for the crawl's "why" (absent in unit tests that build the service by hand). */
-    @Optional() private readonly unreached?: UnreachedHostsRegistry,
-    /** The URLs given up on, with why (absent in unit tests that do not look at them). */
-    @Optional() private readonly failedUrls?: FailedUrls,
-    /** New URLs per page, for the recrawl policy `hubs` (absent in unit tests that do not recrawl by it). */
-    @Optional() private readonly hubLinks?: HubLinks,
+    /** The dashboard's recent errors and top hosts. */
+    private readonly activity: CrawlActivity,
+    /** Hosts waiting for robots.txt and hosts set aside. */
+    private readonly aside: HostsAside,
+    /** Hosts no request could be sent to, for the crawl's "why". */
+    private readonly unreached: UnreachedHostsRegistry,
+    /** The URLs given up on, with why. */
+    private readonly failedUrls: FailedUrls,
+    /** New URLs per page, for the recrawl policy `hubs`. */
+    private readonly hubLinks: HubLinks,
   ) {}
 
   async add(urls: CrawlUrl[], batchId?: string): Promise<void> {
@@ -77,12 +78,12 @@ export class FrontierService {
    * too, uncounted, when the host's turn came).
    */
   private async withoutSetAside<T extends { host: string }>(items: T[]): Promise<T[]> {
-    const reasons = await this.aside?.setAsideReasons();
-    if (!reasons?.size) return items;
+    const reasons = await this.aside.setAsideReasons();
+    if (!reasons.size) return items;
     const dropped = new Map<string, number>();
     const kept = items.filter((item) => !reasons.has(item.host) || (dropped.set(item.host, (dropped.get(item.host) ?? 0) + 1), false));
     for (const [host, n] of dropped) {
-      await this.aside!.addUrls(host, n);
+      await this.aside.addUrls(host, n);
       await this.stats.count(`set-aside.${reasons.get(host)}`, n);
     }
     return kept;
@@ -175,13 +176,13 @@ export class FrontierService {
     if (setAside === 'dns') {
       // The name kept failing to resolve: the host's URLs are dropped, now and to come.
       await this.stats.count('error.dns-unresolvable', (await this.store.purgeHost(outcome.host, now)) + 1);
-      await this.unreached?.record('dns-failed', outcome.host, outcome.error ?? 'the name kept failing to resolve');
+      await this.unreached.record('dns-failed', outcome.host, outcome.error ?? 'the name kept failing to resolve');
     } else if (setAside) {
       await this.setAside(outcome, setAside.reason, setAside.detail, now);
     } else if (outcome.kind === 'deferred' && unreachable) {
       const keepMs = Math.max(unreachable.nextTryAt, unreachable.giveUpAt) - now + frontier.leaseMs;
       const iso = (ms: number) => new Date(ms).toISOString();
-      await this.aside?.waiting(
+      await this.aside.waiting(
         {
           host: outcome.host,
           since: iso(unreachable.since),
@@ -194,20 +195,20 @@ export class FrontierService {
         keepMs,
       );
     } else if (outcome.kind === 'robots-fetched') {
-      await this.aside?.doneWaiting(outcome.host);
+      await this.aside.doneWaiting(outcome.host);
     }
     const strikes = frontier.hostTimeoutStrikes;
     const timeouts = decision.politeness.timeouts ?? 0;
     if (strikes > 0 && isTimeout(outcome) && timeouts >= strikes) await this.backOff(outcome, timeouts, nextAt);
     else if (strikes > 0 && (host.politeness?.timeouts ?? 0) >= strikes && !timeouts) {
       // It answered: its back-off is over and it is no longer reported.
-      await this.aside?.answered(outcome.host);
+      await this.aside.answered(outcome.host);
     }
     if (frontier.recrawl && !requeue && outcome.revisit && outcome.retry) await this.store.audit(outcome.host, [await this.scheduleRecrawl(outcome, now)]);
     this.logger.debug({ event: 'politeness', host: outcome.host, delayMs: decision.delayMs, cause: decision.cause }, 'host rests');
     this.signal.wake();
     // Last, so that a failure here retries the job as a harmless stale outcome, never half a completion.
-    await this.activity?.recordOutcome(outcome);
+    await this.activity.recordOutcome(outcome);
   }
 
   /**
@@ -217,7 +218,7 @@ export class FrontierService {
   private async giveUp(outcome: FetchOutcome, gaveUp: GiveUp, now: number): Promise<void> {
     await this.stats.count('failed-urls');
     await this.stats.count(`failed-urls.${gaveUp.reason}`);
-    await this.failedUrls?.record({
+    await this.failedUrls.record({
       at: new Date(now).toISOString(),
       url: outcome.url,
       host: outcome.host,
@@ -236,7 +237,7 @@ export class FrontierService {
   private async setAside(outcome: FetchOutcome, reason: SetAsideReason, detail: string, now: number): Promise<void> {
     // The URL of this turn was not put back: it is one of the URLs dropped.
     const urls = (await this.store.purgeHost(outcome.host, now)) + (outcome.retry && outcome.kind !== 'fetched' ? 1 : 0);
-    await this.aside?.setAside(outcome.host, reason, detail, urls);
+    await this.aside.setAside(outcome.host, reason, detail, urls);
     await this.stats.count(`set-aside.${reason}`, urls);
     await this.stats.count(`hosts-set-aside.${reason}`);
     this.logger.warn({ event: 'host-set-aside', host: outcome.host, reason, detail, urls }, `host set aside: ${detail}`);
@@ -250,7 +251,7 @@ export class FrontierService {
   private async backOff(outcome: FetchOutcome, timeouts: number, nextAt: number): Promise<void> {
     const { queued } = await this.store.hostInfo(outcome.host);
     const detail = `${timeouts} timeouts in a row (FRONTIER_HOST_TIMEOUT_STRIKES ${this.config.frontier.hostTimeoutStrikes}), the last ${outcome.errorKind}: ${outcome.error ?? ''}; backed off for ${Math.round((nextAt - Date.now()) / 1000)} s`;
-    await this.aside?.backedOff(outcome.host, detail, nextAt, queued);
+    await this.aside.backedOff(outcome.host, detail, nextAt, queued);
     await this.stats.count('hosts-backed-off.timeouts');
     this.logger.warn({ event: 'host-backed-off', host: outcome.host, reason: 'timeouts', timeouts, nextAt, urls: queued }, `host backed off: ${detail}`);
   }
@@ -265,7 +266,7 @@ export class FrontierService {
     const previous = outcome.retry!.revisit;
     // The page's count of new URLs, read at each scheduling: what it grew by since the last one is what the
     // page's last fetch yielded (its links reach URL-seen after the outcome reaches here).
-    const links = recrawlPolicy === 'hubs' && this.hubLinks && previous?.intervalMs !== undefined ? await this.hubLinks.count(outcome.url) : undefined;
+    const links = recrawlPolicy === 'hubs' && previous?.intervalMs !== undefined ? await this.hubLinks.count(outcome.url) : undefined;
     const newLinks = links !== undefined && previous?.links !== undefined ? links - previous.links : undefined;
     const intervalMs = recrawlInterval(
       { previousMs: previous?.intervalMs, changed: revisit.changed, newLinks },

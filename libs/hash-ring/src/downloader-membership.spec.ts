@@ -1,9 +1,24 @@
 import { MemoryStateStore, RedisStateStore, type StateStore } from '@crawler/state';
-import { DownloaderMembership, HeartbeatLoop } from './downloader-membership';
+import { DownloaderMembership, DownloaderMembershipOptions, HeartbeatLoop } from './downloader-membership';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const uniquePrefix = () => `test-ring-${process.pid}-${Math.random().toString(36).slice(2)}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A membership on the test's clock. */
+class ClockedMembership extends DownloaderMembership {
+  constructor(
+    store: StateStore,
+    options: DownloaderMembershipOptions,
+    private readonly clock: () => number,
+  ) {
+    super(store, options);
+  }
+
+  protected override now(): number {
+    return this.clock();
+  }
+}
 
 interface Fixture {
   /** The namespace a membership is built over. */
@@ -27,7 +42,7 @@ function membershipContract(driver: string, open: () => Fixture) {
     afterEach(() => fixture.dispose());
 
     it('counts a member live from its heartbeat until expireAfterMs has passed without one', async () => {
-      const membership = new DownloaderMembership(fixture.store, { heartbeatMs: 1000, now });
+      const membership = new ClockedMembership(fixture.store, { heartbeatMs: 1000 }, now);
       expect(membership.expireAfterMs).toBe(3000);
       expect(await membership.live()).toEqual([]);
       await membership.heartbeat('dl-b');
@@ -47,7 +62,7 @@ function membershipContract(driver: string, open: () => Fixture) {
     });
 
     it('drops a member that leaves at once, and takes it back on its next heartbeat', async () => {
-      const membership = new DownloaderMembership(fixture.store, { now });
+      const membership = new ClockedMembership(fixture.store, {}, now);
       await membership.heartbeat('dl-1');
       await membership.heartbeat('dl-2');
       await membership.leave('dl-1');
@@ -60,7 +75,7 @@ function membershipContract(driver: string, open: () => Fixture) {
     });
 
     it('builds the ring of the live members only', async () => {
-      const membership = new DownloaderMembership(fixture.store, { heartbeatMs: 1000, now });
+      const membership = new ClockedMembership(fixture.store, { heartbeatMs: 1000 }, now);
       expect((await membership.ring()).owner('example.com')).toBeNull();
       for (const id of ['dl-1', 'dl-2', 'dl-3']) await membership.heartbeat(id);
       t += 2500;
@@ -82,8 +97,8 @@ function membershipContract(driver: string, open: () => Fixture) {
     });
 
     it('sees the heartbeats of other processes sharing the namespace', async () => {
-      const mine = new DownloaderMembership(fixture.store, { now });
-      const theirs = new DownloaderMembership(fixture.other(), { now });
+      const mine = new ClockedMembership(fixture.store, {}, now);
+      const theirs = new ClockedMembership(fixture.other(), {}, now);
       await theirs.heartbeat('dl-remote');
       await mine.heartbeat('dl-local');
       expect(await mine.live()).toEqual(['dl-local', 'dl-remote']);
@@ -93,7 +108,7 @@ function membershipContract(driver: string, open: () => Fixture) {
     });
 
     it('treats an unreadable stored value as absent', async () => {
-      const membership = new DownloaderMembership(fixture.store, { now });
+      const membership = new ClockedMembership(fixture.store, {}, now);
       await fixture.store.hashSet(DownloaderMembership.MEMBERS_KEY, 'dl-junk', 'not-a-time');
       await fixture.store.hashSet(DownloaderMembership.MEMBERS_KEY, 'dl-negative', '-5');
       await membership.heartbeat('dl-ok');
@@ -101,7 +116,7 @@ function membershipContract(driver: string, open: () => Fixture) {
     });
 
     it('keeps a member live while its HeartbeatLoop runs, and drops it when the loop stops', async () => {
-      const membership = new DownloaderMembership(fixture.store, { heartbeatMs: 20, expireAfterMs: 60, now });
+      const membership = new ClockedMembership(fixture.store, { heartbeatMs: 20, expireAfterMs: 60 }, now);
       const loop = new HeartbeatLoop(membership, 'dl-looping');
       expect(loop.intervalMs).toBe(20);
       await loop.start();
@@ -161,7 +176,7 @@ describe('DownloaderMembership options', () => {
   });
 
   it('refuses ids it could not store and clock readings that would read as "left"', async () => {
-    const membership = new DownloaderMembership(new MemoryStateStore(), { now: () => 0 });
+    const membership = new ClockedMembership(new MemoryStateStore(), {}, () => 0);
     await expect(membership.heartbeat('dl')).rejects.toThrow(/positive millisecond timestamp/);
     await expect(membership.heartbeat('')).rejects.toThrow(/non-empty/);
     await expect(membership.leave('')).rejects.toThrow(/non-empty/);

@@ -19,11 +19,6 @@ export interface DownloaderMembershipOptions {
    * @defaultValue 160
    */
   virtualNodes?: number;
-  /**
-   * The clock, in milliseconds since the epoch (must be > 0: a stored '0' marks a member that left).
-   * @defaultValue Date.now
-   */
-  now?: () => number;
 }
 
 /**
@@ -43,7 +38,6 @@ export class DownloaderMembership {
   readonly heartbeatMs: number;
   readonly expireAfterMs: number;
   readonly virtualNodes: number | undefined;
-  private readonly now: () => number;
 
   constructor(
     private readonly store: StateStore,
@@ -60,9 +54,13 @@ export class DownloaderMembership {
     this.heartbeatMs = heartbeatMs;
     this.expireAfterMs = expireAfterMs;
     this.virtualNodes = options.virtualNodes;
-    this.now = options.now ?? Date.now;
     // Fail at construction, not at the first ring().
     new HashRing([], { virtualNodes: this.virtualNodes });
+  }
+
+  /** The clock, in milliseconds since the epoch (must be > 0: a stored '0' marks a member that left). */
+  protected now(): number {
+    return Date.now();
   }
 
   /** Records that `id` is alive now (joining if it was not a member). */

@@ -70,9 +70,13 @@ describe('the focused crawl', () => {
 
   it('explores: with epsilon 1 every link gets a random link queue, whatever was learned', async () => {
     const learner = new FocusLearner(new MemoryStateStore(), 100);
-    const values = [0.5, 0.99];
-    const prioritizer = new FocusPrioritizer(learner, { epsilon: 1, prior: 0.3, cacheMs: 0 }, () => values.shift() ?? 0);
-    expect(await prioritizer.prioritize([link('http://x.test/1', 'http://a.test/')], [3], 8)).toEqual([7]);
+    const random = jest.spyOn(Math, 'random').mockReturnValueOnce(0.5).mockReturnValueOnce(0.99);
+    try {
+      const prioritizer = new FocusPrioritizer(learner, { epsilon: 1, prior: 0.3, cacheMs: 0 });
+      expect(await prioritizer.prioritize([link('http://x.test/1', 'http://a.test/')], [3], 8)).toEqual([7]);
+    } finally {
+      random.mockRestore();
+    }
   });
 
   it('learns at most maxPlaces places: past it a new place keeps the prior, and the refusal is reported', async () => {

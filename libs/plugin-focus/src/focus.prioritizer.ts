@@ -19,8 +19,6 @@ export class FocusPrioritizer implements Prioritizer {
   constructor(
     private readonly learner: FocusLearner,
     private readonly config: Pick<FocusConfig, 'epsilon' | 'prior' | 'cacheMs'>,
-    private readonly random: () => number = Math.random,
-    private readonly now: () => number = Date.now,
   ) {}
 
   async prioritize(urls: readonly CrawlUrl[], proposed: readonly number[], frontQueues: number): Promise<number[]> {
@@ -32,8 +30,8 @@ export class FocusPrioritizer implements Prioritizer {
       const places = url.source === 'link' && url.referrer ? placesOf(url.referrer) : undefined;
       if (!places) {
         result.push(proposed[i]);
-      } else if (this.random() < this.config.epsilon) {
-        result.push(1 + Math.floor(this.random() * last));
+      } else if (Math.random() < this.config.epsilon) {
+        result.push(1 + Math.floor(Math.random() * last));
       } else {
         const from = linkYield(await this.read(places.host), await this.read(places.prefix), this.config.prior);
         const target = placesOf(url.url);
@@ -47,7 +45,7 @@ export class FocusPrioritizer implements Prioritizer {
 
   /** A batch's links mostly share one referrer: its two places are read once, then served from memory briefly. */
   private async read(place: string): Promise<PlaceStats> {
-    const at = this.now();
+    const at = Date.now();
     const cached = this.cache.get(place);
     if (cached && at - cached.at < this.config.cacheMs) return cached.stats;
     const stats = await this.learner.stats(place);

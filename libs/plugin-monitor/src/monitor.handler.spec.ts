@@ -9,7 +9,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { PluginPage, pluginEventsQueue, SCHEMA_VERSION } from '@crawler/contracts';
-import { FsContentStore, SegmentedPageStore } from '@crawler/content-store';
+import { FsContentStore, MemoryBodyStaging, SegmentedPageStore } from '@crawler/content-store';
 import { loadPluginConfig, PluginContext } from '@crawler/plugin-sdk';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
@@ -61,13 +61,13 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   dirs.push(dir);
   const state = new MemoryStateStore();
   const content = new FsContentStore(join(dir, 'content'));
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const events: { queue: string; payload: any }[] = [];
   const pipeline = { send: async (queue: string, payload: unknown) => void events.push({ queue, payload }) } as unknown as Pipeline;
   const crawler = loadConfig({}, { 'plugins.enabled': ['monitor'], dataDir: dir });
   const config = loadPluginConfig(monitorPlugin, { PLUGIN_MONITOR_WEBHOOK_TIMEOUT_MS: '2000', ...env });
   const pages = new SegmentedPageStore(content, { maxPages: 1 });
-  const ctx = new PluginContext('monitor', config, crawler, state, content, pages, new Registry(), pipeline, stats, pino({ enabled: false }));
+  const ctx = new PluginContext('monitor', config, crawler, state, content, pages, new Registry(), pipeline, stats, pino({ enabled: false }), new MemoryBodyStaging());
   const jsonl = join(dir, 'plugin-monitor', 'alerts.jsonl');
   const lines = (): MonitorAlert[] =>
     existsSync(jsonl)

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { PluginFetched, SCHEMA_VERSION } from '@crawler/contracts';
-import { FsContentStore, SegmentedPageStore } from '@crawler/content-store';
+import { FsContentStore, MemoryBodyStaging, SegmentedPageStore } from '@crawler/content-store';
 import { collectKeys } from '@crawler/content-store/testing';
 import { loadPluginConfig, PluginContext } from '@crawler/plugin-sdk';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
@@ -43,7 +43,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   dirs.push(dir);
   const state = new MemoryStateStore();
   const content = new FsContentStore(dir);
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const crawler = loadConfig({}, { 'plugins.enabled': ['png'] });
   const ctx = new PluginContext(
     'png',
@@ -56,6 +56,7 @@ function setup(env: NodeJS.ProcessEnv = {}) {
     {} as Pipeline,
     stats,
     pino({ enabled: false }),
+    new MemoryBodyStaging(),
   );
   return { handler: new PngPluginHandler(ctx), ctx, content, stats };
 }

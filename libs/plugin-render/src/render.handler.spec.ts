@@ -22,7 +22,7 @@ async function setup(env: NodeJS.ProcessEnv = {}, crawlerSettings: Record<string
   dirs.push(dir);
   const state = new MemoryStateStore();
   const content = new FsContentStore(join(dir, 'content'));
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const staging = new MemoryBodyStaging();
   const sent: { queue: string; payload: any }[] = [];
   const pipeline = { send: async (queue: string, payload: unknown) => void sent.push({ queue, payload }) } as unknown as Pipeline;

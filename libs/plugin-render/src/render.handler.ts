@@ -1,6 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { PluginContext, PluginFetched, PluginHandler } from '@crawler/plugin-sdk';
-import { globToRegExp } from '@crawler/runtime';
+import { globToRegExp, PluginContext, PluginFetched, PluginHandler } from '@crawler/plugin-sdk';
 import { BrowserCrashedError, BrowserPool } from './browser-pool';
 import { RenderConfig } from './render.config';
 import { Renderer } from './renderer';

@@ -52,8 +52,8 @@ export class PluginContext<C = Record<string, never>> {
     readonly pipeline: Pipeline,
     private readonly stats: CrawlStats,
     logger: Logger,
-    /** Where fetched bodies wait between stages (needed by toParser only). */
-    private readonly staging?: BodyStaging,
+    /** Where fetched bodies wait between stages (toParser stages a replaced body there). */
+    private readonly staging: BodyStaging,
   ) {
     this.state = state.namespace(`plugin-${name}`);
     this.logger = logger.child({ plugin: name });
@@ -93,7 +93,6 @@ export class PluginContext<C = Record<string, never>> {
     const { hook: _hook, source: _source, ...page } = fetched;
     let next: FetchedPage = page;
     if (replaced) {
-      if (!this.staging) throw new Error(`plugin ${this.name}: no body staging to hand a replaced body on with`);
       const bodyKey = await this.staging.stage(replaced.body);
       const headers = Object.fromEntries(Object.entries(page.headers).filter(([name]) => !/^content-(type|length|encoding)$/i.test(name)));
       next = {

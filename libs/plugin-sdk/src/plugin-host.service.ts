@@ -2,7 +2,8 @@ import { Inject, Injectable, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { PluginFetched, PluginJob, PluginManifest, PluginPage, pluginQueue } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
-import { Pipeline, PluginRegistry } from '@crawler/runtime';
+import { PluginRegistry } from '@crawler/plugin-host';
+import { Pipeline } from '@crawler/runtime';
 import { PluginContext } from './plugin-context';
 import { PluginHandler } from './plugin-definition';
 import { PLUGIN_CONCURRENCY, PLUGIN_HANDLER, PLUGIN_MANIFEST } from './plugin.tokens';

@@ -3,7 +3,8 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { PluginFetched, SCHEMA_VERSION } from '@crawler/contracts';
 import { FsContentStore, MemoryBodyStaging, SegmentedPageStore } from '@crawler/content-store';
-import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
+import { PluginRegistry } from '@crawler/plugin-host';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { PluginContext } from './plugin-context';
 import { PluginHost } from './plugin-host.service';
@@ -11,7 +12,7 @@ import { PluginHost } from './plugin-host.service';
 describe('PluginHost, a claimed response', () => {
   async function host() {
     const state = new MemoryStateStore();
-    const stats = new CrawlStats(state, new Registry());
+    const stats = new CrawlStats(state, new Registry(), loadConfig({}));
     const staging = new MemoryBodyStaging();
     const crawler = loadConfig({}, { 'plugins.enabled': ['probe'] });
     const content = new FsContentStore('/tmp/plugin-host-spec');

@@ -16,7 +16,7 @@ const LIBS = join(__dirname, '..', '..');
  */
 export function findPlugin(name: string, libs: string = LIBS): PluginDefinition<unknown> {
   const dir = join(libs, `plugin-${name}`, 'src');
-  if (name === 'sdk' || !/^[a-z][a-z0-9-]{0,31}$/.test(name) || !existsSync(dir)) {
+  if (name === 'sdk' || name === 'host' || !/^[a-z][a-z0-9-]{0,31}$/.test(name) || !existsSync(dir)) {
     throw new ConfigError([`PLUGINS: no plugin "${name}" (there is no libs/plugin-${name})`]);
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports

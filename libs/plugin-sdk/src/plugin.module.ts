@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { BODY_STAGING, BodyStaging, CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
 import { LOGGER, Logger } from '@crawler/logging';
+import { PluginHostModule } from '@crawler/plugin-host';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { Registry } from 'prom-client';
@@ -23,6 +24,7 @@ export function pluginModule<C>(definition: PluginDefinition<C>, config: C = loa
   Module({})(PluginModule);
   return {
     module: PluginModule,
+    imports: [PluginHostModule],
     providers: [
       { provide: PLUGIN_CONFIG, useValue: config },
       { provide: PLUGIN_MANIFEST, useValue: pluginManifest(definition, config) },

@@ -2,9 +2,13 @@ import { CircuitBreaker } from './circuit-breaker';
 
 describe('CircuitBreaker', () => {
   let t = 0;
-  const breaker = () => new CircuitBreaker({ threshold: 3, windowMs: 1000, cooldownMs: 5000, now: () => t });
+  const breaker = () => new CircuitBreaker({ threshold: 3, windowMs: 1000, cooldownMs: 5000 });
 
-  beforeEach(() => (t = 0));
+  beforeEach(() => {
+    t = 0;
+    jest.spyOn(Date, 'now').mockImplementation(() => t);
+  });
+  afterEach(() => jest.restoreAllMocks());
 
   it('opens on a burst of failures within the window, not on scattered ones', () => {
     const scattered = breaker();

@@ -5,7 +5,6 @@ export interface CircuitBreakerOptions {
   windowMs: number;
   /** How long an open breaker pauses the work before trying again. @defaultValue 30000 */
   cooldownMs: number;
-  now?: () => number;
 }
 
 /**
@@ -16,19 +15,16 @@ export interface CircuitBreakerOptions {
 export class CircuitBreaker {
   private failures: number[] = [];
   private openUntil = 0;
-  private readonly now: () => number;
 
-  constructor(private readonly options: CircuitBreakerOptions) {
-    this.now = options.now ?? Date.now;
-  }
+  constructor(private readonly options: CircuitBreakerOptions) {}
 
   get isOpen(): boolean {
-    return this.now() < this.openUntil;
+    return Date.now() < this.openUntil;
   }
 
   /** Records an unexpected failure; answers true when this one opened the breaker. */
   failure(): boolean {
-    const now = this.now();
+    const now = Date.now();
     this.failures = this.failures.filter((t) => t > now - this.options.windowMs);
     this.failures.push(now);
     if (this.isOpen || this.failures.length < this.options.threshold) return false;
@@ -39,6 +35,6 @@ export class CircuitBreaker {
 
   /** Resolves when the breaker is closed (at once if it is). */
   async whenClosed(sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<void> {
-    while (this.isOpen) await sleep(Math.max(1, this.openUntil - this.now()));
+    while (this.isOpen) await sleep(Math.max(1, this.openUntil - Date.now()));
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Counter, Registry } from 'prom-client';
 import { CRAWLER_CONFIG, type CrawlerConfig } from '@crawler/config';
 import { isClusterUrl } from '@crawler/redis';
@@ -35,9 +35,9 @@ export class CrawlStats {
   /** Where the next flush adds; processes start at random shards, so they spread from the first flush. */
   private nextShard: number;
 
-  constructor(@Inject(STATE_STORE) state: StateStore, registry: Registry, @Optional() @Inject(CRAWLER_CONFIG) config?: CrawlerConfig) {
+  constructor(@Inject(STATE_STORE) state: StateStore, registry: Registry, @Inject(CRAWLER_CONFIG) config: CrawlerConfig) {
     this.store = state.namespace('stats');
-    const shards = isClusterUrl(config?.redisUrl) ? CLUSTER_STATS_SHARDS : 1;
+    const shards = isClusterUrl(config.redisUrl) ? CLUSTER_STATS_SHARDS : 1;
     this.shardKeys = Array.from({ length: shards }, (_, i) => (i === 0 ? 'totals' : `totals:${i}`));
     this.nextShard = Math.floor(Math.random() * shards);
     this.events = new Counter({

@@ -76,11 +76,14 @@ describe('HealthController', () => {
   const dir = mkdtempSync(join(tmpdir(), 'health-unit-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   afterEach(() => jest.useRealTimers());
+  /** Records kept in the state store (no server of their own to ping), and a Redis never at its memory limit. */
+  const inStateStore = {} as RecordsStore;
+  const roomy = { read: async () => null } as unknown as RedisMemoryGauge;
 
   /** A controller configured as the distributed shape (Redis, S3), over stores the test controls. */
   function controller(state: Partial<StateStore>, content: Partial<ContentStore>) {
     const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
-    return new HealthController('downloader', config, state as StateStore, content as ContentStore);
+    return new HealthController('downloader', config, state as StateStore, content as ContentStore, inStateStore, roomy);
   }
   const failure = (promise: Promise<unknown>) =>
     promise.then(
@@ -115,6 +118,7 @@ describe('HealthController', () => {
       new MemoryStateStore(),
       new FsContentStore(dir),
       records(() => Promise.reject(new Error('records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432'))),
+      roomy,
     );
     expect(await failure(away.ready())).toEqual({
       status: 503,
@@ -131,10 +135,11 @@ describe('HealthController', () => {
       new MemoryStateStore(),
       new FsContentStore(dir),
       records(() => Promise.resolve()),
+      roomy,
     );
     expect((await back.ready()).checks).toEqual({ redis: 'ok', s3: 'ok', postgresql: 'ok' });
     // Records kept in Redis (or memory) have no server of their own: the state store's check covers them.
-    expect((await new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records()).ready()).checks).toEqual({
+    expect((await new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records(), roomy).ready()).checks).toEqual({
       redis: 'ok',
       s3: 'ok',
     });
@@ -154,7 +159,7 @@ describe('HealthController', () => {
   it('is not ready while Redis is at its memory limit, saying so under redis', async () => {
     const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
     const gauge = { read: async () => ({ usedBytes: 10 * 1048576, maxBytes: 10 * 1048576, full: true }) } as unknown as RedisMemoryGauge;
-    const full = new HealthController('frontier', config, new MemoryStateStore(), new FsContentStore(dir), undefined, gauge);
+    const full = new HealthController('frontier', config, new MemoryStateStore(), new FsContentStore(dir), inStateStore, gauge);
     const answer = await failure(full.ready());
     expect(answer).toMatchObject({ status: 503, body: { failing: ['redis'], checks: { s3: 'ok' } } });
     expect(answer.body.checks.redis).toMatch(/^Redis memory full: used 10\.0 MiB of maxmemory 10\.0 MiB; intake paused/);

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Controller, Get, HttpException, HttpStatus, Inject, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Controller, Get, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore } from '@crawler/content-store';
 import { RECORDS_STORE, RecordsStore } from '@crawler/records';
@@ -34,14 +34,14 @@ export class HealthController implements BeforeApplicationShutdown {
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     @Inject(STATE_STORE) private readonly state: StateStore,
     @Inject(CONTENT_STORE) private readonly content: ContentStore,
-    @Optional() @Inject(RECORDS_STORE) private readonly records?: RecordsStore,
-    @Optional() private readonly redisMemory?: RedisMemoryGauge,
+    @Inject(RECORDS_STORE) private readonly records: RecordsStore,
+    private readonly redisMemory: RedisMemoryGauge,
   ) {}
 
   /** Redis answers, and is not at its memory limit (where it answers, but refuses the writes every service needs). */
   private async redisReady(): Promise<void> {
     await this.state.get('health');
-    const memory = await this.redisMemory?.read();
+    const memory = await this.redisMemory.read();
     if (memory?.full) throw new Error(describeRedisMemory(memory));
   }
 
@@ -61,7 +61,7 @@ export class HealthController implements BeforeApplicationShutdown {
       [this.config.redisUrl ? 'redis' : 'memory', () => this.redisReady()],
       [this.config.s3Url ? 's3' : 'fs', () => this.content.ping()],
       // The records' own server (RECORDS_URL); in Redis or memory they are checked with the state store.
-      ...(this.records?.ping ? [['postgresql', () => this.records!.ping!()] as [string, () => Promise<unknown>]] : []),
+      ...(this.records.ping ? [['postgresql', () => this.records.ping!()] as [string, () => Promise<unknown>]] : []),
     ];
     // In the dependencies' order, whichever answers first.
     const results = await Promise.all(dependencies.map(([, check]) => probe(check)));

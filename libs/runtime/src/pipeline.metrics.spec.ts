@@ -30,7 +30,7 @@ describe('Pipeline metrics: queue rates', () => {
     const registry = new Registry();
     const state = new MemoryStateStore();
     const config = loadConfig({}, {});
-    const p = new Pipeline(transport, new CrawlStats(state, registry), registry, pino({ level: 'silent' }), config);
+    const p = new Pipeline(transport, new CrawlStats(state, registry, loadConfig({})), registry, pino({ level: 'silent' }), config);
     return { pipeline: p, registry };
   }
 

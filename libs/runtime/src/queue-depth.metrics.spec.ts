@@ -30,7 +30,7 @@ describe('QueueDepthMetrics', () => {
     const transport = new MemoryQueueTransport();
     const registry = new Registry();
     const config = loadConfig({}, {});
-    const pipeline = new Pipeline(transport, new CrawlStats(new MemoryStateStore(), registry), registry, pino({ level: 'silent' }), config);
+    const pipeline = new Pipeline(transport, new CrawlStats(new MemoryStateStore(), registry, loadConfig({})), registry, pino({ level: 'silent' }), config);
     new QueueDepthMetrics(transport, registry, pipeline);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

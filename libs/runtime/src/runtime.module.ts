@@ -7,9 +7,6 @@ import { FetchLog, LOGGER, Logger } from '@crawler/logging';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { RECORDS_STORE, RecordsStore } from '@crawler/records';
 import { STATE_STORE, StateStore } from '@crawler/state';
-import { CompletionProbe } from './completion-probe.service';
-import { CrawlActivity } from './crawl-activity.service';
-import { HostsAside } from './hosts-aside.service';
 import { CrawlStats } from './crawl-stats.service';
 import {
   createBodyStaging,
@@ -22,14 +19,9 @@ import {
 } from './drivers.factory';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
-import { PauseSwitch } from './pause-switch.service';
 import { Pipeline } from './pipeline.service';
-import { PluginRegistry } from './plugin-registry.service';
 import { QueueDepthMetrics } from './queue-depth.metrics';
 import { RedisMemoryGauge } from './redis-memory.service';
-import { UnreachedHostsRegistry } from './unreached-hosts.service';
-import { FailedUrls } from './failed-urls.service';
-import { HubLinks } from './hub-links.service';
 import { SERVICE_NAME } from './runtime.tokens';
 
 /** Closes the transport first (workers finish what they hold), then the stores they write to. */
@@ -43,7 +35,6 @@ class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicatio
     @Inject(PAGE_STORE) private readonly pages: PageStore,
     private readonly fetchLog: FetchLog,
     private readonly stats: CrawlStats,
-    private readonly activity: CrawlActivity,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -57,7 +48,6 @@ class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicatio
     await this.pages.close();
     await this.fetchLog.close();
     await this.stats.close().catch((err) => this.logger.warn({ event: 'stats-lost', err }, 'the last crawl counts could not be saved'));
-    await this.activity.close().catch((err) => this.logger.warn({ event: 'activity-lost', err }, 'the last recent activity could not be saved'));
     await this.records.close();
     await this.state.close();
     await this.frontier.close();
@@ -75,7 +65,9 @@ export interface RuntimeOptions {
 
 /**
  * The infrastructure every service shares, chosen by configuration: queue transport, state store, content
- * store, logger, metrics, crawl stats, health. Services inject the tokens, never a concrete driver.
+ * store, logger, metrics, crawl stats, the pipeline, health. Services inject the tokens, never a concrete
+ * driver. What only some processes use (the crawl-state records, the plugin registry) has a module of its
+ * own that those processes import.
  */
 @Global()
 @Module({})
@@ -118,14 +110,6 @@ export class RuntimeModule {
         { provide: FRONTIER_STORE, useFactory: () => createFrontierStore(config) },
         CrawlStats,
         Pipeline,
-        CompletionProbe,
-        PauseSwitch,
-        CrawlActivity,
-        HostsAside,
-        UnreachedHostsRegistry,
-        FailedUrls,
-        HubLinks,
-        PluginRegistry,
         QueueDepthMetrics,
         RedisMemoryGauge,
         InfrastructureLifecycle,
@@ -145,14 +129,6 @@ export class RuntimeModule {
         FRONTIER_STORE,
         CrawlStats,
         Pipeline,
-        CompletionProbe,
-        PauseSwitch,
-        CrawlActivity,
-        HostsAside,
-        UnreachedHostsRegistry,
-        FailedUrls,
-        HubLinks,
-        PluginRegistry,
         RedisMemoryGauge,
       ],
     };

@@ -1,7 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { CrawlStats, Pipeline, PluginRegistry } from '@crawler/runtime';
+import { PluginRegistry } from '@crawler/plugin-host';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { UrlExtractorService } from './url-extractor.service';
 
 const MAX_BATCH = 5000;

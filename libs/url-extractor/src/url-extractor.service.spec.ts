@@ -1,5 +1,5 @@
 import { PageLinks, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
-import { compilePluginClaims } from '@crawler/runtime';
+import { compilePluginClaims } from '@crawler/plugin-host';
 import { UrlExtractorService } from './url-extractor.service';
 
 const page = (over: Partial<PageLinks>): PageLinks => ({ v: 1, url: 'http://a.test/dir/page', depth: 2, nofollow: false, links: [], ...over });

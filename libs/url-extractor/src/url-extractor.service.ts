@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CrawlUrl, PageLinks } from '@crawler/contracts';
-import { compilePluginClaims, PluginClaims } from '@crawler/runtime';
+import { compilePluginClaims, PluginClaims } from '@crawler/plugin-host';
 import { LinkResolver } from '@crawler/url';
 
 /** `<link rel>` values that name another page (stylesheets, icons and preloads are not pages). */

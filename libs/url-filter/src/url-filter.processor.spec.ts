@@ -4,6 +4,7 @@ import { CrawlUrl, QueueName, SCHEMA_VERSION, UrlBatch } from '@crawler/contract
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import type { Logger } from '@crawler/logging';
+import { noPlugins } from '@crawler/plugin-host/testing';
 import { UrlFilterProcessor } from './url-filter.processor';
 import { UrlFilterService } from './url-filter.service';
 
@@ -25,8 +26,8 @@ describe('UrlFilterProcessor', () => {
         sent.push(payload);
       },
     } as unknown as Pipeline;
-    const filter = new UrlFilterService(state, config, quietLogger());
-    await new UrlFilterProcessor(pipeline, filter, new CrawlStats(state, new Registry()), config).onApplicationBootstrap();
+    const filter = new UrlFilterService(state, config, quietLogger(), noPlugins());
+    await new UrlFilterProcessor(pipeline, filter, new CrawlStats(state, new Registry(), loadConfig({})), config).onApplicationBootstrap();
 
     await expect(handler(batch('/a', '/b'))).rejects.toThrow('Connection is closed.');
     await handler(batch('/a', '/b')); // the queue's retry
@@ -43,7 +44,12 @@ describe('UrlFilterProcessor', () => {
       consume: async (_queue: QueueName, h: (batch: UrlBatch) => Promise<void>) => void (handler = h),
       send: async (_queue: QueueName, payload: UrlBatch) => void sent.push(payload),
     } as unknown as Pipeline;
-    await new UrlFilterProcessor(pipeline, new UrlFilterService(state, config, quietLogger()), new CrawlStats(state, new Registry()), config).onApplicationBootstrap();
+    await new UrlFilterProcessor(
+      pipeline,
+      new UrlFilterService(state, config, quietLogger(), noPlugins()),
+      new CrawlStats(state, new Registry(), loadConfig({})),
+      config,
+    ).onApplicationBootstrap();
     const redirect: UrlBatch = { v: SCHEMA_VERSION, urls: [{ url: 'http://a.test/login', depth: 1, source: 'redirect', hops: 1 }] };
     await handler(redirect);
     await handler(redirect);

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { loadConfig } from '@crawler/config';
 import { CrawlUrl, PluginManifest, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
 import type { Logger } from '@crawler/logging';
-import { PluginRegistry } from '@crawler/runtime';
+import { PluginRegistry } from '@crawler/plugin-host';
 import { MemoryStateStore } from '@crawler/state';
+import { noPlugins } from '@crawler/plugin-host/testing';
 import { FILTER_RULES } from './url-filter.rules';
 import { UrlFilterService } from './url-filter.service';
 
@@ -79,7 +80,12 @@ describe('UrlFilterService and its rule list', () => {
 
   it('logs the rule that decided each URL with filter.debug, and nothing without it', async () => {
     const log = logger();
-    const f = new UrlFilterService(new MemoryStateStore(), loadConfig({ URL_FILTER_DEBUG: 'true' }, { 'filter.scope': 'any', 'filter.maxPagesPerHost': 1 }), log);
+    const f = new UrlFilterService(
+      new MemoryStateStore(),
+      loadConfig({ URL_FILTER_DEBUG: 'true' }, { 'filter.scope': 'any', 'filter.maxPagesPerHost': 1 }),
+      log,
+      noPlugins(),
+    );
     f.onModuleInit();
     const first = await f.filter([link('ftp://a.test/'), link('http://a.test/photo.jpg'), link('http://A.test/1'), link('http://a.test/2')]);
     f.passedOn(first);
@@ -94,7 +100,7 @@ describe('UrlFilterService and its rule list', () => {
     ]);
 
     const quiet = logger();
-    const g = new UrlFilterService(new MemoryStateStore(), loadConfig({}, { 'filter.scope': 'any' }), quiet);
+    const g = new UrlFilterService(new MemoryStateStore(), loadConfig({}, { 'filter.scope': 'any' }), quiet, noPlugins());
     await g.filter([link('http://a.test/1'), link('ftp://a.test/')]);
     expect(quiet.info).not.toHaveBeenCalled();
   });

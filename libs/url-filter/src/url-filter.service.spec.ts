@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '@crawler/config';
 import { CrawlUrl, PluginManifest, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
-import { PluginRegistry, PluginUnavailableError } from '@crawler/runtime';
+import { PluginRegistry, PluginUnavailableError } from '@crawler/plugin-host';
 import type { Logger } from '@crawler/logging';
 import { hashBucketsFor, MemoryStateStore, PartitionedHash, RedisStateStore, StateStore } from '@crawler/state';
 import { DEFAULT_STRIP_PARAMS, registrableDomain } from '@crawler/url';
+import { noPlugins } from '@crawler/plugin-host/testing';
 import { stripParamsOption, UrlFilterService } from './url-filter.service';
 
 const quietLogger = () => ({ info: jest.fn(), warn: jest.fn(), error: jest.fn() }) as unknown as Logger & { info: jest.Mock; warn: jest.Mock };
@@ -16,7 +17,7 @@ afterEach(() => running.splice(0).forEach((f) => f.onModuleDestroy()));
 
 /** A filter as the module starts it (init reads the blocklist and starts watching it; stopped after each test). */
 function filter(overrides: Record<string, unknown> = {}, state: StateStore = new MemoryStateStore(), env: NodeJS.ProcessEnv = {}) {
-  const f = new UrlFilterService(state, loadConfig(env, { 'filter.scope': 'any', ...overrides }), quietLogger());
+  const f = new UrlFilterService(state, loadConfig(env, { 'filter.scope': 'any', ...overrides }), quietLogger(), noPlugins());
   f.onModuleInit();
   running.push(f);
   return f;
@@ -295,7 +296,7 @@ describe('UrlFilterService and robots.txt', () => {
     const { RobotsCache, RobotsPolicy, ROBOTS_NAMESPACE } = await import('@crawler/robots');
     const { UrlFilterService } = await import('./url-filter.service');
     const state = new MemoryStateStore();
-    const filter = new UrlFilterService(state, loadConfig({}, { 'filter.scope': 'any' }), quietLogger());
+    const filter = new UrlFilterService(state, loadConfig({}, { 'filter.scope': 'any' }), quietLogger(), noPlugins());
     const policy = RobotsPolicy.fromResponse(200, 'User-agent: *\nDisallow: /private/', 'http://a.test/robots.txt', 'crawler-bot/0.1');
     await new RobotsCache(state.namespace(ROBOTS_NAMESPACE)).put('http://a.test/', policy, 60_000);
     const result = await filter.filter([
@@ -363,7 +364,12 @@ describe("UrlFilterService: scope 'allowlist'", () => {
   });
 
   it('reads the list from URL_FILTER_ALLOWED_DOMAINS', async () => {
-    const f = new UrlFilterService(new MemoryStateStore(), loadConfig({ URL_FILTER_SCOPE: 'allowlist', URL_FILTER_ALLOWED_DOMAINS: 'a.test, B.test' }), quietLogger());
+    const f = new UrlFilterService(
+      new MemoryStateStore(),
+      loadConfig({ URL_FILTER_SCOPE: 'allowlist', URL_FILTER_ALLOWED_DOMAINS: 'a.test, B.test' }),
+      quietLogger(),
+      noPlugins(),
+    );
     f.onModuleInit();
     expect(urls(await f.filter([link('http://x.b.test/'), link('http://c.test/')]))).toEqual(['http://x.b.test/']);
   });

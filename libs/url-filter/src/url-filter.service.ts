@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { CrawlUrl } from '@crawler/contracts';
 import { ConfigError, CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
-import { PluginClaims, PluginRegistry } from '@crawler/runtime';
+import { PluginClaims, PluginRegistry } from '@crawler/plugin-host';
 import { hashBucketsFor, PartitionedHash, STATE_STORE, StateStore } from '@crawler/state';
 import { ROBOTS_NAMESPACE, RobotsCache } from '@crawler/robots';
 import {
@@ -112,7 +112,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     @Inject(STATE_STORE) state: StateStore,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-    private readonly plugins: PluginRegistry = PluginRegistry.none(),
+    private readonly plugins: PluginRegistry,
   ) {
     const { filter } = config;
     this.store = state.namespace('url-filter');

@@ -1,7 +1,8 @@
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { CrawlUrl, QueueName, SCHEMA_VERSION, UrlBatch } from '@crawler/contracts';
-import { CrawlStats, HubLinks, Pipeline } from '@crawler/runtime';
+import { HubLinks } from '@crawler/crawl-state';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { UrlSeenProcessor } from './url-seen.processor';
 import { UrlSeenService } from './url-seen.service';
@@ -17,7 +18,7 @@ async function setup(overrides: Record<string, unknown> = {}) {
   const config = loadConfig({}, { 'seen.expectedUrls': 10_000, ...overrides });
   const seen = new UrlSeenService(state, config);
   const hubLinks = new HubLinks(state, config);
-  const stats = new CrawlStats(state, new Registry());
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const processor = new UrlSeenProcessor(pipeline, seen, stats, config, hubLinks);
   await processor.onApplicationBootstrap();
   return { handle: (batch: UrlBatch) => handler(batch), sent, seen, state, hubLinks, stats };

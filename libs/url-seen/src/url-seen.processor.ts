@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { QueueName, SCHEMA_VERSION, UrlBatch } from '@crawler/contracts';
-import { CrawlStats, HubLinks, Pipeline } from '@crawler/runtime';
+import { HubLinks } from '@crawler/crawl-state';
+import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { UrlSeenService } from './url-seen.service';
 
 /**

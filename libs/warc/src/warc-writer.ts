@@ -45,7 +45,7 @@ export interface WarcWriterOptions {
   onError?: (error: Error) => void;
 }
 
-/** Time and timers, replaceable in tests. */
+/** Time and timers: `systemClock` in a crawl, a clock of their own in tests. */
 export interface WarcClock {
   /** Epoch ms: names files and dates their warcinfo records. */
   now(): number;
@@ -202,7 +202,7 @@ export class WarcWriter {
   constructor(
     private readonly store: ContentStore,
     private readonly options: WarcWriterOptions,
-    private readonly clock: WarcClock = systemClock,
+    private readonly clock: WarcClock,
   ) {
     this.prefix = options.prefix ?? 'warc';
     if (!Number.isInteger(options.rotateBytes) || options.rotateBytes < 1) throw new Error(`warc: rotateBytes must be a positive integer, got ${options.rotateBytes}`);

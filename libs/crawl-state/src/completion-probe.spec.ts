@@ -1,21 +1,25 @@
+import pino from 'pino';
 import { Registry } from 'prom-client';
-import { loadConfig } from '@crawler/config';
+import { CrawlerConfig, loadConfig } from '@crawler/config';
 import { MemoryFrontierStore } from '@crawler/frontier-store';
 import { fetchQueue, QueueName } from '@crawler/contracts';
 import { DownloaderMembership } from '@crawler/hash-ring';
 import { MemoryQueueTransport } from '@crawler/queue';
+import { CrawlStats, RedisMemoryGauge } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { CompletionProbe } from './completion-probe.service';
-import { CrawlStats } from './crawl-stats.service';
 import { describeWaiting, HostsAside } from './hosts-aside.service';
+
+/** Without a Redis URL the gauge reads nothing: memory is never full. */
+const gauge = (config: CrawlerConfig) => new RedisMemoryGauge(config, pino({ enabled: false }));
 
 function setup() {
   const config = loadConfig({});
   const state = new MemoryStateStore();
   const store = new MemoryFrontierStore({ ...config.frontier, auditLength: 10 });
   const aside = new HostsAside(state);
-  const stats = new CrawlStats(state, new Registry());
-  return { store, aside, probe: new CompletionProbe(new MemoryQueueTransport(), store, stats, config, aside) };
+  const stats = new CrawlStats(state, new Registry(), loadConfig({}));
+  return { store, aside, probe: new CompletionProbe(new MemoryQueueTransport(), store, stats, config, aside, gauge(config), state) };
 }
 
 const waiting = (host: string) => ({
@@ -85,8 +89,8 @@ describe('CompletionProbe: failed work and outages', () => {
     const config = loadConfig({});
     const state = new MemoryStateStore();
     const store = new MemoryFrontierStore({ ...config.frontier, auditLength: 10 });
-    const stats = new CrawlStats(state, new Registry());
-    return { stats, probe: new CompletionProbe(transport, store, stats, config, new HostsAside(state)) };
+    const stats = new CrawlStats(state, new Registry(), loadConfig({}));
+    return { stats, probe: new CompletionProbe(transport, store, stats, config, new HostsAside(state), gauge(config), state) };
   }
   const message = { v: 1 as const, urls: [{ url: 'http://a.test/', depth: 0, source: 'seed' as const, hops: 0 }] };
 
@@ -129,8 +133,8 @@ describe('CompletionProbe: failed work and outages', () => {
     const config = loadConfig({});
     const state = new MemoryStateStore();
     const store = new MemoryFrontierStore({ ...config.frontier, auditLength: 10 });
-    const stats = new CrawlStats(state, new Registry());
-    const probe = new CompletionProbe(transport, store, stats, config, new HostsAside(state), undefined, state);
+    const stats = new CrawlStats(state, new Registry(), loadConfig({}));
+    const probe = new CompletionProbe(transport, store, stats, config, new HostsAside(state), gauge(config), state);
     await new DownloaderMembership(state.namespace('downloaders')).heartbeat('d1');
     await stats.count('processed.fetch');
     const shard = fetchQueue('d1');

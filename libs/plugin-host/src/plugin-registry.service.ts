@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { PluginManifest } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
-import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
+import { STATE_STORE, StateStore } from '@crawler/state';
 import { pathExtension } from '@crawler/url';
 
 /** The state-store namespace of the registry: one hash `manifests`, plugin name → manifest JSON. */
@@ -140,11 +140,6 @@ export class PluginRegistry implements BeforeApplicationShutdown {
   ) {
     this.store = state.namespace(PLUGINS_NAMESPACE);
     this.enabledNames = config.plugins?.enabled ?? [];
-  }
-
-  /** A registry with no plugin enabled (for services built by hand in specs). */
-  static none(): PluginRegistry {
-    return new PluginRegistry(new MemoryStateStore(), { plugins: { enabled: [], waitMs: 0 } } as unknown as CrawlerConfig, undefined as unknown as Logger);
   }
 
   /** The plugins `PLUGINS` enables, in order. */

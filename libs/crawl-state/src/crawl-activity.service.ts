@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FetchOutcome } from '@crawler/contracts';
 import { STATE_STORE, StateStore } from '@crawler/state';
-import { PeriodicFlush } from './periodic-flush';
+import { PeriodicFlush } from '@crawler/runtime';
 
 /** One failed turn: a fetch error, an HTTP error status, an unresolvable or refused host, an unreachable robots.txt. */
 export interface RecentError {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CRAWLER_CONFIG, type CrawlerConfig } from '@crawler/config';
 import { hashBucketsFor, PartitionedHash, STATE_STORE, StateStore } from '@crawler/state';
 
@@ -21,9 +21,9 @@ export interface UnreachedHosts {
 export class UnreachedHostsRegistry {
   private readonly byReason: Record<UnreachedReason, PartitionedHash>;
 
-  constructor(@Inject(STATE_STORE) state: StateStore, @Optional() @Inject(CRAWLER_CONFIG) config?: CrawlerConfig) {
+  constructor(@Inject(STATE_STORE) state: StateStore, @Inject(CRAWLER_CONFIG) config: CrawlerConfig) {
     const store = state.namespace('unreached');
-    const buckets = hashBucketsFor(config?.redisUrl);
+    const buckets = hashBucketsFor(config.redisUrl);
     this.byReason = {
       'address-refused': new PartitionedHash(store, 'address-refused', buckets),
       'dns-failed': new PartitionedHash(store, 'dns-failed', buckets),

@@ -3,6 +3,7 @@ import { loadConfig } from '@crawler/config';
 import { PluginManifest, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
 import { MemoryStateStore } from '@crawler/state';
 import { compilePluginClaims, globToRegExp, PluginRegistry, PluginUnavailableError } from './plugin-registry.service';
+import { noPlugins } from './testing';
 
 const manifest = (name: string, claims: Partial<PluginManifest['claims']> = {}, pageHook = false): PluginManifest => ({
   v: SCHEMA_VERSION,
@@ -61,7 +62,7 @@ describe('PluginRegistry', () => {
     const read = jest.spyOn(ns, 'hashGetAll');
     expect((await none.claims()).manifests).toEqual([]);
     expect(read).not.toHaveBeenCalled();
-    expect((await PluginRegistry.none().claims()).fetchesNothing).toBe(true);
+    expect((await noPlugins().claims()).fetchesNothing).toBe(true);
   });
 
   it('answers with the manifests of the enabled plugins only, in PLUGINS order, shared through the state store', async () => {

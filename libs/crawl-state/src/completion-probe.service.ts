@@ -1,13 +1,12 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { fetchQueue, PIPELINE_QUEUES, pluginQueue, QueueName } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { DownloaderMembership } from '@crawler/hash-ring';
 import { OutageRetries, QUEUE_TRANSPORT, QueueCounts, QueueTransport } from '@crawler/queue';
+import { CrawlStats, describeRedisMemory, RedisMemory, RedisMemoryGauge } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
-import { CrawlStats } from './crawl-stats.service';
 import { HostSetAside, HostsAside, HostWaiting } from './hosts-aside.service';
-import { describeRedisMemory, RedisMemory, RedisMemoryGauge } from './redis-memory.service';
 
 export interface PipelineSnapshot {
   queues: Record<string, QueueCounts>;
@@ -57,20 +56,20 @@ export class CompletionProbe {
     private readonly stats: CrawlStats,
     @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
     private readonly aside: HostsAside,
-    @Optional() private readonly redisMemory?: RedisMemoryGauge,
-    @Optional() @Inject(STATE_STORE) state?: StateStore,
+    private readonly redisMemory: RedisMemoryGauge,
+    @Inject(STATE_STORE) state: StateStore,
   ) {
     this.watched = [...PIPELINE_QUEUES, ...(config.plugins?.enabled ?? []).map(pluginQueue)];
-    this.downloaders = state && new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
+    this.downloaders = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
   }
 
   /** The live downloaders, whose own fetch queues (`fetch.<id>`) are read with the pipeline's. */
-  private readonly downloaders?: DownloaderMembership;
+  private readonly downloaders: DownloaderMembership;
 
   async snapshot(): Promise<PipelineSnapshot> {
     // A downloader's fetch jobs retrying through an S3 or Redis outage are work in progress like any other,
     // and what the status must name when the crawl waits on them.
-    const shards = ((await this.downloaders?.live()) ?? []).map(fetchQueue);
+    const shards = (await this.downloaders.live()).map(fetchQueue);
     const watched = [...this.watched, ...shards];
     const counts = await Promise.all(watched.map((q) => this.queues.counts(q)));
     const queues: Record<string, QueueCounts> = {};
@@ -98,7 +97,7 @@ export class CompletionProbe {
       .filter(([k]) => k.startsWith('processed.'))
       .reduce((sum, [, v]) => sum + v, 0);
     const waitingOnRobots = pending > 0 && pending === frontier ? await this.onlyWaiting() : undefined;
-    const redisMemory = (await this.redisMemory?.read()) ?? null;
+    const redisMemory = await this.redisMemory.read();
     const waitingOn = [redisMemory?.full ? describeRedisMemory(redisMemory) : null, describeRemaining(failed, outageRetries)].filter(Boolean).join('; ') || null;
     return {
       queues,

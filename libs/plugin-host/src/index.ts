@@ -1,0 +1,2 @@
+export * from './plugin-host.module';
+export * from './plugin-registry.service';
