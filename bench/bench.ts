@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the crawl benchmark, every contender in ONE run on this machine against one benchmark
- * web (bench/web: BENCH_HOSTS × BENCH_PAGES_PER_HOST pages of ~30 KB, built in memory in a process of its
- * own), then the micro-benchmarks. Results: bench/results/bench.{json,md,svg}.
+ * web (bench/web: BENCH_HOSTS × BENCH_PAGES_PER_HOST pages, a median of 30 KB, built in memory in a process of its
+ * own; BENCH_WEB picks its shape), then the micro-benchmarks. Results: bench/results/bench.{json,md,svg}.
  *
  *   ceiling                   undici request + htmlparser2, one process per core, no pipeline
  *   ours-embedded             `crawl`, one process                 } BENCH_PAGES pages, delay 0, robots.txt
@@ -11,7 +11,9 @@
  *   polite-*                  BENCH_POLITE_PAGES pages with a 1 s per-host delay: ours (both shapes) and
  *                             Crawlee with sameDomainDelaySecs 1; the bound is hosts ÷ delay pages/s
  *
- * Environment: BENCH_HOSTS (200), BENCH_PAGES_PER_HOST (500), BENCH_PAGES (20000), BENCH_LATENCY_MS (10,
+ * Environment: BENCH_HOSTS (200), BENCH_PAGES_PER_HOST (500), BENCH_PAGES (20000), BENCH_WEB (real: pages shaped
+ * like real ones, see docs/performance.md "The benchmark web"; simple: the first web's uniform pages),
+ * BENCH_PAGE_KB (30, the real shape's median page size), BENCH_LATENCY_MS (10,
  * the web's think time per answer), BENCH_POLITE_PAGES (12000), BENCH_POLITE_DELAY_MS (1000), BENCH_RUNS
  * (comma-separated run ids to do, default all), BENCH_PEER_TIMEOUT_S (300: a peer run still going is stopped and
  * reported as unfinished), BENCH_QUICK=1 (micro-benchmarks on small inputs),
@@ -31,6 +33,7 @@ import { targetChecks } from './crawl/targets';
 import type { BenchResults, CrawlRun, MicroBenchmark } from './report/results';
 import { renderMarkdown } from './report/markdown';
 import { writeResults } from './report/write-results';
+import { BENCH_WEB_SHAPES, type BenchWebShape } from './web/bench-web';
 import { BenchWebProcess } from './web/bench-web-process';
 
 const env = (name: string, fallback: number) => Number(process.env[name] || fallback);
@@ -38,6 +41,8 @@ const HOSTS = env('BENCH_HOSTS', 200);
 const PAGES_PER_HOST = env('BENCH_PAGES_PER_HOST', 500);
 const PAGES = env('BENCH_PAGES', 20_000);
 const LATENCY_MS = env('BENCH_LATENCY_MS', 10);
+const WEB_SHAPE = webShape(process.env.BENCH_WEB || 'real');
+const PAGE_KB = env('BENCH_PAGE_KB', 30);
 const POLITE_PAGES = env('BENCH_POLITE_PAGES', 12_000);
 const POLITE_DELAY_MS = env('BENCH_POLITE_DELAY_MS', 1000);
 const PEER_TIMEOUT_MS = env('BENCH_PEER_TIMEOUT_S', 300) * 1000;
@@ -54,8 +59,8 @@ const MICRO = [
 ];
 
 async function main() {
-  const web = await BenchWebProcess.start({ hosts: HOSTS, pagesPerHost: PAGES_PER_HOST, seed: 1, latencyMs: LATENCY_MS });
-  log(`benchmark web: ${HOSTS} hosts × ${PAGES_PER_HOST} pages, ${(web.pageBytes / 2 ** 20).toFixed(0)} MiB of pages built in ${web.buildMs} ms`);
+  const web = await BenchWebProcess.start({ hosts: HOSTS, pagesPerHost: PAGES_PER_HOST, seed: 1, latencyMs: LATENCY_MS, shape: WEB_SHAPE, pageKb: PAGE_KB });
+  log(`benchmark web (${WEB_SHAPE}): ${HOSTS} hosts × ${PAGES_PER_HOST} pages, ${(web.pageBytes / 2 ** 20).toFixed(0)} MiB of pages built in ${web.buildMs} ms`);
   const runs: CrawlRun[] = [];
   const polite = `${POLITE_PAGES} pages, ${POLITE_DELAY_MS} ms per-host delay`;
   const plan: [string, () => Promise<CrawlRun>][] = [
@@ -124,7 +129,15 @@ async function main() {
       node: process.version,
       redis: await meter.version(),
     },
-    web: { hosts: HOSTS, pagesPerHost: PAGES_PER_HOST, meanPageBytes: Math.round(web.pageBytes / (HOSTS * PAGES_PER_HOST)), latencyMs: LATENCY_MS, buildMs: web.buildMs },
+    web: {
+      hosts: HOSTS,
+      pagesPerHost: PAGES_PER_HOST,
+      meanPageBytes: Math.round(web.pageBytes / (HOSTS * PAGES_PER_HOST)),
+      latencyMs: LATENCY_MS,
+      buildMs: web.buildMs,
+      shape: WEB_SHAPE,
+      pageKb: PAGE_KB,
+    },
     runs,
     micro,
     targets: targetChecks(runs, { hosts: HOSTS, delayMs: POLITE_DELAY_MS }),
@@ -145,6 +158,11 @@ function microBenchmark({ script, command }: { script: string; command: string }
   }
   const parsed = JSON.parse(line.slice('BENCH_RESULT '.length)) as { figures: { id: string; label: string; value: number; unit: string }[] };
   return parsed.figures.map((f) => ({ ...f, id: `${script}.${f.id}`, command }));
+}
+
+function webShape(value: string): BenchWebShape {
+  if (!(BENCH_WEB_SHAPES as readonly string[]).includes(value)) throw new Error(`BENCH_WEB must be one of ${BENCH_WEB_SHAPES.join(', ')}, not ${value}`);
+  return value as BenchWebShape;
 }
 
 function log(message: string) {

@@ -8,7 +8,7 @@ export function renderMarkdown(results: BenchResults): string {
     `# Benchmark, ${results.at}`,
     '',
     `Machine: ${machine.cpus} CPUs (${machine.model}), ${num(machine.memoryGiB)} GiB, Node ${machine.node}${machine.redis ? `, Redis ${machine.redis}` : ''}.`,
-    `Benchmark web: ${num(web.hosts)} hosts × ${num(web.pagesPerHost)} pages, mean page ${num(web.meanPageBytes / 1024, 1)} KB, ` +
+    `Benchmark web${web.shape ? ` (${web.shape}${web.shape === 'real' ? `, median ${num(web.pageKb ?? 30)} KB` : ''})` : ''}: ${num(web.hosts)} hosts × ${num(web.pagesPerHost)} pages, mean page ${num(web.meanPageBytes / 1024, 1)} KB, ` +
       `${num(web.latencyMs)} ms latency per answer, built in ${num(web.buildMs)} ms.`,
     ...section('Crawl runs', runsTable(results.runs)),
     ...notes(results.runs),

@@ -3,6 +3,7 @@
  * crawl run (ours in both shapes, the peer, the ceiling, the polite runs), the micro-benchmarks, and the
  * target ratios computed from them.
  */
+import type { BenchWebShape } from '../web/bench-web';
 import type { WebObservation } from '../web/web-observer';
 
 export interface ProcessFigures {
@@ -102,7 +103,7 @@ export interface TargetCheck {
 export interface BenchResults {
   at: string;
   machine: { cpus: number; model: string; memoryGiB: number; node: string; redis?: string };
-  web: { hosts: number; pagesPerHost: number; meanPageBytes: number; latencyMs: number; buildMs: number };
+  web: { hosts: number; pagesPerHost: number; meanPageBytes: number; latencyMs: number; buildMs: number; shape?: BenchWebShape; pageKb?: number };
   runs: CrawlRun[];
   micro: MicroBenchmark[];
   targets: TargetCheck[];

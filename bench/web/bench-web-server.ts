@@ -4,7 +4,7 @@
  * answers its parent's messages: `{ type: 'observe', reset? }` → the WebObserver's figures.
  */
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { BenchWeb } from './bench-web';
+import { BenchWeb, type BenchWebShape } from './bench-web';
 import { WebObserver } from './web-observer';
 
 export interface BenchWebServerOptions {
@@ -17,6 +17,9 @@ export interface BenchWebServerOptions {
    * at once would never be seen overlapping.
    */
   latencyMs: number;
+  shape: BenchWebShape;
+  /** Median page size of the real shape, KB. */
+  pageKb: number;
 }
 
 export type ServerMessage =
@@ -58,7 +61,7 @@ async function main() {
     await listen(server, ip, port);
     listeners.push(server);
   }
-  web = new BenchWeb({ hosts: options.hosts, pagesPerHost: options.pagesPerHost, seed: options.seed, port });
+  web = new BenchWeb({ hosts: options.hosts, pagesPerHost: options.pagesPerHost, seed: options.seed, port, shape: options.shape, pageKb: options.pageKb });
   observer = new WebObserver((h, p) => web!.disallowed(h, p));
   const ready: ServerMessage = {
     type: 'ready',

@@ -1,5 +1,6 @@
 /**
- * The benchmark's web: many hosts of realistic pages (about 30 KB of HTML with 40–80 links each), robots.txt
+ * The benchmark's web: many hosts of pages with 40–80 body links each (shaped like real pages and sized around a
+ * median, or in the `simple` shape uniform pages of about 30 KB), robots.txt
  * on every host, and redirects, exact duplicates, missing pages and server errors in the proportions a
  * general crawl meets. Built deterministically from a seed, entirely in memory before the first request,
  * so that serving a page costs a map lookup and a socket write and the server is never what is measured.
@@ -18,6 +19,7 @@
  *   /private/N      a page robots.txt disallows (fetching it is a robots violation)
  */
 import { Prng } from '../../test/web/prng';
+import { realPageBytes, renderRealPage } from './real-page';
 
 export interface BenchWebOptions {
   /** Number of hosts. @defaultValue 200 */
@@ -28,7 +30,18 @@ export interface BenchWebOptions {
   port: number;
   /** @defaultValue 1 */
   seed?: number;
+  /**
+   * `real`: pages shaped like real ones (bench/web/real-page.ts), sizes spread around `pageKb`; `simple`: the
+   * first benchmark web's uniform pages of ~30 KB, kept to compare with earlier results. Both have the same
+   * link graph. @defaultValue 'real'
+   */
+  shape?: BenchWebShape;
+  /** Median page size of the `real` shape, KB. @defaultValue 30 */
+  pageKb?: number;
 }
+
+export type BenchWebShape = 'simple' | 'real';
+export const BENCH_WEB_SHAPES: readonly BenchWebShape[] = ['simple', 'real'];
 
 export interface BenchHost {
   name: string;
@@ -64,6 +77,8 @@ const PARAGRAPHS_PER_PAGE = 50;
 export class BenchWeb {
   readonly hosts: BenchHost[];
   readonly pagesPerHost: number;
+  readonly shape: BenchWebShape;
+  private readonly pageBytesMedian: number;
   private readonly port: number;
   /** host name → path → reply */
   private readonly sites = new Map<string, Map<string, BenchReply>>();
@@ -74,6 +89,8 @@ export class BenchWeb {
     const seed = options.seed ?? 1;
     this.pagesPerHost = options.pagesPerHost;
     this.port = options.port;
+    this.shape = options.shape ?? 'real';
+    this.pageBytesMedian = (options.pageKb ?? 30) * 1024;
     this.hosts = Array.from({ length: options.hosts }, (_, i) => benchHost(i, seed));
     for (const host of this.hosts) this.byName.set(host.name, host);
     const paragraphs = paragraphPool(new Prng(seed ^ 0x5bd1e995));
@@ -141,6 +158,12 @@ export class BenchWeb {
     const host = this.hosts[h];
     const title = `${host.name} page ${p}: ${titleWords(rng)}`;
     const links = this.bodyLinks(h, rng);
+    if (this.shape === 'real') {
+      const path = p === 0 ? '/' : `/p/${p}`;
+      const otherHost = this.hosts[(h + 1 + rng.int(0, this.hosts.length - 2)) % this.hosts.length].name;
+      const targetBytes = realPageBytes(rng, this.pageBytesMedian);
+      return renderRealPage({ host: host.name, port: this.port, path, title, pagesPerHost: this.pagesPerHost, links, otherHost, targetBytes, rng, paragraphs });
+    }
     const parts: (Buffer | string)[] = [
       `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>${title}</title>\n`,
       `<meta name="description" content="${titleWords(rng)} ${titleWords(rng)}">\n`,
