@@ -3,7 +3,7 @@ import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync
 import { delimiter, join, relative } from 'node:path';
 import { ConfigError, ENV_NAMES, loadConfig } from '@crawler/config';
 import { SERVICE_NAMES } from '@crawler/contracts';
-import { findPlugin, loadPluginConfig, PluginDefinition } from '@crawler/plugin-sdk';
+import { findPlugin, installedPlugins, loadPluginConfig, PluginDefinition } from '@crawler/plugin-sdk';
 import { tempDir } from '../support/temp-dirs';
 
 /** What the deployment tests share: the checkout, its apps, the settings they read, the image's entrypoint. */
@@ -68,11 +68,9 @@ function directEnvReads(): Map<string, string[]> {
   return reads;
 }
 
-/** The plugins under libs/ (`libs/plugin-<name>`, the SDK aside), by their definitions. */
+/** The plugins under libs/, by their definitions. */
 function pluginDefinitions(): PluginDefinition<unknown>[] {
-  return readdirSync(join(ROOT, 'libs'))
-    .filter((dir) => dir.startsWith('plugin-') && dir !== 'plugin-sdk')
-    .map((dir) => findPlugin(dir.slice('plugin-'.length)));
+  return installedPlugins(join(ROOT, 'libs')).map((name) => findPlugin(name));
 }
 
 /** Every variable a crawler container may be given: the validated configuration's, the plugins' own settings, and the direct reads. */

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DynamicModule } from '@nestjs/common';
 import { ConfigError } from '@crawler/config';
@@ -9,6 +9,17 @@ import { pluginModule } from './plugin.module';
 /** Where plugin libraries live: `libs/plugin-<name>/src`, next to this library (in the checkout and in dist/). */
 const LIBS = join(__dirname, '..', '..');
 
+/** `libs/plugin-<name>` folders that are not plugins: the SDK plugins import, and the host that runs them. */
+const NOT_PLUGINS = new Set(['sdk', 'host']);
+
+/** The names of the plugins present: every `libs/plugin-<name>` but the SDK and the host. */
+export function installedPlugins(libs: string = LIBS): string[] {
+  return readdirSync(libs)
+    .filter((dir) => dir.startsWith('plugin-') && !NOT_PLUGINS.has(dir.slice('plugin-'.length)))
+    .map((dir) => dir.slice('plugin-'.length))
+    .sort();
+}
+
 /**
  * The plugin library of `name`, found by convention: `libs/plugin-<name>` exports a definition made with
  * definePlugin. This is how the embedded crawl loads the plugins PLUGINS names without importing any:
@@ -16,7 +27,7 @@ const LIBS = join(__dirname, '..', '..');
  */
 export function findPlugin(name: string, libs: string = LIBS): PluginDefinition<unknown> {
   const dir = join(libs, `plugin-${name}`, 'src');
-  if (name === 'sdk' || name === 'host' || !/^[a-z][a-z0-9-]{0,31}$/.test(name) || !existsSync(dir)) {
+  if (NOT_PLUGINS.has(name) || !/^[a-z][a-z0-9-]{0,31}$/.test(name) || !existsSync(dir)) {
     throw new ConfigError([`PLUGINS: no plugin "${name}" (there is no libs/plugin-${name})`]);
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -15,7 +15,7 @@ import { createLogger } from '@crawler/logging';
 import { PluginContext } from './plugin-context';
 import { definePlugin, pluginManifest, PluginHandler } from './plugin-definition';
 import { loadPluginConfig } from './plugin-config';
-import { findPlugin, loadPlugins } from './plugin-loader';
+import { findPlugin, installedPlugins, loadPlugins } from './plugin-loader';
 import { pluginModule } from './plugin.module';
 
 /** An example plugin with both hooks: what a plugin author writes. */
@@ -98,6 +98,11 @@ describe('loading plugins by name (the embedded crawl)', () => {
   it('finds a plugin library by convention, libs/plugin-<name>', () => {
     expect(findPlugin('png').name).toBe('png');
     expect(loadPlugins(['png'], {})).toHaveLength(1);
+  });
+
+  it('lists the plugins present, not the SDK nor the host that runs them', () => {
+    expect(installedPlugins()).toEqual(['focus', 'monitor', 'png', 'render']);
+    for (const name of installedPlugins()) expect(findPlugin(name).name).toBe(name);
   });
 
   it('loads a plugin library nobody imports, by its name alone: a new plugin needs no edit of the crawler', () => {
