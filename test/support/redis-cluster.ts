@@ -63,7 +63,6 @@ export class PrivateRedisCluster {
     throw new Error(`no node of the cluster on ${this.firstPort}-${this.firstPort + 5} answers`);
   }
 
-  /** Stops a node the hard way (SIGKILL): no AOF flush, no handover; its replica must take over. */
   /** The port of the live master that holds a key matching `pattern` (SCAN MATCH), or undefined. */
   async masterHolding(pattern: string): Promise<number | undefined> {
     for (const node of (await this.nodes()).filter((n) => n.master)) {
@@ -72,6 +71,7 @@ export class PrivateRedisCluster {
     return undefined;
   }
 
+  /** Stops a node the hard way (SIGKILL): no AOF flush, no handover; its replica must take over. */
   async kill(port: number): Promise<void> {
     process.kill(await this.pid(port), 'SIGKILL');
   }
