@@ -152,6 +152,24 @@ describe('parseHtmlPage', () => {
       expect(Array.isArray(r.links)).toBe(true);
     });
 
+    it('reads a page of 200,000 nested unclosed tags in time linear in its size, links and text after them too', () => {
+      // Each open tag used to cost time in the depth: this page took ~10 s, a parser thread held hostage.
+      const deep = '<div>'.repeat(200_000);
+      const started = performance.now();
+      const r = parseHtmlPage(`<title>T</title>${deep}<a href="/inside">in</a>${'</div>'.repeat(200_000)}<p>after</p>`);
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(r.title).toBe('T');
+      expect(r.links).toEqual([{ href: '/inside', tag: 'a' }]);
+      expect(r.text).toBe('in after');
+    });
+
+    it('is not held by 100,000 nested svg elements either', () => {
+      const started = performance.now();
+      const r = parseHtmlPage(`${'<svg>'.repeat(100_000)}<a href="/x">x</a>`);
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(r.links).toEqual([{ href: '/x', tag: 'a' }]);
+    });
+
     it('still recovers what it can', () => {
       expect(parseHtmlPage('<a href="/x">x<a href=').links).toEqual([{ href: '/x', tag: 'a' }]);
       expect(parseHtmlPage('<title>Runaway <b>title').title).toBe('Runaway <b>title');

@@ -1,6 +1,7 @@
 import type { RawLink } from '@crawler/contracts';
 import { Parser } from 'htmlparser2';
 import { parseRobotsDirectives, type RobotsDirectives } from './robots-header';
+import { forgetOutermostElements } from './open-elements';
 import { collapseWhitespace } from './whitespace';
 
 export interface ParsedHtml {
@@ -94,6 +95,7 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
   const parser = new Parser(
     {
       onopentag(name, attrs) {
+        forgetOutermostElements(parser);
         if (HIDDEN.has(name)) hiddenDepth++;
         if (FOREIGN.has(name)) foreignDepth++;
         if (BLOCK.has(name)) text.push(' ');

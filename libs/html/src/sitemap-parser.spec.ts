@@ -82,4 +82,13 @@ describe('parseSitemap', () => {
     const parsed = await parseSitemap(Buffer.from(xml), LIMITS);
     expect(parsed.entries.map((e) => e.loc)).toEqual(['http://a.test/1']);
   });
+
+  it('reads a sitemap of 200,000 nested unclosed tags in time linear in its size, and the entries after them', async () => {
+    // Each open tag used to cost time in the depth: a hostile 1 MB sitemap held the parser for seconds.
+    const xml = `<urlset>${'<x>'.repeat(200_000)}<url><loc>http://a.test/deep</loc></url></urlset>`;
+    const started = performance.now();
+    const parsed = await parseSitemap(Buffer.from(xml), { maxBytes: 2_000_000, maxUrls: 10 });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(parsed.entries.map((e) => e.loc)).toEqual(['http://a.test/deep']);
+  });
 });

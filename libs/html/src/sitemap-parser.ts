@@ -1,5 +1,6 @@
 import { createGunzip } from 'node:zlib';
 import { Parser } from 'htmlparser2';
+import { forgetOutermostElements } from './open-elements';
 
 /** One `<loc>` of a sitemap: a page of a urlset, or a child sitemap of an index. */
 export interface SitemapEntry {
@@ -59,6 +60,7 @@ function parseXml(text: string, maxUrls: number): ParsedSitemap {
   const parser = new Parser(
     {
       onopentag(raw) {
+        forgetOutermostElements(parser);
         const name = local(raw);
         if (format === 'unknown' && (name === 'urlset' || name === 'sitemapindex')) format = name;
         else if ((name === 'url' && format === 'urlset') || (name === 'sitemap' && format === 'sitemapindex')) {
