@@ -19,7 +19,10 @@
  * reported as unfinished), BENCH_QUICK=1 (micro-benchmarks on small inputs),
  * BENCH_OUT (bench/results), BENCH_CPU_PROF_DIR (unset: our processes write --cpu-prof profiles there),
  * REDIS_URL (redis://127.0.0.1:6379), REDIS_CLUSTER_URL (the cluster of ours-distributed-cluster,
- * redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002).
+ * redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002), BENCH_RECORDS (postgres: the distributed runs
+ * keep their records in a database of their own, created on the server of POSTGRES_URL
+ * (postgres://postgres@127.0.0.1:5432/test) and dropped after, as the deployments keep them in PostgreSQL;
+ * redis: in Redis hashes).
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
@@ -46,6 +49,7 @@ const PAGE_KB = env('BENCH_PAGE_KB', 30);
 const POLITE_PAGES = env('BENCH_POLITE_PAGES', 12_000);
 const POLITE_DELAY_MS = env('BENCH_POLITE_DELAY_MS', 1000);
 const PEER_TIMEOUT_MS = env('BENCH_PEER_TIMEOUT_S', 300) * 1000;
+const RECORDS = recordsIn(process.env.BENCH_RECORDS || 'postgres');
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
 const OUT = process.env.BENCH_OUT || join(__dirname, '../../bench/results');
@@ -66,7 +70,10 @@ async function main() {
   const plan: [string, () => Promise<CrawlRun>][] = [
     ['ceiling', () => runCeiling(web, PAGES)],
     ['ours-embedded', () => runEmbedded(web, { id: 'ours-embedded', label: 'ours, embedded (1 process)', pages: PAGES, delayMs: 0 })],
-    ['ours-distributed', () => runDistributed(web, { id: 'ours-distributed', label: 'ours, distributed (9 processes)', pages: PAGES, delayMs: 0, redisUrl: REDIS_URL })],
+    [
+      'ours-distributed',
+      () => runDistributed(web, { id: 'ours-distributed', label: 'ours, distributed (9 processes)', pages: PAGES, delayMs: 0, redisUrl: REDIS_URL, records: RECORDS }),
+    ],
     [
       'ours-distributed-cluster',
       () =>
@@ -76,6 +83,7 @@ async function main() {
           pages: PAGES,
           delayMs: 0,
           redisUrl: REDIS_CLUSTER_URL,
+          records: RECORDS,
         }),
     ],
     ['crawlee', () => runCrawlee(web, { id: 'crawlee', label: 'Crawlee CheerioCrawler, defaults', pages: PAGES, timeoutMs: PEER_TIMEOUT_MS })],
@@ -92,6 +100,7 @@ async function main() {
           pages: POLITE_PAGES,
           delayMs: POLITE_DELAY_MS,
           redisUrl: REDIS_URL,
+          records: RECORDS,
         }),
     ],
     [
@@ -163,6 +172,11 @@ function microBenchmark({ script, command }: { script: string; command: string }
 function webShape(value: string): BenchWebShape {
   if (!(BENCH_WEB_SHAPES as readonly string[]).includes(value)) throw new Error(`BENCH_WEB must be one of ${BENCH_WEB_SHAPES.join(', ')}, not ${value}`);
   return value as BenchWebShape;
+}
+
+function recordsIn(value: string): 'postgres' | 'redis' {
+  if (value !== 'postgres' && value !== 'redis') throw new Error(`BENCH_RECORDS must be postgres or redis, not ${value}`);
+  return value;
 }
 
 function log(message: string) {

@@ -1,8 +1,10 @@
+import { createDatabase, dropDatabase, POSTGRES_URL } from '@crawler/records/testing';
 import { isClusterUrl } from '@crawler/redis';
 import { TestWebCluster } from '../../test/support/test-web-cluster';
 import type { CrawlRun } from '../report/results';
 import type { BenchWebProcess } from '../web/bench-web-process';
 import { RunMeter, type Watched } from './measure';
+import { PostgresMeter } from './postgres-meter';
 import type { OursOptions } from './run-embedded';
 import { keyMemoryPerMaster } from './redis-key-memory';
 import { RedisMeter, type RedisServer } from './redis-meter';
@@ -17,13 +19,35 @@ const STATUS_POLL_MS = 1000;
 
 /**
  * Ours, distributed: every service its own process (one of each), BullMQ and the state on `redisUrl` (one
- * node or a Redis Cluster), page bodies on the S3-compatible server. Timed from the seeds' submission to the
- * control plane's "complete"; Redis (each master and replica of a cluster) and the S3 server are measured
- * apart, as infrastructure. The run's keys are deleted after it, on every master.
+ * node or a Redis Cluster), page bodies on the S3-compatible server, and the per-page records, as the
+ * deployments keep them, in a PostgreSQL database of the run's own (`records: 'redis'` keeps them in Redis
+ * hashes instead). Timed from the seeds' submission to the control plane's "complete"; Redis (each master
+ * and replica of a cluster), the S3 server and PostgreSQL are measured apart, as infrastructure. The run's
+ * keys are deleted after it, on every master, and its database dropped.
  */
-export async function runDistributed(web: BenchWebProcess, options: OursOptions & { redisUrl: string }): Promise<CrawlRun> {
+export async function runDistributed(web: BenchWebProcess, options: OursOptions & { redisUrl: string; records: 'postgres' | 'redis' }): Promise<CrawlRun> {
+  const database = options.records === 'postgres' ? await runDatabase() : undefined;
+  try {
+    return await crawl(web, options, database?.url);
+  } finally {
+    if (database) await dropDatabase(database.name);
+  }
+}
+
+async function runDatabase(): Promise<{ name: string; url: string }> {
+  try {
+    return await createDatabase('bench');
+  } catch (error) {
+    throw new Error(
+      `the distributed runs keep their records in PostgreSQL, and the server of POSTGRES_URL (${POSTGRES_URL}) could not create their database: ${(error as Error).message}. Start PostgreSQL, or set BENCH_RECORDS=redis.`,
+    );
+  }
+}
+
+async function crawl(web: BenchWebProcess, options: OursOptions & { redisUrl: string }, recordsUrl: string | undefined): Promise<CrawlRun> {
   const cluster = await new TestWebCluster(web).start({
     env: {
+      ...(recordsUrl ? { RECORDS_URL: recordsUrl } : {}),
       REDIS_URL: options.redisUrl,
       URL_FILTER_MAX_DEPTH: '1000000',
       FRONTIER_MIN_DELAY_MS: String(options.delayMs),
@@ -34,6 +58,7 @@ export async function runDistributed(web: BenchWebProcess, options: OursOptions 
   const redis = new RedisMeter(options.redisUrl);
   const servers = await redis.servers();
   await redis.start();
+  const postgres = recordsUrl ? new PostgresMeter() : undefined;
   const meter = new RunMeter([
     ...cluster.services.map((s) => ({ name: s.name, pid: () => s.process.pid })),
     ...servers.map(watchedServer),
@@ -43,10 +68,11 @@ export async function runDistributed(web: BenchWebProcess, options: OursOptions 
   const status = await cluster.until((s) => s.complete, 1_800_000, STATUS_POLL_MS);
   const seconds = meter.elapsed();
   const redisFigures = await redis.stop();
+  const postgresCpuMs = postgres?.stop();
   const run = await meter.finish(web, {
     id: options.id,
     label: options.label,
-    settings: `FRONTIER_MAX_PAGES=${options.pages}, delay ${options.delayMs} ms, 1 request per host, robots.txt obeyed; ${cluster.services.length} processes`,
+    settings: `FRONTIER_MAX_PAGES=${options.pages}, delay ${options.delayMs} ms, 1 request per host, robots.txt obeyed; ${cluster.services.length} processes; records in ${recordsUrl ? 'PostgreSQL' : 'Redis'}`,
     complete: status.complete === true,
     seconds,
   });
@@ -54,7 +80,11 @@ export async function runDistributed(web: BenchWebProcess, options: OursOptions 
   const keysBytesPerMaster = isClusterUrl(options.redisUrl) ? await keyMemoryPerMaster(options.redisUrl, cluster.prefix) : undefined;
   await redis.close();
   await cluster.close();
-  return { ...run, redis: { ...redisFigures, ...(keysBytesPerMaster ? { keysBytesPerMaster } : {}) } };
+  const infrastructure = [
+    ...(run.infrastructure ?? []),
+    ...(postgresCpuMs === undefined ? [] : [{ name: 'postgresql (every process)', cpuMs: postgresCpuMs, peakRssBytes: 0 }]),
+  ];
+  return { ...run, infrastructure, redis: { ...redisFigures, ...(keysBytesPerMaster ? { keysBytesPerMaster } : {}) } };
 }
 
 /** The one node keeps its name of old ('redis-server'); a cluster's servers are named by role and address. */
