@@ -34,6 +34,7 @@ const NEEDS_INFRASTRUCTURE = [
   'libs/url-filter/src/url-filter.service.spec.ts',
   'libs/url-seen/src/url-seen.service.spec.ts',
   'libs/warc/src/warc-writer.spec.ts',
+  'test/bench/postgres-meter.test.ts',
   'test/bench/redis-meter.test.ts',
   'test/dns/dns-resolver.dns.test.ts',
   'test/plugins/focus-prioritizer.test.ts',
