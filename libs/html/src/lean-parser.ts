@@ -1,5 +1,6 @@
-import { QuoteType, Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
+import type { QuoteType, TokenizerCallbacks } from 'htmlparser2';
 import { MAX_OPEN_ELEMENTS } from './open-elements';
+import { SkippingTokenizer } from './skipping-tokenizer';
 
 /** What a LeanParser reports, and what it asks before doing work the handler may not need. */
 export interface LeanHandler {
@@ -83,7 +84,7 @@ export class LeanParser implements TokenizerCallbacks {
 
   parse(html: string): void {
     this.html = html;
-    const tokenizer = new Tokenizer({ xmlMode: false, decodeEntities: true }, this);
+    const tokenizer = new SkippingTokenizer({ xmlMode: false, decodeEntities: true }, this);
     tokenizer.write(html);
     tokenizer.end();
   }
