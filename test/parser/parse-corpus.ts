@@ -72,6 +72,9 @@ function trickyPages(): CorpusPage[] {
   });
   const cyrillic = 'Лев Николаевич Толстой родился в Ясной Поляне. Все счастливые семьи похожи друг на друга.';
   const japanese = '吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。';
+  // A body cut off by the size cap inside a character (the last of 日本語: three bytes, two kept).
+  const whole = Buffer.from(`<title>Coupé</title><p>Texte coupé au milieu d'un caractère: 日本語</p>`);
+  const truncated = whole.subarray(0, whole.length - 1);
   return [
     page(
       'entities',
@@ -145,6 +148,9 @@ function trickyPages(): CorpusPage[] {
       NO_CHARSET,
     ),
     page('utf8-declared-latin1-bytes', Buffer.from('<title>Café</title><p>Crème brûlée à la française, naïve façade.</p>', 'latin1'), UTF8),
+    page('utf8-cut-mid-character', truncated, UTF8),
+    page('utf8-cut-mid-character-undeclared', truncated, NO_CHARSET),
+    page('utf8-cut-mid-character-declared-latin1', truncated, { 'content-type': 'text/html; charset=iso-8859-1' }),
     page(
       'utf16le-bom',
       Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<title>UTF-16</title><p>wide text ünïcödé</p><a href="/w">w</a>', 'utf16le')]),
