@@ -68,6 +68,19 @@ const BLOCK = new Set(
   ).split(' '),
 );
 
+/** An element's part in the text, as bits (HIDDEN_ROLE | FOREIGN_ROLE | BLOCK_ROLE): one lookup a tag. */
+const HIDDEN_ROLE = 1;
+const FOREIGN_ROLE = 2;
+const BLOCK_ROLE = 4;
+const ROLES = new Map<string, number>();
+for (const [names, role] of [
+  [HIDDEN, HIDDEN_ROLE],
+  [FOREIGN, FOREIGN_ROLE],
+  [BLOCK, BLOCK_ROLE],
+] as const) {
+  for (const name of names) ROLES.set(name, (ROLES.get(name) ?? 0) | role);
+}
+
 /**
  * One streaming pass of htmlparser2's tokenizer (no DOM; see LeanParser). htmlparser2 recovers from any input — unclosed
  * tags, stray bytes, an attribute cut off at EOF — so malformed HTML yields partial results, never an error.
@@ -97,9 +110,10 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
     wantsAttributes: (name) => WITH_ATTRIBUTES.has(name) || (name === 'img' && options.images === true),
     wantsText: () => titleState === 'in' || hiddenDepth === 0,
     onopentag(name, attrs) {
-      if (HIDDEN.has(name)) hiddenDepth++;
-      if (FOREIGN.has(name)) foreignDepth++;
-      if (BLOCK.has(name)) text.push(' ');
+      const role = ROLES.get(name) ?? 0;
+      if (role & HIDDEN_ROLE) hiddenDepth++;
+      if (role & FOREIGN_ROLE) foreignDepth++;
+      if (role & BLOCK_ROLE) text.push(' ');
 
       if (name === 'title') {
         // The document title: the first one not nested in another hidden element (depth 1 is itself).
@@ -121,9 +135,10 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
       else if (name === 'img' && options.images) addImage(attrs.src);
     },
     onclosetag(name) {
-      if (HIDDEN.has(name) && hiddenDepth > 0) hiddenDepth--;
-      if (FOREIGN.has(name) && foreignDepth > 0) foreignDepth--;
-      if (BLOCK.has(name)) text.push(' ');
+      const role = ROLES.get(name) ?? 0;
+      if (role & HIDDEN_ROLE && hiddenDepth > 0) hiddenDepth--;
+      if (role & FOREIGN_ROLE && foreignDepth > 0) foreignDepth--;
+      if (role & BLOCK_ROLE) text.push(' ');
       if (name === 'title' && titleState === 'in') titleState = 'done';
     },
     ontext(data) {

@@ -59,6 +59,24 @@ const VOID = new Set([
 const FOREIGN = new Set(['math', 'svg']);
 const HTML_INTEGRATION = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignobject', 'desc', 'title']);
 
+/** What the tables above say of one element, found with one lookup a tag. */
+interface TagRule {
+  void: boolean;
+  /** True for svg and math, false for an HTML integration point (svg's `<title>`…), undefined for the rest. */
+  foreign?: boolean;
+  /** The open elements its start closes. */
+  closes?: Set<string>;
+}
+const PLAIN: TagRule = { void: false };
+const RULES = new Map<string, TagRule>();
+for (const name of new Set([...IMPLIES_CLOSE.keys(), ...VOID, ...FOREIGN, ...HTML_INTEGRATION])) {
+  RULES.set(name, {
+    void: VOID.has(name),
+    foreign: FOREIGN.has(name) ? true : HTML_INTEGRATION.has(name) ? false : undefined,
+    closes: IMPLIES_CLOSE.get(name),
+  });
+}
+
 /**
  * htmlparser2's Parser as the page parser used it (HTML mode, lower-cased names, entities decoded, CDATA as a
  * comment), on htmlparser2's own Tokenizer: the same open, close and text events in the same order, with the
@@ -76,6 +94,7 @@ export class LeanParser implements TokenizerCallbacks {
   /** Whether each foreign-content or integration element open is foreign (svg, math), innermost last. */
   private readonly foreign: boolean[] = [false];
   private tagName = '';
+  private tagRule = PLAIN;
   private attributes: Record<string, string> | null = null;
   private attributeName = '';
   private attributeValue = '';
@@ -113,8 +132,9 @@ export class LeanParser implements TokenizerCallbacks {
 
   onclosetag(start: number, endIndex: number): void {
     const name = this.html.slice(start, endIndex).toLowerCase();
-    if (FOREIGN.has(name) || HTML_INTEGRATION.has(name)) this.foreign.pop();
-    if (!VOID.has(name)) {
+    const rule = RULES.get(name) ?? PLAIN;
+    if (rule.foreign !== undefined) this.foreign.pop();
+    if (!rule.void) {
       const at = this.stack.lastIndexOf(name);
       if (at !== -1) {
         while (this.stack.length > at) this.handler.onclosetag(this.stack.pop()!);
@@ -158,13 +178,14 @@ export class LeanParser implements TokenizerCallbacks {
   onprocessinginstruction(): void {}
 
   private openTag(name: string): void {
+    const rule = RULES.get(name) ?? PLAIN;
     this.tagName = name;
-    const closes = IMPLIES_CLOSE.get(name);
+    this.tagRule = rule;
+    const closes = rule.closes;
     if (closes) while (this.stack.length > 0 && closes.has(this.stack[this.stack.length - 1])) this.handler.onclosetag(this.stack.pop()!);
-    if (!VOID.has(name)) {
+    if (!rule.void) {
       this.stack.push(name);
-      if (FOREIGN.has(name)) this.foreign.push(true);
-      else if (HTML_INTEGRATION.has(name)) this.foreign.push(false);
+      if (rule.foreign !== undefined) this.foreign.push(rule.foreign);
     }
     this.attributes = this.handler.wantsAttributes(name) ? {} : null;
   }
@@ -175,8 +196,9 @@ export class LeanParser implements TokenizerCallbacks {
     forgetOutermost(this.foreign);
     this.handler.onopentag(name, this.attributes ?? {});
     this.attributes = null;
-    if (VOID.has(name)) this.handler.onclosetag(name);
+    if (this.tagRule.void) this.handler.onclosetag(name);
     this.tagName = '';
+    this.tagRule = PLAIN;
   }
 
   private closeCurrentTag(): void {
