@@ -1,4 +1,4 @@
-import type { QuoteType, TokenizerCallbacks } from 'htmlparser2';
+import type { TokenizerCallbacks } from 'htmlparser2';
 import { MAX_OPEN_ELEMENTS } from './open-elements';
 import { SkippingTokenizer } from './skipping-tokenizer';
 
@@ -162,7 +162,7 @@ export class LeanParser implements TokenizerCallbacks {
     if (this.attributes) this.attributeValue += String.fromCodePoint(codepoint);
   }
 
-  onattribend(_quote: QuoteType): void {
+  onattribend(): void {
     // The first of repeated attributes counts.
     if (this.attributes && !Object.hasOwn(this.attributes, this.attributeName)) this.attributes[this.attributeName] = this.attributeValue;
     this.attributeValue = '';
