@@ -67,16 +67,17 @@ export function decodeHtml(bytes: Uint8Array, contentTypeHeader?: string): Decod
   for (const [charset, source] of declared) {
     if (!charset) continue;
     if (charset === 'UTF-8') {
-      if (isValidUtf8(bytes)) return decodeAs(bytes, charset, source);
+      const text = utf8Text(bytes);
+      if (text !== null) return { text, charset, source };
       overruled = true;
     } else if (!isAsciiCompatible(charset)) {
       if (couldBeUtf16(bytes)) return decodeAs(bytes, charset, source);
       overruled = true;
     } else if (!hasNonAscii(bytes)) {
       return decodeAs(bytes, charset, source); // every ASCII-compatible charset decodes it identically
-    } else if (isValidUtf8(bytes)) {
-      return decodeAs(bytes, 'UTF-8', 'detected-over-declared');
     } else {
+      const text = utf8Text(bytes);
+      if (text !== null) return { text, charset: 'UTF-8', source: 'detected-over-declared' };
       const better = overrulingCharset(bytes, charset);
       return better ? decodeAs(bytes, better, 'detected-over-declared') : decodeAs(bytes, charset, source);
     }
@@ -294,12 +295,27 @@ function decodeText(bytes: Uint8Array, charset: string): string {
 
 /** Strict UTF-8 check that tolerates a sequence cut off at the very end (bodies are truncated at a size cap). */
 function isValidUtf8(bytes: Uint8Array): boolean {
+  return utf8Text(bytes) !== null;
+}
+
+/**
+ * The text of bytes that are valid UTF-8, else null: the check and the decoding in one pass. A sequence cut
+ * off at the very end is tolerated and ends the text as one U+FFFD, as iconv-lite (decodeText) ends it.
+ */
+function utf8Text(bytes: Uint8Array): string | null {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let text: string;
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
-    return true;
+    text = decoder.decode(bytes, { stream: true });
   } catch {
-    return false;
+    return null;
   }
+  try {
+    decoder.decode();
+  } catch {
+    text += '\uFFFD';
+  }
+  return text;
 }
 
 function hasNonAscii(bytes: Uint8Array): boolean {

@@ -1,7 +1,6 @@
 import type { RawLink } from '@crawler/contracts';
-import { Parser } from 'htmlparser2';
+import { LeanParser } from './lean-parser';
 import { parseRobotsDirectives, type RobotsDirectives } from './robots-header';
-import { forgetOutermostElements } from './open-elements';
 import { collapseWhitespace } from './whitespace';
 
 export interface ParsedHtml {
@@ -56,6 +55,8 @@ const URL_ATTRIBUTE: Record<string, 'href' | 'src'> = {
  * them are still collected: noscript and template links are real URLs of the site.
  */
 const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'title']);
+/** The elements whose attributes are read: links, and the few that carry page metadata. */
+const WITH_ATTRIBUTES = new Set([...Object.keys(URL_ATTRIBUTE), 'html', 'base', 'meta']);
 /** Foreign content: an svg `<title>` is a tooltip, not the document title. */
 const FOREIGN = new Set(['svg', 'math']);
 /** Elements that separate words, so `<p>a</p><p>b</p>` yields "a b", not "ab"; inline ones do not. */
@@ -67,8 +68,21 @@ const BLOCK = new Set(
   ).split(' '),
 );
 
+/** An element's part in the text, as bits (HIDDEN_ROLE | FOREIGN_ROLE | BLOCK_ROLE): one lookup a tag. */
+const HIDDEN_ROLE = 1;
+const FOREIGN_ROLE = 2;
+const BLOCK_ROLE = 4;
+const ROLES = new Map<string, number>();
+for (const [names, role] of [
+  [HIDDEN, HIDDEN_ROLE],
+  [FOREIGN, FOREIGN_ROLE],
+  [BLOCK, BLOCK_ROLE],
+] as const) {
+  for (const name of names) ROLES.set(name, (ROLES.get(name) ?? 0) | role);
+}
+
 /**
- * One streaming pass of htmlparser2's SAX parser (no DOM). htmlparser2 recovers from any input — unclosed
+ * One streaming pass of htmlparser2's tokenizer (no DOM; see LeanParser). htmlparser2 recovers from any input — unclosed
  * tags, stray bytes, an attribute cut off at EOF — so malformed HTML yields partial results, never an error.
  */
 export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): ParsedHtml {
@@ -92,47 +106,46 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
   let seenHtml = false;
   let seenBase = false;
 
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        forgetOutermostElements(parser);
-        if (HIDDEN.has(name)) hiddenDepth++;
-        if (FOREIGN.has(name)) foreignDepth++;
-        if (BLOCK.has(name)) text.push(' ');
+  new LeanParser({
+    wantsAttributes: (name) => WITH_ATTRIBUTES.has(name) || (name === 'img' && options.images === true),
+    wantsText: () => titleState === 'in' || hiddenDepth === 0,
+    onopentag(name, attrs) {
+      const role = ROLES.get(name) ?? 0;
+      if (role & HIDDEN_ROLE) hiddenDepth++;
+      if (role & FOREIGN_ROLE) foreignDepth++;
+      if (role & BLOCK_ROLE) text.push(' ');
 
-        if (name === 'title') {
-          // The document title: the first one not nested in another hidden element (depth 1 is itself).
-          if (titleState === 'before' && hiddenDepth === 1 && foreignDepth === 0) titleState = 'in';
-        } else if (name === 'html' && !seenHtml) {
-          seenHtml = true;
-          result.lang = nonEmpty(attrs.lang);
-        } else if (name === 'base' && !seenBase && attrs.href !== undefined) {
-          seenBase = true; // only the first base with an href counts, even an empty one
-          result.baseHref = nonEmpty(attrs.href);
-        } else if (name === 'meta' && attrs.name?.trim().toLowerCase() === 'robots') {
-          const found = parseRobotsDirectives(attrs.content ?? '');
-          result.metaRobots.noindex ||= found.noindex;
-          result.metaRobots.nofollow ||= found.nofollow;
-        }
+      if (name === 'title') {
+        // The document title: the first one not nested in another hidden element (depth 1 is itself).
+        if (titleState === 'before' && hiddenDepth === 1 && foreignDepth === 0) titleState = 'in';
+      } else if (name === 'html' && !seenHtml) {
+        seenHtml = true;
+        result.lang = nonEmpty(attrs.lang);
+      } else if (name === 'base' && !seenBase && attrs.href !== undefined) {
+        seenBase = true; // only the first base with an href counts, even an empty one
+        result.baseHref = nonEmpty(attrs.href);
+      } else if (name === 'meta' && attrs.name?.trim().toLowerCase() === 'robots') {
+        const found = parseRobotsDirectives(attrs.content ?? '');
+        result.metaRobots.noindex ||= found.noindex;
+        result.metaRobots.nofollow ||= found.nofollow;
+      }
 
-        const attribute = URL_ATTRIBUTE[name];
-        if (attribute) addLink(name as RawLink['tag'], attrs[attribute], attrs.rel);
-        else if (name === 'img' && options.images) addImage(attrs.src);
-      },
-      onclosetag(name) {
-        if (HIDDEN.has(name) && hiddenDepth > 0) hiddenDepth--;
-        if (FOREIGN.has(name) && foreignDepth > 0) foreignDepth--;
-        if (BLOCK.has(name)) text.push(' ');
-        if (name === 'title' && titleState === 'in') titleState = 'done';
-      },
-      ontext(data) {
-        if (titleState === 'in') title.push(data);
-        else if (hiddenDepth === 0) text.push(data);
-      },
+      const attribute = URL_ATTRIBUTE[name];
+      if (attribute) addLink(name as RawLink['tag'], attrs[attribute], attrs.rel);
+      else if (name === 'img' && options.images) addImage(attrs.src);
     },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  parser.end(html);
+    onclosetag(name) {
+      const role = ROLES.get(name) ?? 0;
+      if (role & HIDDEN_ROLE && hiddenDepth > 0) hiddenDepth--;
+      if (role & FOREIGN_ROLE && foreignDepth > 0) foreignDepth--;
+      if (role & BLOCK_ROLE) text.push(' ');
+      if (name === 'title' && titleState === 'in') titleState = 'done';
+    },
+    ontext(data) {
+      if (titleState === 'in') title.push(data);
+      else if (hiddenDepth === 0) text.push(data);
+    },
+  }).parse(html);
 
   if (images.length > 0) result.links.push(...images.slice(0, Math.max(0, MAX_PAGE_LINKS - result.links.length)));
   const collapsedTitle = collapseWhitespace(title.join(''));
