@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Counter, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { CRAWLER_CONFIG, type CrawlerConfig } from '@crawler/config';
 import { isClusterUrl } from '@crawler/redis';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { PeriodicFlush } from './periodic-flush';
+import { ScrapedCounter } from './scraped-counter';
 
 /**
  * How often a process adds up what it counted into the shared totals. Shorter than the completion probe's
@@ -27,7 +28,7 @@ export const CLUSTER_STATS_SHARDS = 16;
 @Injectable()
 export class CrawlStats {
   private readonly store: StateStore;
-  private readonly events: Counter<'event'>;
+  private readonly events: ScrapedCounter<'event'>;
   private pending = new Map<string, number>();
   private readonly flusher: PeriodicFlush;
   /** `totals`, then `totals:1` … on a cluster. */
@@ -40,7 +41,7 @@ export class CrawlStats {
     const shards = isClusterUrl(config.redisUrl) ? CLUSTER_STATS_SHARDS : 1;
     this.shardKeys = Array.from({ length: shards }, (_, i) => (i === 0 ? 'totals' : `totals:${i}`));
     this.nextShard = Math.floor(Math.random() * shards);
-    this.events = new Counter({
+    this.events = new ScrapedCounter({
       name: 'crawler_events_total',
       help: 'Crawl events by kind (fetched, stored, duplicate, disallowed, filtered.<reason>, error.<kind>, …)',
       labelNames: ['event'],
@@ -51,7 +52,7 @@ export class CrawlStats {
 
   count(event: string, by = 1): Promise<void> {
     if (by !== 0) {
-      this.events.inc({ event }, by);
+      this.events.cell({ event }).n += by;
       this.pending.set(event, (this.pending.get(event) ?? 0) + by);
     }
     return DONE;

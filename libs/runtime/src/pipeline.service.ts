@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Histogram, Registry } from 'prom-client';
 import { metricQueue, type JobOf, type QueueName } from '@crawler/contracts';
 import { LOGGER, Logger } from '@crawler/logging';
 import { ConsumeOptions, infrastructureCause, isRedisOutOfMemory, JobOptions, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CircuitBreaker } from './circuit-breaker';
 import { CrawlStats } from './crawl-stats.service';
+import { ScrapedCounter } from './scraped-counter';
 
 /**
  * What a processor sees of the transport: consume a queue, send to the next one. Every processed job is
@@ -15,8 +16,8 @@ import { CrawlStats } from './crawl-stats.service';
 @Injectable()
 export class Pipeline {
   private readonly duration: Histogram<'queue'>;
-  private readonly handled: Counter<'queue' | 'outcome'>;
-  private readonly sent: Counter<'queue'>;
+  private readonly handled: ScrapedCounter<'queue' | 'outcome'>;
+  private readonly sent: ScrapedCounter<'queue'>;
 
   constructor(
     @Inject(QUEUE_TRANSPORT) private readonly queues: QueueTransport,
@@ -32,13 +33,13 @@ export class Pipeline {
       buckets: [0.001, 0.005, 0.02, 0.1, 0.5, 2, 10],
       registers: [registry],
     });
-    this.handled = new Counter({
+    this.handled = new ScrapedCounter({
       name: 'crawler_queue_jobs_handled_total',
       help: 'Jobs handled by this process, by queue and outcome (completed; failed: the handler threw and the job is retried; outage: it threw because Redis, S3 or PostgreSQL is down, and is retried until the outage ends)',
       labelNames: ['queue', 'outcome'],
       registers: [registry],
     });
-    this.sent = new Counter({
+    this.sent = new ScrapedCounter({
       name: 'crawler_queue_jobs_sent_total',
       help: 'Jobs sent to each queue by this process (one whose job id is already queued counts, though it is not added again)',
       labelNames: ['queue'],
@@ -55,6 +56,8 @@ export class Pipeline {
     const unexpected = this.logger.child({ log: 'unexpected' });
     const outage = this.logger.child({ log: 'infrastructure' });
     const label = metricQueue(queue);
+    const completed = this.handled.cell({ queue: label, outcome: 'completed' });
+    const processed = `processed.${label}`;
     return this.queues.consume(
       queue,
       async (payload) => {
@@ -73,11 +76,11 @@ export class Pipeline {
               { event: 'outage-retry', queue, cause, ...(full ? { outOfMemory: true } : {}), err: error, payload: summarize(payload) },
               full ? 'Redis is full (OOM): retrying until memory is freed' : `${cause} unavailable: retrying until it is back`,
             );
-            this.handled.inc({ queue: label, outcome: 'outage' });
+            this.handled.cell({ queue: label, outcome: 'outage' }).n++;
             await this.stats.count(`outage-retry.${label}`);
           } else {
             unexpected.error({ event: 'job-failed', queue, err: error, payload: summarize(payload) }, 'unexpected error');
-            this.handled.inc({ queue: label, outcome: 'failed' });
+            this.handled.cell({ queue: label, outcome: 'failed' }).n++;
             await this.stats.count(`failed.${label}`);
           }
           if (breaker.failure()) {
@@ -87,8 +90,8 @@ export class Pipeline {
           throw error;
         }
         end();
-        this.handled.inc({ queue: label, outcome: 'completed' });
-        await this.stats.count(`processed.${label}`);
+        completed.n++;
+        await this.stats.count(processed);
       },
       options,
     );
@@ -96,7 +99,7 @@ export class Pipeline {
 
   async send<Q extends QueueName>(queue: Q, payload: JobOf<Q>, options?: JobOptions): Promise<void> {
     await this.queues.add(queue, payload, options);
-    this.sent.inc({ queue: metricQueue(queue) });
+    this.sent.cell({ queue: metricQueue(queue) }).n++;
   }
 }
 
