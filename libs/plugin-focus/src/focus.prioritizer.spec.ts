@@ -24,16 +24,23 @@ describe('the focused crawl', () => {
   });
 
   it("estimates a link by the best of its evidence, a new host's first link at the prior", () => {
-    expect(linkEstimate({ from: 0.1, newHost: false }, 0.3)).toBe(0.1);
-    expect(linkEstimate({ from: 0.1, to: 0.2, page: 0.6, newHost: false }, 0.3)).toBe(0.6);
-    expect(linkEstimate({ from: 0.1, page: 0, newHost: true }, 0.3)).toBe(0.3);
-    expect(linkEstimate({ from: 0.5, to: 0.9, newHost: true }, 0.3)).toBe(0.9);
+    expect(linkEstimate({ from: 0.1, sameHost: false, newHost: false }, 0.3)).toBe(0.1);
+    expect(linkEstimate({ from: 0.1, to: 0.2, page: 0.6, sameHost: false, newHost: false }, 0.3)).toBe(0.6);
+    expect(linkEstimate({ from: 0.1, page: 0, sameHost: false, newHost: true }, 0.3)).toBe(0.3);
+    expect(linkEstimate({ from: 0.5, to: 0.9, sameHost: false, newHost: true }, 0.3)).toBe(0.9);
+  });
+
+  it("passes a page near the topic on to its links to other sites, not to its own site's (the learner's counts speak for those)", () => {
+    expect(linkEstimate({ from: 0.2, page: 2 / 3, sameHost: false, newHost: false }, 0.3)).toBeCloseTo(2 / 3);
+    expect(linkEstimate({ from: 0.2, page: 2 / 3, sameHost: true, newHost: false }, 0.3)).toBe(0.2);
+    // A relevant page's links all go first, its own site's too.
+    expect(linkEstimate({ from: 0.2, page: 1, sameHost: true, newHost: false }, 0.3)).toBe(1);
   });
 
   it("waits for the page a link was found on to be judged, and ranks the link by that page's graded relevance", async () => {
     const learner = new FocusLearner(new MemoryStateStore(), 100);
     const prioritizer = new FocusPrioritizer(learner, { ...SETTINGS, judgeWaitMs: 5_000 });
-    for (const host of ['a.test', 'b.test', 'c.test']) await learner.firstSighting(host);
+    await learner.firstSighting('x.test');
     // Judged while the prioritizer waits, as a page hook does when the links arrive first.
     const judged = new Promise<void>((resolve) =>
       setTimeout(async () => {
@@ -44,7 +51,7 @@ describe('the focused crawl', () => {
       }, 50),
     );
     const [topic, near, far] = await prioritizer.prioritize(
-      [link('http://a.test/1', 'http://a.test/topic'), link('http://b.test/1', 'http://b.test/near'), link('http://c.test/1', 'http://c.test/far')],
+      [link('http://x.test/1', 'http://a.test/topic'), link('http://x.test/2', 'http://b.test/near'), link('http://x.test/3', 'http://c.test/far')],
       [7, 7, 7],
       8,
     );

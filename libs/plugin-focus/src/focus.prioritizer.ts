@@ -14,19 +14,26 @@ export interface LinkEvidence {
   to?: number;
   /** The graded relevance of the page it was found on (gradeOf), once judged. */
   page?: number;
+  /** Whether it leads to another page of its page's host. */
+  sameHost: boolean;
   /** True for the first link met into a host: one page of each new site is tried at the prior. */
   newHost: boolean;
 }
 
 /**
  * A link's estimate: the best of what speaks for it. Its page's graded relevance is shark-search's
- * inheritance (a link on a page about the topic is likely about it, and one on a page near the topic
- * leads nearer); the place it was found at and the place it leads to are what the learner knows; and the
- * first link into a new host is worth the prior, so that one page of every site met is tried before more
- * pages of sites already found barren (the frontier widens over sites rather than digging through one).
+ * inheritance: a link on a page about the topic is likely about it, and a link to another site from a page
+ * near the topic leads nearer. A page only near the topic says little of the rest of its own site, which the
+ * learner judges from the site's pages (`from`): without that, a crawl climbing toward a topic, or leaving
+ * one it has exhausted, digs through every page of the sites around it. The place it was found at and the
+ * place it leads to are what the learner knows; and the first link into a new host is worth the prior, so
+ * that one page of every site met is tried before more pages of sites already found barren (the frontier
+ * widens over sites rather than digging through one).
  */
 export function linkEstimate(evidence: LinkEvidence, prior: number): number {
-  return Math.max(evidence.from, evidence.to ?? 0, evidence.page ?? 0, evidence.newHost ? prior : 0);
+  const page = evidence.page ?? 0;
+  const inherited = evidence.sameHost && page < 1 ? 0 : page;
+  return Math.max(evidence.from, evidence.to ?? 0, inherited, evidence.newHost ? prior : 0);
 }
 
 /**
@@ -68,6 +75,7 @@ export class FocusPrioritizer implements Prioritizer {
             from: linkYield(await this.read(places.host), await this.read(places.prefix), this.config.prior),
             to: target && targetShare(await this.read(target.host), await this.read(target.prefix), this.config.prior),
             page: score === undefined ? undefined : gradeOf(score, this.config.threshold),
+            sameHost: target?.host === places.host,
             newHost: target !== undefined && (await this.learner.firstSighting(target.host)),
           },
           this.config.prior,
