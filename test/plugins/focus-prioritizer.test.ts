@@ -29,7 +29,7 @@ describe('the focus prioritizer as the frontier loads it', () => {
   });
 
   it('orders links by what the page hook learned, read from the shared store', async () => {
-    const env = { PLUGIN_FOCUS_TERMS: 'orchid', PLUGIN_FOCUS_EPSILON: '0', PLUGIN_FOCUS_CACHE_MS: '0' };
+    const env = { PLUGIN_FOCUS_TERMS: 'orchid', PLUGIN_FOCUS_EPSILON: '0', PLUGIN_FOCUS_CACHE_MS: '0', PLUGIN_FOCUS_JUDGE_WAIT_MS: '0' };
     const [prioritizer, ...others] = loadPrioritizers(['png', 'in-process', 'focus'], { crawler, state: frontier, logger }, env);
     expect(others).toEqual([]);
     const link = (url: string, referrer: string): CrawlUrl => ({ url, referrer, depth: 3, source: 'link', hops: 0 });
@@ -45,6 +45,9 @@ describe('the focus prioritizer as the frontier loads it', () => {
     const [garden, news] = await prioritizer.prioritize(urls, [7, 7], 8);
     expect(garden).toBeLessThan(3);
     expect(news).toBe(7);
+    // A page the hook judged relevant: its links go first, wherever it is.
+    await learner.markJudged('http://news.test/orchids', 1);
+    expect(await prioritizer.prioritize([link('http://x.test/3', 'http://news.test/orchids')], [7], 8)).toEqual([1]);
   });
 
   it('refuses to start a focused crawl without a topic, naming the setting', () => {

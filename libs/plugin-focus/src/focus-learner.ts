@@ -18,6 +18,13 @@ const PLACES_HASH = 'places';
 const PLACE_COUNT = 'place-count';
 /** Pseudo-counts: how many links' worth of evidence the prior weighs against what was seen. */
 const PRIOR_WEIGHT = 2;
+/** How often a wait for a page's judgement looks again. */
+const JUDGEMENT_POLL_MS = 10;
+/**
+ * How long a page's judgement is kept for the prioritizer: its links reach the frontier within seconds of
+ * the page being parsed, so a minute covers a slow pipeline without keeping one key per page crawled.
+ */
+const JUDGEMENT_TTL_MS = 60_000;
 /** Counts are kept in hundredths, so that a page counts by its relevance (0…1), not only as relevant or not. */
 const UNIT = 100;
 
@@ -78,19 +85,54 @@ export class FocusLearner {
     return !refused;
   }
 
+  /**
+   * The page's own score, kept briefly under its URL for the prioritizer, which scores the page's links
+   * by it (they reach the frontier about when the page is judged: the two go out together).
+   */
+  async markJudged(url: string, relevance: number): Promise<void> {
+    await this.state.set(`judged|${url}`, String(relevance), JUDGEMENT_TTL_MS);
+  }
+
+  /**
+   * The score of the page at `url`, waiting up to `waitMs` for its hook to judge it; undefined if it was
+   * not judged by then (a slow or stopped hook: its links are scored by their places alone). Polls, because
+   * the state store has no notification and the hook may run in another process.
+   */
+  async judgement(url: string, waitMs: number): Promise<number | undefined> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const value = await this.state.get(`judged|${url}`);
+      if (value !== null) return Number(value);
+      if (Date.now() >= deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, JUDGEMENT_POLL_MS));
+    }
+  }
+
+  /**
+   * Whether this is the first time the host is met, by a page judged or a link scored: true once per host
+   * (atomically, HSETNX), then false; false too past `maxPlaces` (the host is not learned).
+   */
+  async firstSighting(host: string): Promise<boolean> {
+    return (await this.name(host)) === 'new';
+  }
+
   async stats(place: string): Promise<PlaceStats> {
     const [n, r, pn, pr] = await Promise.all(['n', 'r', 'pn', 'pr'].map((f) => this.state.hashGet(LEARNER_HASH, `${place}|${f}`)));
     const count = (value: string | null) => Number(value ?? 0) / UNIT;
     return { followed: count(n), relevant: count(r), pages: count(pn), relevantPages: count(pr) };
   }
 
-  /** A new place is named atomically (HSETNX): only its first sighting counts towards the bound. */
   private async admit(place: string): Promise<boolean> {
-    const known = await this.state.hashGet(PLACES_HASH, place);
-    if (known !== null) return true;
-    if (Number((await this.state.get(PLACE_COUNT)) ?? 0) >= this.maxPlaces) return false;
-    if ((await this.state.hashSetIfAbsent(PLACES_HASH, place, '1')) === null) await this.state.incr(PLACE_COUNT);
-    return true;
+    return (await this.name(place)) !== 'full';
+  }
+
+  /** A new place is named atomically (HSETNX): only its first sighting counts towards the bound. */
+  private async name(place: string): Promise<'known' | 'new' | 'full'> {
+    if ((await this.state.hashGet(PLACES_HASH, place)) !== null) return 'known';
+    if (Number((await this.state.get(PLACE_COUNT)) ?? 0) >= this.maxPlaces) return 'full';
+    if ((await this.state.hashSetIfAbsent(PLACES_HASH, place, '1')) !== null) return 'known';
+    await this.state.incr(PLACE_COUNT);
+    return 'new';
   }
 }
 

@@ -34,3 +34,12 @@ export class Relevance {
     return score >= this.threshold;
   }
 }
+
+/**
+ * How relevant a page's score is, graded (0…1): its share of the threshold, so that under a threshold of one
+ * half a page with one of three terms counts for two thirds, and every relevant page for 1. A page near the
+ * topic is then worth following before one that mentions none of it (shark-search's graded relevance).
+ */
+export function gradeOf(score: number, threshold: number): number {
+  return Math.min(1, Math.max(0, score) / threshold);
+}

@@ -35,11 +35,16 @@ export const FocusConfigSchema = z.object({
   /** The expected yield (0 to 1) of a link from a place the learner knows nothing about. @defaultValue 0.3 */
   prior: fraction.default(0.3).meta({ env: 'PLUGIN_FOCUS_PRIOR' }),
   /**
-   * Places (hosts and host + first path segment) the learner keeps. Past it, new places are not learned: their links
-   * keep the prior, counted as `plugin.focus.learner-full` and logged.
+   * Places (hosts and host + first path segment) the learner keeps, hosts met only as a link's target included. Past
+   * it, new places are not learned: their links keep the prior, counted as `plugin.focus.learner-full` and logged.
    * @defaultValue 100000
    */
   maxPlaces: z.coerce.number().int().min(1).max(10_000_000).default(100_000).meta({ env: 'PLUGIN_FOCUS_MAX_PLACES' }),
+  /**
+   * How long the frontier waits for a link's page to be judged before scoring the link without it (the page and
+   * its links go out together; the links usually arrive first). @defaultValue 1000
+   */
+  judgeWaitMs: z.coerce.number().int().min(0).max(60_000).default(1000).meta({ env: 'PLUGIN_FOCUS_JUDGE_WAIT_MS' }),
   /** How long the frontier reuses the counts of a place it read before reading them again. @defaultValue 250 */
   cacheMs: z.coerce.number().int().min(0).max(600_000).default(250).meta({ env: 'PLUGIN_FOCUS_CACHE_MS' }),
 });

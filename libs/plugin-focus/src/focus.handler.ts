@@ -7,7 +7,8 @@ import { Relevance } from './focus-relevance';
 /**
  * Judges each new page against the topic and teaches the learner: the page's own host and prefix get one
  * more page judged, its referrer's (where its link was found) one more link followed; each one more relevant
- * if the page is. Counted as `plugin.focus.judged`
+ * if the page is; and its own score is kept briefly for the prioritizer, which scores the page's links by it.
+ * Counted as `plugin.focus.judged`
  * and `plugin.focus.relevant` in the crawl totals.
  */
 @Injectable()
@@ -29,7 +30,10 @@ export class FocusPluginHandler implements PluginHandler {
       await this.ctx.count('relevant');
       this.ctx.logger.debug({ event: 'focus-relevant', url: page.url }, 'relevant page');
     }
-    if (!(await this.learner.record(page.url, page.referrer, score))) {
+    const learned = await this.learner.record(page.url, page.referrer, score);
+    // After the counts, so that a prioritizer waiting for this mark reads the page's places with it counted.
+    await this.learner.markJudged(page.url, score);
+    if (!learned) {
       await this.ctx.count('learner-full');
       this.ctx.logger.warn(
         { event: 'focus-learner-full', url: page.url, referrer: page.referrer, maxPlaces: this.ctx.config.maxPlaces },
