@@ -45,7 +45,9 @@ async function runDatabase(): Promise<{ name: string; url: string }> {
 }
 
 async function crawl(web: BenchWebProcess, options: OursOptions & { redisUrl: string }, recordsUrl: string | undefined): Promise<CrawlRun> {
-  const cluster = await new TestWebCluster(web).start({
+  const cluster = new TestWebCluster(web);
+  // A service that did not start leaves the others running until the cluster is closed.
+  const starting = cluster.start({
     env: {
       ...(recordsUrl ? { RECORDS_URL: recordsUrl } : {}),
       REDIS_URL: options.redisUrl,
@@ -54,6 +56,10 @@ async function crawl(web: BenchWebProcess, options: OursOptions & { redisUrl: st
       FRONTIER_MAX_PAGES: String(options.pages),
       ...options.env,
     },
+  });
+  await starting.catch(async (error) => {
+    await cluster.close();
+    throw error;
   });
   const redis = new RedisMeter(options.redisUrl);
   const servers = await redis.servers();
