@@ -6,6 +6,7 @@ describe('infrastructureCause', () => {
   it('blames Redis for its connection errors and its passing refusals', () => {
     for (const message of [
       'Connection is closed.',
+      'Connection lost before the reply to BITFIELD SET: it may have taken effect, so its answer cannot be trusted',
       "Stream isn't writeable and enableOfflineQueue options is false",
       'Reached the max retries per request limit (which is 20). Refer to "maxRetriesPerRequest" option for details.',
       'LOADING Redis is loading the dataset in memory',

@@ -47,7 +47,7 @@ const REDIS_TRANSIENT_REPLY = /^(LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONL
  * reach, whose slot map it cannot read, or whose slots keep moving while a failover or a resharding settles.
  */
 const REDIS_CONNECTION_MESSAGE =
-  /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit|Command timed out|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|Cluster isn't ready|Node is disconnected)/;
+  /^(Connection is closed|Connection lost before the reply|Stream isn't writeable|Reached the max retries per request limit|Command timed out|Failed to refresh slots cache|None of startup nodes is available|Too many Cluster redirections|Cluster isn't ready|Node is disconnected)/;
 
 /**
  * node-postgres's words for a connection that is gone (it gives them no code). The records store names such

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createRedis, groupBySlot, isCluster, readLuaScript, scanKeys, unlinkKeys, type RedisClient } from '@crawler/redis';
+import { createRedis, groupBySlot, isCluster, readLuaScript, scanKeys, unlinkKeys, withoutResend, type RedisClient } from '@crawler/redis';
 import type { StateStore } from './state-store';
 
 export type RedisStateStoreOptions = {
@@ -93,7 +93,7 @@ export class RedisStateStore implements StateStore {
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(this.key(key), value, 'PX', ttlMs, 'NX')) === 'OK';
+    return (await withoutResend(this.redis, 'SET NX', () => this.redis.set(this.key(key), value, 'PX', ttlMs, 'NX'))) === 'OK';
   }
 
   async del(key: string): Promise<void> {
@@ -166,7 +166,7 @@ export class RedisStateStore implements StateStore {
 
   async setAdd(key: string, members: string[]): Promise<boolean[]> {
     if (members.length === 0) return [];
-    const added = await this.redis.stateSetAdd(this.key(key), ...members);
+    const added = await withoutResend(this.redis, 'SADD', () => this.redis.stateSetAdd(this.key(key), ...members));
     return added.map((n) => n === 1);
   }
 
@@ -197,10 +197,12 @@ export class RedisStateStore implements StateStore {
   async setAddMany(entries: [key: string, member: string][]): Promise<boolean[]> {
     if (entries.length === 0) return [];
     const fullEntries = entries.map(([key, member]): [string, string] => [this.key(key), member]);
-    const added = await this.perSlot(
-      fullEntries,
-      ([key]) => key,
-      (group) => this.redis.stateSetAddMany(group.length, ...group.map(([key]) => key), ...group.map(([, member]) => member)),
+    const added = await withoutResend(this.redis, 'SADD', () =>
+      this.perSlot(
+        fullEntries,
+        ([key]) => key,
+        (group) => this.redis.stateSetAddMany(group.length, ...group.map(([key]) => key), ...group.map(([, member]) => member)),
+      ),
     );
     return added.map((n) => n === 1);
   }
@@ -233,7 +235,7 @@ export class RedisStateStore implements StateStore {
     for (const offsets of groups) for (const offset of offsets) args.push('SET', 'u1', offset, 1);
     if (args.length === 0) return groups.map(() => true);
     // Lower case: ioredis matches autoPipeliningIgnoredCommands against the name exactly as called.
-    const old = (await this.redis.call('bitfield', this.key(key), ...args)) as number[];
+    const old = (await withoutResend(this.redis, 'BITFIELD SET', () => this.redis.call('bitfield', this.key(key), ...args))) as number[];
     let at = 0;
     return groups.map((offsets) => {
       let all = true;

@@ -1,6 +1,11 @@
 /**
  * Shared crawl state. Drivers: Redis (shared by all replicas, survives restarts) and in-memory (embedded).
  * Every compound operation below is atomic in both drivers (a Lua script in Redis).
+ *
+ * An answer that tells whether the call changed something (setIfAbsent, setAdd, setAddMany, bitsTestAndSet)
+ * is this call's own or none: when the connection is lost while such a call is in flight, Redis may have
+ * applied it, and a copy sent again would find that change and answer "not new". The Redis driver then
+ * throws (`Connection lost before the reply to …`, a Redis outage to its callers) instead of answering.
  */
 export interface StateStore {
   /** A view whose keys all live under `prefix:` — each service owns its namespace. */

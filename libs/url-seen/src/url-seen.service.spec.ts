@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { createRedis, mastersOf } from '@crawler/redis';
+import { ReplyLosingProxy } from '@crawler/redis/testing';
 import { bloomParameters } from '@crawler/bloom';
 import { loadConfig } from '@crawler/config';
 import { CrawlUrl } from '@crawler/contracts';
@@ -284,5 +285,48 @@ describe('UrlSeenService, exact mode', () => {
       await store.close();
       await admin.quit();
     }
+  });
+});
+
+describe('UrlSeenService, when Redis executes a marking and the reply is lost (a crash after the write)', () => {
+  let proxy: ReplyLosingProxy;
+  const stores: RedisStateStore[] = [];
+  const prefix = `t-url-seen-reply-${process.pid}`;
+  beforeAll(async () => {
+    const { hostname, port } = new URL(REDIS_URL);
+    proxy = await ReplyLosingProxy.start({ host: hostname, port: Number(port || 6379) });
+  });
+  afterEach(async () => {
+    await stores[0]?.clear();
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+  });
+  afterAll(() => proxy.close());
+  const connect = () => {
+    const store = new RedisStateStore({ url: proxy.url, prefix });
+    stores.push(store);
+    return store;
+  };
+
+  // The resent copy of the marking found the bits of the first and answered "all seen": the URLs were lost.
+  it.each<[Mode, string]>([
+    ['bloom', 'bitfield'],
+    ['exact', 'evalsha'],
+  ])('%s mode: the delivery fails and its redelivery admits the URLs, none lost', async (mode, command) => {
+    const state = connect();
+    const service = new UrlSeenService(state, config(mode));
+    await service.admit([link('http://site.test/warm-up')]);
+    const batch = [link('http://site.test/a'), link('http://site.test/b')];
+    proxy.loseNextReplyTo(command);
+    const admitted = new Set<string>();
+    for (let delivery = 1; delivery <= 3; delivery++) {
+      try {
+        for (const u of (await service.admitBatch(batch, 'batch-reply')).fresh) admitted.add(u.url);
+        break;
+      } catch (error) {
+        expect(String(error)).toMatch(/Connection lost before the reply to/);
+      }
+    }
+    expect(proxy.lost).toBeGreaterThan(0);
+    expect([...admitted].sort()).toEqual(['http://site.test/a', 'http://site.test/b']);
   });
 });
