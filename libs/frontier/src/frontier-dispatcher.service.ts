@@ -8,6 +8,7 @@ import { PauseSwitch } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline, RedisMemoryGauge } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { urlFingerprint } from '@crawler/url';
+import { DispatchRoom } from './dispatch-room';
 import { DispatchSignal } from './dispatch-signal';
 import { decodeEntry } from './frontier-entry';
 
@@ -45,6 +46,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   private watchingSince = 0;
   /** Whether the last tick found the crawl paused (to log the change once). */
   private paused = false;
+  private readonly room: DispatchRoom;
 
   constructor(
     @Inject(FRONTIER_STORE) private readonly store: FrontierStore,
@@ -57,6 +59,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     private readonly pause: PauseSwitch,
     private readonly redisMemory: RedisMemoryGauge,
   ) {
+    this.room = new DispatchRoom(store, config.frontier);
     this.membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
   }
 
@@ -94,18 +97,14 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     // memory instead (RedisMemoryGauge logs the pause and the resume).
     if (await this.redisMemory.isFull()) return 0;
     if (this.ring.size === 0) return 0;
-    const { maxInFlight, maxPages, leaseMs } = this.config.frontier;
-    const { leased, fetched } = await this.store.counts();
-    let room = maxInFlight - leased;
-    if (maxPages > 0) {
-      if (fetched >= maxPages) {
-        await this.stats.count('frontier.budget-spent');
-        return 0;
-      }
-      room = Math.min(room, maxPages - fetched - leased);
+    const room = await this.room.room(now);
+    if (room === 'budget-spent') {
+      await this.stats.count('frontier.budget-spent');
+      return 0;
     }
     if (room <= 0) return 0;
-    const claims = await this.store.claim({ now, max: Math.min(room, CLAIM_BATCH), leaseMs });
+    const claims = await this.store.claim({ now, max: Math.min(room, CLAIM_BATCH), leaseMs: this.config.frontier.leaseMs });
+    this.room.claimed(claims.length);
     const audits = new Map<string, string[]>();
     await Promise.all(claims.map((claim) => this.send(claim, audits)));
     await this.store.auditMany(audits);
