@@ -29,7 +29,8 @@ export interface RedisFigures {
    * On a cluster: the run's keys' memory on each master (MEMORY USAGE over a SCAN of the run's prefix, read
    * when the crawl is complete, before its keys are deleted), bytes.
    */
-  keysBytesPerMaster?: { address: string; keys: number; bytes: number }[];
+  /** Per master: the run's keys, their MEMORY USAGE, and the largest key families by it. */
+  keysBytesPerMaster?: { address: string; keys: number; bytes: number; largest?: Record<string, number> }[];
   /** The commands that took most of Redis's time over the run (INFO commandstats Δ; a cluster's masters summed). */
   topCommands?: CommandStat[];
 }

@@ -1,4 +1,4 @@
-import { CLUSTER_SLOTS, hashTag, slotOf } from '@crawler/redis';
+import { hashTag, MAX_SPACED_TAGS, spacedTags } from '@crawler/redis';
 import { registrableDomain } from '@crawler/url';
 
 /**
@@ -11,25 +11,12 @@ import { registrableDomain } from '@crawler/url';
 /** Shards on a cluster when FRONTIER_SHARDS is unset: 21–22 per master on 3, 2–3 on 30, 16 back queues each at the default 1024. */
 export const CLUSTER_DEFAULT_SHARDS = 64;
 /** More shards than this would leave so few slots between two tags that finding them gets slow. */
-export const MAX_SHARDS = 256;
+export const MAX_SHARDS = MAX_SPACED_TAGS;
 
-/**
- * The hash tag text of each of `count` shards: shard i's is the first of `f<i>`, `f<i>-1`, `f<i>-2`, … whose
- * slot lies within 1/32 of the spacing of the middle of [i·16384/count, (i+1)·16384/count): so close to
- * evenly spaced that contiguous slot ranges of equal length (masters) hold as many shards, give or take one.
- * Deterministic, so every process finds the same tags.
- */
+/** The hash tag text of each of `count` shards (`f<i>…`), their slots evenly spaced (see spacedTags). */
 export function shardTags(count: number): string[] {
   if (!Number.isInteger(count) || count < 1 || count > MAX_SHARDS) throw new RangeError(`shards: 1 … ${MAX_SHARDS} (got ${count})`);
-  const spacing = CLUSTER_SLOTS / count;
-  const slack = Math.max(1, Math.floor(spacing / 32));
-  return Array.from({ length: count }, (_, i) => {
-    const middle = Math.floor((i + 0.5) * spacing);
-    for (let attempt = 0; ; attempt++) {
-      const tag = attempt === 0 ? `f${i}` : `f${i}-${attempt}`;
-      if (Math.abs(slotOf(hashTag(tag)) - middle) <= slack) return tag;
-    }
-  });
+  return spacedTags('f', count);
 }
 
 /** Shard i's key prefix under the frontier's prefix: `<prefix>:{<tag>}`, one slot for all its keys. */

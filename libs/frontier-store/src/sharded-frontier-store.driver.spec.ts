@@ -71,6 +71,29 @@ describe('ShardedFrontierStore, fair claims', () => {
     expect(asked).not.toHaveBeenCalled();
   });
 
+  it('asks no shard whose enqueues and completions left nothing due (a busy host queued more, a host paced)', async () => {
+    const { store, shards } = twoShards();
+    await store.enqueue([...manyHosts(0, 1), ...manyHosts(1, 1)], T);
+    const [a, b] = await store.claim({ now: T, max: 10, leaseMs: 1000 });
+    const asked = shards.map((s) => jest.spyOn(s, 'claim'));
+    // More URLs for the hosts in flight (one request per host at a time): nothing is due.
+    await store.enqueue(
+      [
+        { host: '0-0', priority: 0, item: '0-0/2' },
+        { host: '1-0', priority: 0, item: '1-0/2' },
+      ],
+      T,
+    );
+    expect(await store.claim({ now: T, max: 10, leaseMs: 1000 })).toEqual([]);
+    // Completed, each host is due again after its delay, not before.
+    await store.complete(a.leaseId, { nextAt: T + 500 }, T);
+    await store.complete(b.leaseId, { nextAt: T + 500 }, T);
+    expect(await store.claim({ now: T + 100, max: 10, leaseMs: 1000 })).toEqual([]);
+    expect(asked.map((spy) => spy.mock.calls.length)).toEqual([0, 0]);
+    expect(await store.claim({ now: T + 500, max: 10, leaseMs: 1000 })).toHaveLength(2);
+    expect(asked.map((spy) => spy.mock.calls.length)).toEqual([1, 1]);
+  });
+
   it('marks lease ids with their shard, so a completion finds its lease', async () => {
     const { store, shards } = twoShards();
     await store.enqueue([...manyHosts(0, 1), ...manyHosts(1, 1)], T);

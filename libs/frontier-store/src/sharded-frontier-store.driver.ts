@@ -28,7 +28,12 @@ interface ShardView {
   dueAt: number;
   seenAt: number;
   version: number;
+  /** The order in which the read it holds was sent: an older read answered later must not replace it. */
+  read: number;
 }
+
+/** Reads of shards, numbered as they are sent. */
+let reads = 0;
 
 /**
  * `max` split as evenly as possible over `shards` (in that order: the first ones get the remainder). Shards
@@ -56,8 +61,8 @@ export function splitEvenly(max: number, shards: number[]): Map<number, number> 
  *
  * Claims are fair across shards: each call starts at the next shard in turn and splits `max` over the
  * shards that have due hosts, asking each at most once (in parallel). Which shards have due hosts it knows
- * from the earliest due time each shard answered with its last claim (read in the same round trip), lowered
- * by this process's own enqueues and completions, and looked at afresh after SHARD_LOOK_MS. Promotions and
+ * from the earliest due time each shard answered with its last claim (read in the same round trip), read
+ * again after this process's own enqueues and completions there, and looked at afresh after SHARD_LOOK_MS. Promotions and
  * `nextDueAt` work from such views too (of the set-aside URLs, of the heaps): with 64 shards, asking every
  * shard on every dispatcher round cost more Redis commands than the pages themselves. A recrawl or a retry
  * another replica sets aside is therefore promoted up to SHARD_LOOK_MS late.
@@ -75,8 +80,8 @@ export class ShardedFrontierStore implements FrontierStore {
     /** Closes what the shards share (a Redis connection), after the shards. */
     private readonly release: () => Promise<void> = async () => undefined,
   ) {
-    this.views = shards.map(() => ({ dueAt: -Infinity, seenAt: -Infinity, version: 0 }));
-    this.scheduledViews = shards.map(() => ({ dueAt: -Infinity, seenAt: -Infinity, version: 0 }));
+    this.views = shards.map(() => ({ dueAt: -Infinity, seenAt: -Infinity, version: 0, read: 0 }));
+    this.scheduledViews = shards.map(() => ({ dueAt: -Infinity, seenAt: -Infinity, version: 0, read: 0 }));
   }
 
   async enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<number> {
@@ -85,8 +90,9 @@ export class ShardedFrontierStore implements FrontierStore {
     // part has settled, so no part is still being written when the batch comes again.
     const settled = await Promise.allSettled(
       [...this.byShard(items, (i) => i.host)].map(async ([shard, part]) => {
+        const version = this.views[shard].version;
         const n = await this.shards[shard].enqueue(part, now, batchId);
-        this.mayBeDue(shard, now);
+        await this.lookAfterChange(shard, now, version);
         return n;
       }),
     );
@@ -110,9 +116,10 @@ export class ShardedFrontierStore implements FrontierStore {
     const moved = await Promise.all(
       [...this.shareOut('promote', max, due)].map(async ([shard, share]) => {
         const version = this.scheduledViews[shard].version;
+        const read = ++reads;
         // Sent together, so one round trip: what is left set aside is read after the promotion.
         const [n, next] = await Promise.all([this.shards[shard].promoteDue(now, share), this.shards[shard].nextScheduledAt()]);
-        saw(this.scheduledViews[shard], next, now, version);
+        saw(this.scheduledViews[shard], next, now, version, read);
         if (n > 0) this.mayBeDue(shard, now);
         return n;
       }),
@@ -127,9 +134,10 @@ export class ShardedFrontierStore implements FrontierStore {
     const claimed = await Promise.all(
       [...this.shareOut('claim', max, due)].map(async ([shard, share]) => {
         const version = this.views[shard].version;
+        const read = ++reads;
         // Sent together, so one round trip: the heap is read after the claim, on the same connection.
         const [claims, dueAt] = await Promise.all([this.shards[shard].claim({ ...options, max: share }), this.shards[shard].nextDueAt()]);
-        saw(this.views[shard], dueAt, now, version);
+        saw(this.views[shard], dueAt, now, version, read);
         return claims.map((c) => ({ ...c, leaseId: `${shard}.${c.leaseId}` }));
       }),
     );
@@ -139,8 +147,9 @@ export class ShardedFrontierStore implements FrontierStore {
   async complete(leaseId: string, completion: Completion, now: number): Promise<boolean> {
     const lease = this.parseLease(leaseId);
     if (!lease) return false;
+    const version = this.views[lease.shard].version;
     const done = await this.shards[lease.shard].complete(lease.id, completion, now);
-    if (done) this.mayBeDue(lease.shard, now);
+    if (done) await this.lookAfterChange(lease.shard, now, version);
     if (done && completion.retryLater && !completion.requeue) mayBeDue(this.scheduledViews[lease.shard], completion.retryLater.dueAt);
     return done;
   }
@@ -294,9 +303,23 @@ export class ShardedFrontierStore implements FrontierStore {
     await Promise.all(
       stale.map(async (shard) => {
         const version = views[shard].version;
-        saw(views[shard], await read(shard), now, version);
+        const sent = ++reads;
+        saw(views[shard], await read(shard), now, version, sent);
       }),
     );
+  }
+
+  /**
+   * After this process enqueued or completed in the shard: its earliest due time, read back. Marking the
+   * shard "due now" instead sent half of a cluster crawl's claims to shards with nothing due (a page's links
+   * reach many shards, mostly hosts already queued). If the shard changed again meanwhile (`version`), or
+   * cannot be read, it is marked due.
+   */
+  private async lookAfterChange(shard: number, now: number, version: number): Promise<void> {
+    const read = ++reads;
+    const dueAt = await this.shards[shard].nextDueAt().catch(() => undefined);
+    if (dueAt === undefined || this.views[shard].version !== version) this.mayBeDue(shard, now);
+    else saw(this.views[shard], dueAt, now, version, read);
   }
 
   /** This process changed the shard: hosts there may be due from `at` on. */
@@ -305,9 +328,10 @@ export class ShardedFrontierStore implements FrontierStore {
   }
 }
 
-/** Records a shard's earliest due time, unless this process changed the shard since it asked. */
-function saw(view: ShardView, dueAt: number | null, now: number, version: number): void {
-  if (view.version !== version) return;
+/** Records a shard's earliest due time, unless this process changed the shard since it asked or a later read is recorded. */
+function saw(view: ShardView, dueAt: number | null, now: number, version: number, read: number): void {
+  if (view.version !== version || read < view.read) return;
+  view.read = read;
   view.dueAt = dueAt ?? Infinity;
   view.seenAt = now;
 }

@@ -1,4 +1,5 @@
 import { BLOOM_HASHER_NAME, BloomHasher, shardedBloomParameters, type ShardedBloomParameters, estimatedFalsePositiveRate, estimatedItems } from '@crawler/bloom';
+import { hashTag, spacedTags } from '@crawler/redis';
 import type { StateStore } from '@crawler/state';
 import type { BloomSeenStats, SeenSet } from './seen-set';
 
@@ -64,28 +65,52 @@ class ShardSteps {
  * filter, or one on a cluster (`minShards`: its shards spread over the masters), is split into shards by URL
  * hash, each its own key: a URL's k bits are all in its shard, and its test-and-set is one atomic step
  * there (`bitsTestAndSet`), so two replicas never both admit one URL. A false positive loses a URL.
+ *
+ * On a cluster (`spacedSlots`) shard i is `bloom:{b<i>…}`, a hash tag whose slot is evenly spaced from the
+ * others' (spacedTags), so each master holds as many shards, give or take one: the filter is most of what a
+ * crawl keeps in Redis. A filter written before, as `bloom:<i>` wherever each name hashed, is still read
+ * (`adopt`): its layout names no spacing.
  */
 export class BloomSeenSet implements SeenSet {
-  readonly layout: string;
+  layout: string;
   readonly params: ShardedBloomParameters;
   private readonly hasher: BloomHasher;
-  private readonly keys: string[];
-  private readonly steps: ShardSteps[];
+  private keys: string[];
+  private steps: ShardSteps[];
+  /** The layout and keys of the same filter before its shards were spaced, for a store that holds one. */
+  private readonly unspaced?: { layout: string; keys: string[] };
 
   constructor(
     private readonly store: StateStore,
     expectedUrls: number,
     falsePositiveRate: number,
     minShards = 1,
+    spacedSlots = false,
   ) {
     this.params = shardedBloomParameters(expectedUrls, falsePositiveRate, minShards);
     const { shards, bits, hashes } = this.params;
     this.hasher = new BloomHasher(this.params);
-    // No hash tag: on a cluster each shard lands in its own slot, spread over the masters.
-    this.keys = shards === 1 ? [KEY] : Array.from({ length: shards }, (_, i) => `${KEY}:${i}`);
-    this.steps = this.keys.map((key) => new ShardSteps((offsets) => this.store.bitsTestAndSet(key, offsets)));
     const sharding = shards === 1 ? '' : `shards=${shards} `;
-    this.layout = `bloom ${sharding}bits=${bits} hashes=${hashes} hasher=${BLOOM_HASHER_NAME} seed=0`;
+    const layout = `bloom ${sharding}bits=${bits} hashes=${hashes} hasher=${BLOOM_HASHER_NAME} seed=0`;
+    const plainKeys = shards === 1 ? [KEY] : Array.from({ length: shards }, (_, i) => `${KEY}:${i}`);
+    if (spacedSlots && shards > 1) {
+      this.keys = spacedTags('b', shards).map((tag) => `${KEY}:${hashTag(tag)}`);
+      this.layout = `${layout} slots=spaced`;
+      this.unspaced = { layout, keys: plainKeys };
+    } else {
+      this.keys = plainKeys;
+      this.layout = layout;
+    }
+    this.steps = this.stepsOf(this.keys);
+  }
+
+  /** Takes a store's recorded layout if it is this filter's, written before its shards were spaced; answers whether it did. */
+  adopt(recorded: string): boolean {
+    if (!this.unspaced || recorded !== this.unspaced.layout) return false;
+    this.layout = this.unspaced.layout;
+    this.keys = this.unspaced.keys;
+    this.steps = this.stepsOf(this.keys);
+    return true;
   }
 
   /** One test-and-set per shard the batch touches (shared with concurrent callers), in parallel; answers in the URLs' order. */
@@ -108,6 +133,10 @@ export class BloomSeenSet implements SeenSet {
       }),
     );
     return answers;
+  }
+
+  private stepsOf(keys: string[]): ShardSteps[] {
+    return keys.map((key) => new ShardSteps((offsets) => this.store.bitsTestAndSet(key, offsets)));
   }
 
   /** Each shard's BITCOUNT, in parallel; the estimates sum (URLs) or average (false positives) over shards. */

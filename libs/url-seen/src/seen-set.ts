@@ -10,6 +10,8 @@ export interface SeenSet {
    * agree on it: the same bits under other parameters mean other URLs.
    */
   readonly layout: string;
+  /** Takes `recorded`, another layout, if it is an older naming of the same structure; answers whether it did. */
+  adopt?(recorded: string): boolean;
   /** For each URL (distinct), marks it seen and answers whether it already was: atomic per URL. */
   testAndAdd(urls: string[]): Promise<boolean[]>;
   stats(): Promise<SeenStats>;

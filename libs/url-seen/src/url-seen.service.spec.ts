@@ -1,11 +1,12 @@
 import { Redis } from 'ioredis';
-import { createRedis, mastersOf } from '@crawler/redis';
+import { createRedis, mastersOf, spacedTags } from '@crawler/redis';
 import { ReplyLosingProxy } from '@crawler/redis/testing';
 import { bloomParameters } from '@crawler/bloom';
 import { loadConfig } from '@crawler/config';
 import { CrawlUrl } from '@crawler/contracts';
 import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 import { fingerprint64 } from '@crawler/url';
+import { BloomSeenSet } from './bloom-seen-set';
 import { fingerprintBucketBits, fingerprintSlot } from './exact-seen-set';
 import { describeSeenStats, UrlSeenLayoutError, UrlSeenService } from './url-seen.service';
 
@@ -210,21 +211,22 @@ describe('UrlSeenService, bloom mode', () => {
     expect(describeSeenStats(stats)).toMatch(/\(11981\.\d MB in 23 shards, 7 hashes\)/);
   });
 
-  it('on a cluster, splits into 16 shards, each its own key, spread over the masters; stats sum them', async () => {
+  it('on a cluster, splits into 16 shards, each its own key, as many on each master give or take one; stats sum them', async () => {
     const prefix = `t17s-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
     const store = new RedisStateStore({ url: REDIS_CLUSTER_URL, prefix });
     const cluster = createRedis(REDIS_CLUSTER_URL);
     try {
       const seen = new UrlSeenService(store, config('bloom', 10_000, REDIS_CLUSTER_URL));
-      expect(seen.layout).toMatch(/^bloom shards=16 bits=8986 hashes=10 /);
+      expect(seen.layout).toMatch(/^bloom shards=16 bits=8986 hashes=10 .* slots=spaced$/);
       expect(await seen.admit(urls(2000))).toHaveLength(2000);
       expect(await seen.admit(urls(2000))).toHaveLength(0);
-      const shardKeys = Array.from({ length: 16 }, (_, i) => `${prefix}:url-seen:bloom:${i}`);
+      const shardKeys = spacedTags('b', 16).map((tag) => `${prefix}:url-seen:bloom:{${tag}}`);
       const counts = await Promise.all(shardKeys.map((key) => cluster.bitcount(key)));
       for (const count of counts) expect(count).toBeGreaterThan(0); // 2000 URLs reach every shard
       expect(await cluster.exists(`${prefix}:url-seen:bloom`)).toBe(0);
       const masters = await Promise.all(mastersOf(cluster).map(async (node) => (await node.keys(`${prefix}:url-seen:bloom:*`)).length));
-      expect(masters.filter((n) => n > 0).length).toBeGreaterThan(1);
+      expect(masters.reduce((a, b) => a + b, 0)).toBe(16);
+      expect(Math.max(...masters) - Math.min(...masters)).toBeLessThanOrEqual(1);
       const stats = await seen.stats();
       if (stats.mode !== 'bloom') throw new Error('not bloom');
       expect(stats).toMatchObject({ shards: 16, bits: 16 * 8986, bitsSet: counts.reduce((a, b) => a + b, 0) });
@@ -233,6 +235,26 @@ describe('UrlSeenService, bloom mode', () => {
       await store.clear();
       await store.close();
       await cluster.quit();
+    }
+  });
+
+  it('on a cluster, reads a filter written before its shards were spaced (bloom:<i>), and refuses nothing else', async () => {
+    const prefix = `t17s-url-seen-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const store = new RedisStateStore({ url: REDIS_CLUSTER_URL, prefix });
+    try {
+      // What a url-seen of the version before wrote: the same filter under plain names, its layout recorded.
+      const before = new BloomSeenSet(store.namespace('url-seen'), 10_000, 0.001, 16);
+      await store.namespace('url-seen').hashSetIfAbsent('meta', 'layout', before.layout);
+      await before.testAndAdd(urls(300).map((u) => u.url));
+      const seen = new UrlSeenService(store, config('bloom', 10_000, REDIS_CLUSTER_URL));
+      await seen.onModuleInit();
+      expect(seen.layout).toBe(before.layout);
+      expect(await seen.admit([...urls(300), link('http://site.test/new')])).toEqual([link('http://site.test/new')]);
+      const resized = new UrlSeenService(store, config('bloom', 20_000, REDIS_CLUSTER_URL));
+      await expect(resized.onModuleInit()).rejects.toThrow(UrlSeenLayoutError);
+    } finally {
+      await store.clear();
+      await store.close();
     }
   });
 });

@@ -65,7 +65,9 @@ export class UrlSeenService implements OnModuleInit {
     this.set =
       mode === 'exact'
         ? new ExactSeenSet(this.store, expectedUrls)
-        : new BloomSeenSet(this.store, expectedUrls, falsePositiveRate, isClusterUrl(config.redisUrl) ? CLUSTER_BLOOM_SHARDS : 1);
+        : isClusterUrl(config.redisUrl)
+          ? new BloomSeenSet(this.store, expectedUrls, falsePositiveRate, CLUSTER_BLOOM_SHARDS, true)
+          : new BloomSeenSet(this.store, expectedUrls, falsePositiveRate);
   }
 
   /** Refuses to boot on state another configuration wrote (its bits or buckets would mean other URLs). */
@@ -133,7 +135,7 @@ export class UrlSeenService implements OnModuleInit {
 
   private async recordLayout(): Promise<void> {
     const recorded = await this.store.hashSetIfAbsent('meta', 'layout', this.set.layout);
-    if (recorded !== null && recorded !== this.set.layout) throw new UrlSeenLayoutError(recorded, this.set.layout);
+    if (recorded !== null && recorded !== this.set.layout && !this.set.adopt?.(recorded)) throw new UrlSeenLayoutError(recorded, this.set.layout);
   }
 }
 
