@@ -1,7 +1,7 @@
 import type { FrontierStore } from '@crawler/frontier-store';
 
 /** How long a read of the frontier's counts is used. */
-export const COUNTS_READ_MS = 250;
+export const COUNTS_READ_MS = 1000;
 /** With no room left by the last read, the counts are read again this soon at the earliest: completions may have made room. */
 export const COUNTS_REREAD_MS = 20;
 
