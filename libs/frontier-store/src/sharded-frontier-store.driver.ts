@@ -62,10 +62,10 @@ export function splitEvenly(max: number, shards: number[]): Map<number, number> 
  * Claims are fair across shards: each call starts at the next shard in turn and splits `max` over the
  * shards that have due hosts, asking each at most once (in parallel). Which shards have due hosts it knows
  * from the earliest due time each shard answered with its last claim (read in the same round trip), read
- * again after this process's own enqueues and completions there, and looked at afresh after SHARD_LOOK_MS. Promotions and
- * `nextDueAt` work from such views too (of the set-aside URLs, of the heaps): with 64 shards, asking every
- * shard on every dispatcher round cost more Redis commands than the pages themselves. A recrawl or a retry
- * another replica sets aside is therefore promoted up to SHARD_LOOK_MS late.
+ * again after this process's own enqueues and completions there, and looked at afresh after SHARD_LOOK_MS.
+ * Promotions and `nextDueAt` work from such views too (of the set-aside URLs, of the heaps): with 64 shards,
+ * asking every shard on every dispatcher round cost more Redis commands than the pages themselves. A recrawl
+ * or a retry another replica sets aside is therefore promoted up to SHARD_LOOK_MS late.
  */
 export class ShardedFrontierStore implements FrontierStore {
   private readonly views: ShardView[];

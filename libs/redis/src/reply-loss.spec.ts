@@ -21,22 +21,24 @@ describe('withoutResend: an answer that may come from a resent copy is refused',
     });
     afterAll(() => proxy.close());
 
-    it('ioredis sends it again, and the copy answers as if someone else had set the key', async () => {
+    /** A client through the proxy, and a fresh key whose next SET reply the proxy will lose. */
+    async function losingNextSet(name: string) {
       const client = createRedis(proxy.url);
       clients.push(client);
-      const k = key('plain');
+      const k = key(name);
       await client.del(k);
       proxy.loseNextReplyTo('set');
+      return { client, k };
+    }
+
+    it('ioredis sends it again, and the copy answers as if someone else had set the key', async () => {
+      const { client, k } = await losingNextSet('plain');
       expect(await setNx(client, k)).toBeNull(); // the key is ours, yet "already set"
       expect(await client.get(k)).toBe('mine');
     });
 
     it('withoutResend throws instead, and the error says why', async () => {
-      const client = createRedis(proxy.url);
-      clients.push(client);
-      const k = key('guarded');
-      await client.del(k);
-      proxy.loseNextReplyTo('set');
+      const { client, k } = await losingNextSet('guarded');
       await expect(withoutResend(client, 'SET NX', () => setNx(client, k))).rejects.toThrow(RedisReplyLostError);
       expect(await client.get(k)).toBe('mine');
       // The connection is back: the next command is answered.
