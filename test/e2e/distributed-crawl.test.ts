@@ -99,8 +99,8 @@ describe.each([
     let dispatches = 0;
     for (const audit of audits) {
       let notBefore = 0;
-      // In time order: a dispatch entry is written once its whole claim is sent, and on a loaded machine its
-      // own fetch may complete (and log its entry) before that. At equal times the dispatch came first.
+      // In time order: a dispatch is dated when its URL is sent (its entry is written once the whole claim is
+      // sent, by when its own fetch may have completed). At equal times the dispatch came first.
       const inTimeOrder = [...audit].sort((a, b) => a.at - b.at || Number(b.event === 'dispatch') - Number(a.event === 'dispatch'));
       for (const entry of inTimeOrder) {
         if (entry.event === 'dispatch') {

@@ -126,6 +126,8 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   /** Sends the claimed URL on; its audit entry joins `audits`, written once for the whole claim. */
   private async send(claim: Claim, audits: Map<string, string[]>): Promise<void> {
     const entry = decodeEntry(claim.item);
+    // Dated before the send: its acknowledgement can come after the fetch it starts has completed.
+    const at = Date.now();
     await this.pipeline.send(QueueName.DnsResolve, {
       ...entry,
       v: SCHEMA_VERSION,
@@ -139,7 +141,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
       ...(claim.ip === undefined ? { resolveOnly: true } : {}),
     });
     const entries = audits.get(claim.host) ?? [];
-    entries.push(JSON.stringify({ at: Date.now(), event: 'dispatch', url: entry.url, inFlight: claim.inFlight }));
+    entries.push(JSON.stringify({ at, event: 'dispatch', url: entry.url, inFlight: claim.inFlight }));
     audits.set(claim.host, entries);
   }
 
