@@ -1,4 +1,5 @@
 import { groupBy } from '@crawler/redis';
+import { ENQUEUE_SLICE } from './redis-frontier-store.driver';
 import type {
   Claim,
   ClaimOptions,
@@ -73,6 +74,7 @@ export class ShardedFrontierStore implements FrontierStore {
   private readonly scheduledViews: ShardView[];
   /** The shard first in turn, for claims and for promotions (apart: one must not steer the other's turn). */
   private readonly turns: Record<Turn, number> = { claim: 0, promote: 0 };
+  private statsReading?: Promise<FrontierStats>;
 
   constructor(
     private readonly shards: FrontierStore[],
@@ -91,6 +93,8 @@ export class ShardedFrontierStore implements FrontierStore {
     const settled = await Promise.allSettled(
       [...this.byShard(items, (i) => i.host)].map(async ([shard, part]) => {
         const version = this.views[shard].version;
+        // A part of one slice: its earliest due time read in the same round trip, after it (see lookAfterChange).
+        if (part.length <= ENQUEUE_SLICE) return (await this.changeAndLook(shard, now, version, () => this.shards[shard].enqueue(part, now, batchId)))[0];
         const n = await this.shards[shard].enqueue(part, now, batchId);
         await this.lookAfterChange(shard, now, version);
         return n;
@@ -148,8 +152,7 @@ export class ShardedFrontierStore implements FrontierStore {
     const lease = this.parseLease(leaseId);
     if (!lease) return false;
     const version = this.views[lease.shard].version;
-    const done = await this.shards[lease.shard].complete(lease.id, completion, now);
-    if (done) await this.lookAfterChange(lease.shard, now, version);
+    const [done] = await this.changeAndLook(lease.shard, now, version, () => this.shards[lease.shard].complete(lease.id, completion, now));
     if (done && completion.retryLater && !completion.requeue) mayBeDue(this.scheduledViews[lease.shard], completion.retryLater.dueAt);
     return done;
   }
@@ -216,7 +219,18 @@ export class ShardedFrontierStore implements FrontierStore {
     return this.shardFor(host).purgeHost(host, now);
   }
 
-  async stats(): Promise<FrontierStats> {
+  /**
+   * Callers that ask while a reading is under way share it (a status read asks twice at once: for the
+   * pipeline's snapshot and for the monitor): one reading is a script on every shard.
+   */
+  stats(): Promise<FrontierStats> {
+    this.statsReading ??= this.readStats().finally(() => {
+      this.statsReading = undefined;
+    });
+    return this.statsReading;
+  }
+
+  private async readStats(): Promise<FrontierStats> {
     const all = await Promise.all(this.shards.map((s) => s.stats()));
     const sum = (pick: (s: FrontierStats) => number) => total(all.map(pick));
     return {
@@ -317,7 +331,21 @@ export class ShardedFrontierStore implements FrontierStore {
    */
   private async lookAfterChange(shard: number, now: number, version: number): Promise<void> {
     const read = ++reads;
-    const dueAt = await this.shards[shard].nextDueAt().catch(() => undefined);
+    this.sawAfterChange(shard, await this.shards[shard].nextDueAt().catch(() => undefined), now, version, read);
+  }
+
+  /**
+   * `change` (one script on the shard) and the read of the shard's earliest due time, sent in the same turn:
+   * the same connection, one write and one round trip, and Redis runs the read after the change.
+   */
+  private async changeAndLook<T>(shard: number, now: number, version: number, change: () => Promise<T>): Promise<[T]> {
+    const read = ++reads;
+    const [result, dueAt] = await Promise.all([change(), this.shards[shard].nextDueAt().catch(() => undefined)]);
+    this.sawAfterChange(shard, dueAt, now, version, read);
+    return [result];
+  }
+
+  private sawAfterChange(shard: number, dueAt: number | null | undefined, now: number, version: number, read: number): void {
     if (dueAt === undefined || this.views[shard].version !== version) this.mayBeDue(shard, now);
     else saw(this.views[shard], dueAt, now, version, read);
   }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createRedis, groupBySlot, isCluster, readLuaScript, scanKeys, unlinkKeys, withoutResend, type RedisClient } from '@crawler/redis';
+import { createRedis, groupBySlot, isClusterUrl, isCluster, readLuaScript, scanKeys, unlinkKeys, withoutResend, type RedisClient } from '@crawler/redis';
 import type { StateStore } from './state-store';
 
 export type RedisStateStoreOptions = {
@@ -44,8 +44,13 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
  */
 export const MANY_KEY_SCRIPTS = ['stateSetAddMany', 'stateSetMembersMany'];
 
-/** Never auto-pipelined on a cluster: the key-count-first scripts, and BITFIELD, whose thousands of arguments ioredis would copy to find its key. */
-export const NOT_AUTO_PIPELINED = [...MANY_KEY_SCRIPTS, 'bitfield'];
+/**
+ * Never auto-pipelined on one node: BITFIELD too. There a Bloom step is one BITFIELD of up to thousands of
+ * arguments, which an automatic pipeline would copy once more to find its key, for no write saved. On a
+ * cluster a step is one BITFIELD for each of the filter's shards, and the pipeline sends a master's in one
+ * write instead of one write a shard.
+ */
+export const NOT_AUTO_PIPELINED_ON_A_NODE = [...MANY_KEY_SCRIPTS, 'bitfield'];
 
 type ScriptedRedis = RedisClient & {
   stateQueuePush(list: string, flag: string, front: string, ...items: string[]): Promise<number>;
@@ -69,7 +74,13 @@ export class RedisStateStore implements StateStore {
     if (!options.prefix) throw new Error('RedisStateStore needs a non-empty prefix');
     this.prefix = options.prefix;
     this.ownsConnection = 'url' in options;
-    const redis = 'url' in options ? createRedis(options.url, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: NOT_AUTO_PIPELINED }) : options.client;
+    const redis =
+      'url' in options
+        ? createRedis(options.url, {
+            enableAutoPipelining: true,
+            autoPipeliningIgnoredCommands: isClusterUrl(options.url) ? MANY_KEY_SCRIPTS : NOT_AUTO_PIPELINED_ON_A_NODE,
+          })
+        : options.client;
     if ('url' in options) redis.on('error', options.onError ?? (() => undefined));
     for (const [name, { numberOfKeys, lua }] of Object.entries(SCRIPTS)) {
       // Namespace views share a client that already has them.
