@@ -43,6 +43,19 @@ export class RedisMeter {
     return String((await info(first.connection)).redis_version ?? '');
   }
 
+  /**
+   * "1 node, AOF off", "3 masters + 3 replicas, AOF on": what a run's Redis was, since replicas and the
+   * append-only file cost CPU on the same cores, and a comparison holds only between alike setups.
+   */
+  async describe(): Promise<string> {
+    const all = await Promise.all((await this.connections()).map(async (w) => ({ role: w.role, aof: (await info(w.connection)).aof_enabled === 1 })));
+    const masters = all.filter((s) => s.role !== 'replica').length;
+    const replicas = all.length - masters;
+    const aof = all.every((s) => s.aof) ? 'AOF on' : all.some((s) => s.aof) ? 'AOF on some' : 'AOF off';
+    const shape = all[0].role === 'node' ? '1 node' : `${masters} masters + ${replicas} replicas`;
+    return `${shape}, ${aof}`;
+  }
+
   /** Every server the meter reads, with its process id. */
   async servers(): Promise<RedisServer[]> {
     return Promise.all((await this.connections()).map(async (w) => ({ address: w.address, role: w.role, pid: Number((await info(w.connection)).process_id) })));

@@ -63,6 +63,7 @@ async function crawl(web: BenchWebProcess, options: OursOptions & { redisUrl: st
   });
   const redis = new RedisMeter(options.redisUrl);
   const servers = await redis.servers();
+  const redisSetup = await redis.describe();
   await redis.start();
   const postgres = recordsUrl ? new PostgresMeter() : undefined;
   const meter = new RunMeter([
@@ -78,7 +79,7 @@ async function crawl(web: BenchWebProcess, options: OursOptions & { redisUrl: st
   const run = await meter.finish(web, {
     id: options.id,
     label: options.label,
-    settings: `FRONTIER_MAX_PAGES=${options.pages}, delay ${options.delayMs} ms, 1 request per host, robots.txt obeyed; ${cluster.services.length} processes; records in ${recordsUrl ? 'PostgreSQL' : 'Redis'}`,
+    settings: `FRONTIER_MAX_PAGES=${options.pages}, delay ${options.delayMs} ms, 1 request per host, robots.txt obeyed; ${cluster.services.length} processes; records in ${recordsUrl ? 'PostgreSQL' : 'Redis'}; Redis: ${redisSetup}`,
     complete: status.complete === true,
     seconds,
   });

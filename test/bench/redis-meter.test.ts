@@ -24,6 +24,8 @@ describe('RedisMeter', () => {
     try {
       const servers = await meter.servers();
       expect(servers).toEqual([expect.objectContaining({ role: 'node', pid: expect.any(Number) })]);
+      const aof = ((await client.config('GET', 'appendonly')) as string[])[1] === 'yes';
+      expect(await meter.describe()).toBe(`1 node, AOF ${aof ? 'on' : 'off'}`);
       await meter.start();
       await write(client, prefix);
       const figures = await meter.stop();
@@ -45,6 +47,8 @@ describe('RedisMeter', () => {
       expect(servers.filter((s) => s.role === 'master')).toHaveLength(3);
       expect(servers.filter((s) => s.role === 'replica')).toHaveLength(3);
       expect(new Set(servers.map((s) => s.pid)).size).toBe(6);
+      // CI's cluster keeps an append-only file on every node (scripts/redis-cluster.sh).
+      expect(await meter.describe()).toBe('3 masters + 3 replicas, AOF on');
       await meter.start();
       await write(client, prefix);
       const figures = await meter.stop();

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { createRedis, groupBySlot, isClusterUrl, isCluster, readLuaScript, scanKeys, unlinkKeys, withoutResend, type RedisClient } from '@crawler/redis';
+import { createRedis, groupBy, groupBySlot, isCluster, readLuaScript, scanKeys, slotOf, unlinkKeys, withoutResend, type RedisClient } from '@crawler/redis';
+import type { Cluster } from 'ioredis';
 import type { StateStore } from './state-store';
 
 export type RedisStateStoreOptions = {
@@ -44,13 +45,8 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
  */
 export const MANY_KEY_SCRIPTS = ['stateSetAddMany', 'stateSetMembersMany'];
 
-/**
- * Never auto-pipelined on one node: BITFIELD too. There a Bloom step is one BITFIELD of up to thousands of
- * arguments, which an automatic pipeline would copy once more to find its key, for no write saved. On a
- * cluster a step is one BITFIELD for each of the filter's shards, and the pipeline sends a master's in one
- * write instead of one write a shard.
- */
-export const NOT_AUTO_PIPELINED_ON_A_NODE = [...MANY_KEY_SCRIPTS, 'bitfield'];
+/** Never auto-pipelined: the key-count-first scripts, and BITFIELD, whose thousands of arguments ioredis would copy to find its key (see `bitfield`). */
+export const NOT_AUTO_PIPELINED = [...MANY_KEY_SCRIPTS, 'bitfield'];
 
 type ScriptedRedis = RedisClient & {
   stateQueuePush(list: string, flag: string, front: string, ...items: string[]): Promise<number>;
@@ -67,6 +63,8 @@ type ScriptedRedis = RedisClient & {
 export class RedisStateStore implements StateStore {
   private readonly redis: ScriptedRedis;
   private readonly prefix: string;
+  /** BITFIELDs waiting for the end of this turn (cluster only: see `bitfield`). */
+  private bitfields?: { key: string; args: (string | number)[]; resolve: (old: number[]) => void; reject: (error: unknown) => void }[];
   /** Only the store that opened the connection closes it; namespace views share it. */
   private readonly ownsConnection: boolean;
 
@@ -74,13 +72,7 @@ export class RedisStateStore implements StateStore {
     if (!options.prefix) throw new Error('RedisStateStore needs a non-empty prefix');
     this.prefix = options.prefix;
     this.ownsConnection = 'url' in options;
-    const redis =
-      'url' in options
-        ? createRedis(options.url, {
-            enableAutoPipelining: true,
-            autoPipeliningIgnoredCommands: isClusterUrl(options.url) ? MANY_KEY_SCRIPTS : NOT_AUTO_PIPELINED_ON_A_NODE,
-          })
-        : options.client;
+    const redis = 'url' in options ? createRedis(options.url, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: NOT_AUTO_PIPELINED }) : options.client;
     if ('url' in options) redis.on('error', options.onError ?? (() => undefined));
     for (const [name, { numberOfKeys, lua }] of Object.entries(SCRIPTS)) {
       // Namespace views share a client that already has them.
@@ -245,14 +237,47 @@ export class RedisStateStore implements StateStore {
     const args: (string | number)[] = [];
     for (const offsets of groups) for (const offset of offsets) args.push('SET', 'u1', offset, 1);
     if (args.length === 0) return groups.map(() => true);
-    // Lower case: ioredis matches autoPipeliningIgnoredCommands against the name exactly as called.
-    const old = (await withoutResend(this.redis, 'BITFIELD SET', () => this.redis.call('bitfield', this.key(key), ...args))) as number[];
+    const old = await this.bitfield(this.key(key), args);
     let at = 0;
     return groups.map((offsets) => {
       let all = true;
       for (let i = 0; i < offsets.length; i++) if (old[at++] === 0) all = false;
       return all;
     });
+  }
+
+  /**
+   * On one node, sent at once. On a cluster, the BITFIELDs asked in one turn of the event loop (a Bloom
+   * step's, one a shard) leave together at its end: one pipeline, so one write, a master. An automatic
+   * pipeline would do as much, but copies each command's arguments (thousands) to find its key.
+   */
+  private bitfield(key: string, args: (string | number)[]): Promise<number[]> {
+    // Lower case: ioredis matches autoPipeliningIgnoredCommands against the name exactly as called.
+    if (!isCluster(this.redis)) return withoutResend(this.redis, 'BITFIELD SET', () => this.redis.call('bitfield', key, ...args)) as Promise<number[]>;
+    return new Promise((resolve, reject) => {
+      if (!this.bitfields) {
+        this.bitfields = [];
+        setImmediate(() => this.sendBitfields());
+      }
+      this.bitfields.push({ key, args, resolve, reject });
+    });
+  }
+
+  private sendBitfields(): void {
+    const cluster = this.redis as Cluster;
+    const calls = this.bitfields ?? [];
+    this.bitfields = undefined;
+    // Grouped by the master the client's slot map names (a pipeline on a cluster must keep to one).
+    for (const group of groupBy(calls, (call) => cluster.slots[slotOf(call.key)]?.[0]).values()) {
+      withoutResend(cluster, 'BITFIELD SET', () => {
+        const pipeline = cluster.pipeline();
+        for (const { key, args } of group) pipeline.call('bitfield', key, ...args);
+        return pipeline.exec();
+      }).then(
+        (replies) => group.forEach((call, i) => (replies?.[i]?.[0] ? call.reject(replies[i][0]) : call.resolve(replies?.[i]?.[1] as number[]))),
+        (error) => group.forEach((call) => call.reject(error)),
+      );
+    }
   }
 
   bitCount(key: string): Promise<number> {
