@@ -15,25 +15,12 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-/** Drains that start in the next turn of the event loop: all in one callback, so their commands leave together. */
-const starting: (() => void)[] = [];
-
-function startNextTurn(drain: () => void): void {
-  if (starting.length === 0) {
-    setImmediate(() => {
-      for (const start of starting.splice(0)) start();
-    });
-  }
-  starting.push(drain);
-}
-
 /**
  * One shard's test-and-sets, one step in flight at a time: what callers ask meanwhile waits and goes as one
  * step when it returns (the first step waits for the calls of the same turn). A host's batch of links is
  * a few URLs, which a sharded filter cuts into one step a shard each: without this a page cost URL-seen
  * ~20 Redis commands on a cluster, one for every couple of URLs. A URL asked twice in one step is new the
- * first time only, as if asked one after the other. The shards' first steps start in one callback, so a
- * cluster client sends them in one write to each master (an automatic pipeline), not one write a shard.
+ * first time only, as if asked one after the other.
  */
 class ShardSteps {
   private waiting: Waiting[] = [];
@@ -46,7 +33,7 @@ class ShardSteps {
       this.waiting.push({ offsets, resolve, reject });
       if (!this.running) {
         this.running = true;
-        startNextTurn(() => void this.drain());
+        setImmediate(() => void this.drain());
       }
     });
   }
