@@ -283,13 +283,14 @@ describe('TestWeb shared-address hosts', () => {
     await get(web, 'shared-0.test', '/');
     await sleep(60);
     await get(web, 'shared-1.test', '/');
-    await sleep(120);
+    // Far longer than the first gap, which a loaded machine stretches (129 ms once, against 120 then).
+    await sleep(500);
     await get(web, 'shared-2.test', '/');
     await get(web, 'site-002.test', '/');
     const byAddress = web.minIntervalByAddress();
     const gap = byAddress.get('127.0.0.2')!;
     expect(gap).toBeGreaterThanOrEqual(50);
-    expect(gap).toBeLessThan(120);
+    expect(gap).toBeLessThan(500);
     expect(byAddress.get('127.0.0.1')).toBe(Infinity);
     // Per host every shared host got one request only.
     expect(web.minIntervalMs('shared-0.test')).toBe(Infinity);
