@@ -94,7 +94,7 @@ export class ShardedFrontierStore implements FrontierStore {
       [...this.byShard(items, (i) => i.host)].map(async ([shard, part]) => {
         const version = this.views[shard].version;
         // A part of one slice: its earliest due time read in the same round trip, after it (see lookAfterChange).
-        if (part.length <= ENQUEUE_SLICE) return (await this.changeAndLook(shard, now, version, () => this.shards[shard].enqueue(part, now, batchId)))[0];
+        if (part.length <= ENQUEUE_SLICE) return this.changeAndLook(shard, now, version, () => this.shards[shard].enqueue(part, now, batchId));
         const n = await this.shards[shard].enqueue(part, now, batchId);
         await this.lookAfterChange(shard, now, version);
         return n;
@@ -152,7 +152,7 @@ export class ShardedFrontierStore implements FrontierStore {
     const lease = this.parseLease(leaseId);
     if (!lease) return false;
     const version = this.views[lease.shard].version;
-    const [done] = await this.changeAndLook(lease.shard, now, version, () => this.shards[lease.shard].complete(lease.id, completion, now));
+    const done = await this.changeAndLook(lease.shard, now, version, () => this.shards[lease.shard].complete(lease.id, completion, now));
     if (done && completion.retryLater && !completion.requeue) mayBeDue(this.scheduledViews[lease.shard], completion.retryLater.dueAt);
     return done;
   }
@@ -338,11 +338,11 @@ export class ShardedFrontierStore implements FrontierStore {
    * `change` (one script on the shard) and the read of the shard's earliest due time, sent in the same turn:
    * the same connection, one write and one round trip, and Redis runs the read after the change.
    */
-  private async changeAndLook<T>(shard: number, now: number, version: number, change: () => Promise<T>): Promise<[T]> {
+  private async changeAndLook<T>(shard: number, now: number, version: number, change: () => Promise<T>): Promise<T> {
     const read = ++reads;
     const [result, dueAt] = await Promise.all([change(), this.shards[shard].nextDueAt().catch(() => undefined)]);
     this.sawAfterChange(shard, dueAt, now, version, read);
-    return [result];
+    return result;
   }
 
   private sawAfterChange(shard: number, dueAt: number | null | undefined, now: number, version: number, read: number): void {

@@ -1,34 +1,19 @@
-import { INestApplicationContext, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { loadConfig } from '@crawler/config';
+import type { INestApplicationContext } from '@nestjs/common';
 import { QueueName } from '@crawler/contracts';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
-import { DownloaderMembership } from '@crawler/hash-ring';
-import { createLogger } from '@crawler/logging';
-import { Pipeline, RuntimeModule } from '@crawler/runtime';
-import { STATE_STORE, StateStore } from '@crawler/state';
-import { FrontierModule } from './frontier.module';
+import { Pipeline } from '@crawler/runtime';
 import { FrontierService } from './frontier.service';
+import { startFrontierWithOneDownloader } from './testing';
 
 describe('FrontierDispatcher: the politeness audit', () => {
   let app: INestApplicationContext;
-  let heartbeat: NodeJS.Timeout;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const config = loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0 });
-    const logger = createLogger({ level: config.logLevel, service: 'frontier' });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config, logger }), FrontierModule] })
-    class TestModule {}
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
-    const membership = new DownloaderMembership(app.get<StateStore>(STATE_STORE).namespace('downloaders'));
-    await membership.heartbeat('dl-1');
-    heartbeat = setInterval(() => void membership.heartbeat('dl-1'), 500);
+    ({ app, close } = await startFrontierWithOneDownloader());
   });
 
-  afterAll(async () => {
-    clearInterval(heartbeat);
-    await app.close();
-  });
+  afterAll(() => close());
 
   // A send that is slow to be acknowledged (a loaded machine) must not date the dispatch late: the fetch it
   // starts can complete meanwhile, and a dispatch dated after its own completion reads as a request made

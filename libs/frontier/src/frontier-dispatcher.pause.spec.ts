@@ -1,40 +1,23 @@
-import { INestApplicationContext, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { loadConfig } from '@crawler/config';
+import type { INestApplicationContext } from '@nestjs/common';
 import { QueueName } from '@crawler/contracts';
-import { DownloaderMembership } from '@crawler/hash-ring';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { PauseSwitch } from '@crawler/crawl-state';
-import { RuntimeModule } from '@crawler/runtime';
-import { STATE_STORE, StateStore } from '@crawler/state';
-import { createLogger } from '@crawler/logging';
-import { FrontierModule } from './frontier.module';
 import { FrontierService } from './frontier.service';
+import { startFrontierWithOneDownloader } from './testing';
 
 describe('FrontierDispatcher: the pause switch', () => {
   let app: INestApplicationContext;
+  let close: () => Promise<void>;
   let queues: QueueTransport;
   let pause: PauseSwitch;
-  let heartbeat: NodeJS.Timeout;
 
   beforeAll(async () => {
-    const config = loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0 });
-    const logger = createLogger({ level: config.logLevel, service: 'frontier' });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config, logger }), FrontierModule] })
-    class TestModule {}
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    ({ app, close } = await startFrontierWithOneDownloader());
     queues = app.get(QUEUE_TRANSPORT);
     pause = app.get(PauseSwitch);
-    // A downloader on the ring, so the dispatcher has somewhere to send URLs (nothing consumes them here).
-    const membership = new DownloaderMembership(app.get<StateStore>(STATE_STORE).namespace('downloaders'));
-    await membership.heartbeat('dl-1');
-    heartbeat = setInterval(() => void membership.heartbeat('dl-1'), 500);
   });
 
-  afterAll(async () => {
-    clearInterval(heartbeat);
-    await app.close();
-  });
+  afterAll(() => close());
 
   const dispatched = async () => (await queues.counts(QueueName.DnsResolve)).waiting;
   const until = async (check: () => Promise<boolean>, ms = 5000) => {
