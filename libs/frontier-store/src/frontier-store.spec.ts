@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { createRedis, type RedisClient } from '@crawler/redis';
 import { CONTRACT_OPTIONS, frontierStoreContract } from './frontier-store.contract';
-import type { FrontierStore, FrontierStoreOptions } from './frontier-store';
+import type { FrontierShard, FrontierStore, FrontierStoreOptions } from './frontier-store';
 import { CLUSTER_DEFAULT_SHARDS, shardOfHost, shardPrefixes } from './frontier-shards';
 import { MemoryFrontierStore } from './memory-frontier-store.driver';
 import { ENQUEUE_SLICE, RedisFrontierStore } from './redis-frontier-store.driver';
@@ -41,6 +41,32 @@ frontierStoreContract('redis, one node, 4 shards', sharded(REDIS_URL, 4));
 
 // Every script of every shard runs here: a key outside its shard's slot would fail with CROSSSLOT.
 frontierStoreContract(`redis cluster, ${CLUSTER_DEFAULT_SHARDS} shards`, sharded(REDIS_CLUSTER_URL, CLUSTER_DEFAULT_SHARDS));
+
+describe.each([
+  ['memory', () => new MemoryFrontierStore(CONTRACT_OPTIONS)],
+  ['redis', () => new RedisFrontierStore({ url: REDIS_URL, prefix: newPrefix() }, CONTRACT_OPTIONS)],
+])('%s, as a shard', (_name, make: () => FrontierShard) => {
+  it('answers each enqueue, claim and completion with the earliest due time after it', async () => {
+    const store = make();
+    const T = 1_000_000;
+    try {
+      const enqueued = await store.enqueueAndLook(
+        ['a.test/1', 'a.test/2', 'b.test/1'].map((item) => ({ host: item.split('/')[0], priority: 0, item })),
+        T,
+      );
+      expect(enqueued).toEqual({ value: 3, dueAt: T });
+      const claimed = await store.claimAndLook({ now: T, max: 10, leaseMs: 1000 });
+      expect(claimed.value.map((c) => c.item).sort()).toEqual(['a.test/1', 'b.test/1']);
+      expect(claimed.dueAt).toBeNull(); // both hosts in flight
+      const lease = claimed.value.find((c) => c.host === 'a.test')!.leaseId;
+      expect(await store.completeAndLook(lease, { nextAt: T + 500 }, T)).toEqual({ value: true, dueAt: T + 500 });
+      expect(await store.completeAndLook(lease, { nextAt: T }, T)).toEqual({ value: false, dueAt: T + 500 });
+    } finally {
+      if (store instanceof RedisFrontierStore) await store.clear();
+      await store.close();
+    }
+  });
+});
 
 describe('createRedisFrontierStore', () => {
   it('is the plain store, keys as before sharding, for one shard on one node', async () => {

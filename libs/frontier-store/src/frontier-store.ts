@@ -170,6 +170,22 @@ export interface FrontierStore {
   close(): Promise<void>;
 }
 
+/** A change's answer, with the earliest due time in the store's heap right after it (null: no host queued). */
+export interface Looked<T> {
+  value: T;
+  dueAt: number | null;
+}
+
+/**
+ * A store that can be one shard of a ShardedFrontierStore, which must know which shards have hosts due:
+ * its changes answer the heap's earliest due time after them, read in the same atomic step.
+ */
+export interface FrontierShard extends FrontierStore {
+  enqueueAndLook(items: FrontierItem[], now: number, batchId?: string): Promise<Looked<number>>;
+  claimAndLook(options: ClaimOptions): Promise<Looked<Claim[]>>;
+  completeAndLook(leaseId: string, completion: Completion, now: number): Promise<Looked<boolean>>;
+}
+
 export interface FrontierStoreOptions {
   /** Front queues (priorities). @defaultValue 8 */
   frontQueues: number;

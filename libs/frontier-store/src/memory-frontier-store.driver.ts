@@ -8,11 +8,12 @@ import type {
   FrontierCounts,
   FrontierItem,
   FrontierStats,
-  FrontierStore,
+  FrontierShard,
   FrontierStoreOptions,
   HostControls,
   HostInfo,
   HostPoliteness,
+  Looked,
   ScheduledItem,
 } from './frontier-store';
 
@@ -49,7 +50,7 @@ const ROUTE_BATCH = 20_000;
  * The embedded frontier: the same algorithm as the Redis driver's Lua scripts, in process memory. The
  * contract suite runs against both, so the two cannot drift apart.
  */
-export class MemoryFrontierStore implements FrontierStore {
+export class MemoryFrontierStore implements FrontierShard {
   private readonly front: Deque<Routed>[];
   private readonly back = new Map<number, Deque<string>>();
   private readonly hostOf = new Map<number, string>();
@@ -181,7 +182,24 @@ export class MemoryFrontierStore implements FrontierStore {
     return n;
   }
 
+  // A memory step is synchronous: nothing runs between the change and the look.
+  async enqueueAndLook(items: FrontierItem[], now: number, batchId?: string): Promise<Looked<number>> {
+    return { value: await this.enqueue(items, now, batchId), dueAt: this.earliestDue() };
+  }
+
+  async claimAndLook(options: ClaimOptions): Promise<Looked<Claim[]>> {
+    return { value: await this.claim(options), dueAt: this.earliestDue() };
+  }
+
+  async completeAndLook(leaseId: string, completion: Completion, now: number): Promise<Looked<boolean>> {
+    return { value: await this.complete(leaseId, completion, now), dueAt: this.earliestDue() };
+  }
+
   async nextDueAt(): Promise<number | null> {
+    return this.earliestDue();
+  }
+
+  private earliestDue(): number | null {
     return this.heap.peek()?.[0] ?? null;
   }
 

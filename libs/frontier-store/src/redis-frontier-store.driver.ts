@@ -6,11 +6,12 @@ import type {
   Completion,
   FrontierCounts,
   FrontierItem,
+  FrontierShard,
   FrontierStats,
-  FrontierStore,
   FrontierStoreOptions,
   HostControls,
   HostInfo,
+  Looked,
   ScheduledItem,
 } from './frontier-store';
 import { AUDIT, CLAIM, COMPLETE, COUNTS, ENQUEUE, PROMOTE, PRUNE, PURGE, RECLAIM, SET_CONTROLS, STATS } from './frontier.lua';
@@ -26,7 +27,7 @@ type Script = (...args: (string | number)[]) => Promise<unknown>;
  * them (`<prefix>init`) so a cluster client routes them: on a Redis Cluster the prefix must hold a hash tag
  * (one shard of a ShardedFrontierStore), which puts every key of the store in one slot.
  */
-export class RedisFrontierStore implements FrontierStore {
+export class RedisFrontierStore implements FrontierShard {
   private readonly redis: RedisClient;
   private readonly prefix: string;
   /** The key every script declares. */
@@ -84,7 +85,12 @@ export class RedisFrontierStore implements FrontierStore {
   }
 
   async enqueue(items: FrontierItem[], now: number, batchId?: string): Promise<number> {
+    return (await this.enqueueAndLook(items, now, batchId)).value;
+  }
+
+  async enqueueAndLook(items: FrontierItem[], now: number, batchId?: string): Promise<Looked<number>> {
     let added = 0;
+    let dueAt: number | null = null;
     for (let i = 0, slice = 0; i < items.length || i === 0; i += ENQUEUE_SLICE, slice++) {
       const args = items.slice(i, i + ENQUEUE_SLICE).flatMap(({ priority, host, item }) => {
         const p = Math.min(Math.max(priority, 0), this.settings.frontQueues - 1);
@@ -92,12 +98,13 @@ export class RedisFrontierStore implements FrontierStore {
       });
       // Every slice names the batch and its own number: the batch record counts the slices enqueued, in the
       // same step, so a redelivery after a crash between two slices resumes at the first missing one.
-      const answer = (await this.run(this.scripts.enqueue, now, batchId ?? '', this.settings.batchMemoryMs ?? BATCH_MEMORY_MS, slice, ...args)) as number;
-      if (answer > 0) added += answer;
+      const answer = lookedAt<number>(await this.run(this.scripts.enqueue, now, batchId ?? '', this.settings.batchMemoryMs ?? BATCH_MEMORY_MS, slice, ...args));
+      if (answer.value > 0) added += answer.value;
+      dueAt = answer.dueAt;
       this.options.afterSlice?.(slice);
       if (items.length === 0) break;
     }
-    return added;
+    return { value: added, dueAt };
   }
 
   async schedule(items: ScheduledItem[]): Promise<void> {
@@ -113,27 +120,37 @@ export class RedisFrontierStore implements FrontierStore {
     return (await this.run(this.scripts.promote, now, max)) as number;
   }
 
-  async claim({ now, max, leaseMs }: ClaimOptions): Promise<Claim[]> {
-    const rows = (await this.run(this.scripts.claim, now, max, leaseMs)) as [string, string, string, string, number][];
-    return rows.map(([leaseId, host, item, ip, inFlight]) => ({ leaseId, host, item, ip: ip || undefined, inFlight }));
+  async claim(options: ClaimOptions): Promise<Claim[]> {
+    return (await this.claimAndLook(options)).value;
+  }
+
+  async claimAndLook({ now, max, leaseMs }: ClaimOptions): Promise<Looked<Claim[]>> {
+    const { value: rows, dueAt } = lookedAt<[string, string, string, string, number][]>(await this.run(this.scripts.claim, now, max, leaseMs));
+    return { value: rows.map(([leaseId, host, item, ip, inFlight]) => ({ leaseId, host, item, ip: ip || undefined, inFlight })), dueAt };
   }
 
   async complete(leaseId: string, c: Completion, now: number): Promise<boolean> {
-    const answer = await this.run(
-      this.scripts.complete,
-      now,
-      leaseId,
-      c.nextAt,
-      c.requeue ?? '',
-      c.ip ?? '',
-      c.fetched ? '1' : '0',
-      c.politeness ? JSON.stringify(c.politeness) : '',
-      c.retryLater?.item ?? '',
-      Math.min(Math.max(c.retryLater?.priority ?? 0, 0), this.settings.frontQueues - 1),
-      c.retryLater?.dueAt ?? 0,
-      ...(c.audit ?? []),
+    return (await this.completeAndLook(leaseId, c, now)).value;
+  }
+
+  async completeAndLook(leaseId: string, c: Completion, now: number): Promise<Looked<boolean>> {
+    const answer = lookedAt<number>(
+      await this.run(
+        this.scripts.complete,
+        now,
+        leaseId,
+        c.nextAt,
+        c.requeue ?? '',
+        c.ip ?? '',
+        c.fetched ? '1' : '0',
+        c.politeness ? JSON.stringify(c.politeness) : '',
+        c.retryLater?.item ?? '',
+        Math.min(Math.max(c.retryLater?.priority ?? 0, 0), this.settings.frontQueues - 1),
+        c.retryLater?.dueAt ?? 0,
+        ...(c.audit ?? []),
+      ),
     );
-    return answer === 1;
+    return { value: answer.value === 1, dueAt: answer.dueAt };
   }
 
   async reclaimExpired(now: number, retryAt: number): Promise<number> {
@@ -232,4 +249,10 @@ export class RedisFrontierStore implements FrontierStore {
     if (this.redis.status === 'wait') this.redis.disconnect();
     else await this.redis.quit();
   }
+}
+
+/** A script's answer with the heap's earliest due time after it (withDueAt in prelude.lua). */
+function lookedAt<T>(reply: unknown): Looked<T> {
+  const [value, top] = reply as [T, string];
+  return { value, dueAt: top === '' ? null : Number(top) };
 }

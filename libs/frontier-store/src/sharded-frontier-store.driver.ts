@@ -1,15 +1,16 @@
 import { groupBy } from '@crawler/redis';
-import { ENQUEUE_SLICE } from './redis-frontier-store.driver';
 import type {
   Claim,
   ClaimOptions,
   Completion,
   FrontierCounts,
   FrontierItem,
+  FrontierShard,
   FrontierStats,
   FrontierStore,
   HostControls,
   HostInfo,
+  Looked,
   ScheduledItem,
 } from './frontier-store';
 
@@ -62,8 +63,8 @@ export function splitEvenly(max: number, shards: number[]): Map<number, number> 
  *
  * Claims are fair across shards: each call starts at the next shard in turn and splits `max` over the
  * shards that have due hosts, asking each at most once (in parallel). Which shards have due hosts it knows
- * from the earliest due time each shard answered with its last claim (read in the same round trip), read
- * again after this process's own enqueues and completions there, and looked at afresh after SHARD_LOOK_MS.
+ * from the earliest due time each shard answers with every claim, enqueue and completion of this process
+ * there (read by the same script: FrontierShard), and looks at afresh after SHARD_LOOK_MS.
  * Promotions and `nextDueAt` work from such views too (of the set-aside URLs, of the heaps): with 64 shards,
  * asking every shard on every dispatcher round cost more Redis commands than the pages themselves. A recrawl
  * or a retry another replica sets aside is therefore promoted up to SHARD_LOOK_MS late.
@@ -77,7 +78,7 @@ export class ShardedFrontierStore implements FrontierStore {
   private statsReading?: Promise<FrontierStats>;
 
   constructor(
-    private readonly shards: FrontierStore[],
+    private readonly shards: FrontierShard[],
     private readonly shardOf: (host: string) => number,
     /** Closes what the shards share (a Redis connection), after the shards. */
     private readonly release: () => Promise<void> = async () => undefined,
@@ -91,14 +92,7 @@ export class ShardedFrontierStore implements FrontierStore {
     // redelivered batch resumes in each shard where it stopped. A failure is answered once every shard's
     // part has settled, so no part is still being written when the batch comes again.
     const settled = await Promise.allSettled(
-      [...this.byShard(items, (i) => i.host)].map(async ([shard, part]) => {
-        const version = this.views[shard].version;
-        // A part of one slice: its earliest due time read in the same round trip, after it (see lookAfterChange).
-        if (part.length <= ENQUEUE_SLICE) return this.changeAndLook(shard, now, version, () => this.shards[shard].enqueue(part, now, batchId));
-        const n = await this.shards[shard].enqueue(part, now, batchId);
-        await this.lookAfterChange(shard, now, version);
-        return n;
-      }),
+      [...this.byShard(items, (i) => i.host)].map(([shard, part]) => this.changeAndLook(shard, now, () => this.shards[shard].enqueueAndLook(part, now, batchId))),
     );
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -139,8 +133,7 @@ export class ShardedFrontierStore implements FrontierStore {
       [...this.shareOut('claim', max, due)].map(async ([shard, share]) => {
         const version = this.views[shard].version;
         const read = ++reads;
-        // Sent together, so one round trip: the heap is read after the claim, on the same connection.
-        const [claims, dueAt] = await Promise.all([this.shards[shard].claim({ ...options, max: share }), this.shards[shard].nextDueAt()]);
+        const { value: claims, dueAt } = await this.shards[shard].claimAndLook({ ...options, max: share });
         saw(this.views[shard], dueAt, now, version, read);
         return claims.map((c) => ({ ...c, leaseId: `${shard}.${c.leaseId}` }));
       }),
@@ -151,8 +144,7 @@ export class ShardedFrontierStore implements FrontierStore {
   async complete(leaseId: string, completion: Completion, now: number): Promise<boolean> {
     const lease = this.parseLease(leaseId);
     if (!lease) return false;
-    const version = this.views[lease.shard].version;
-    const done = await this.changeAndLook(lease.shard, now, version, () => this.shards[lease.shard].complete(lease.id, completion, now));
+    const done = await this.changeAndLook(lease.shard, now, () => this.shards[lease.shard].completeAndLook(lease.id, completion, now));
     if (done && completion.retryLater && !completion.requeue) mayBeDue(this.scheduledViews[lease.shard], completion.retryLater.dueAt);
     return done;
   }
@@ -324,30 +316,25 @@ export class ShardedFrontierStore implements FrontierStore {
   }
 
   /**
-   * After this process enqueued or completed in the shard: its earliest due time, read back. Marking the
-   * shard "due now" instead sent half of a cluster crawl's claims to shards with nothing due (a page's links
-   * reach many shards, mostly hosts already queued). If the shard changed again meanwhile (`version`), or
-   * cannot be read, it is marked due.
+   * A change in the shard (enqueue, completion), whose answer brings the shard's earliest due time
+   * after it, read in the same step: marking the shard "due now" instead sent half of a cluster crawl's
+   * claims to shards with nothing due (a page's links reach many shards, mostly hosts already queued). If the
+   * shard changed again meanwhile (`version`: this process's own later change), or the change failed (it may
+   * have been made in part), the shard is marked due.
    */
-  private async lookAfterChange(shard: number, now: number, version: number): Promise<void> {
+  private async changeAndLook<T>(shard: number, now: number, change: () => Promise<Looked<T>>): Promise<T> {
+    const view = this.views[shard];
+    const version = view.version;
     const read = ++reads;
-    this.sawAfterChange(shard, await this.shards[shard].nextDueAt().catch(() => undefined), now, version, read);
-  }
-
-  /**
-   * `change` (one script on the shard) and the read of the shard's earliest due time, sent in the same turn:
-   * the same connection, one write and one round trip, and Redis runs the read after the change.
-   */
-  private async changeAndLook<T>(shard: number, now: number, version: number, change: () => Promise<T>): Promise<T> {
-    const read = ++reads;
-    const [result, dueAt] = await Promise.all([change(), this.shards[shard].nextDueAt().catch(() => undefined)]);
-    this.sawAfterChange(shard, dueAt, now, version, read);
-    return result;
-  }
-
-  private sawAfterChange(shard: number, dueAt: number | null | undefined, now: number, version: number, read: number): void {
-    if (dueAt === undefined || this.views[shard].version !== version) this.mayBeDue(shard, now);
-    else saw(this.views[shard], dueAt, now, version, read);
+    try {
+      const { value, dueAt } = await change();
+      if (view.version !== version) this.mayBeDue(shard, now);
+      else saw(view, dueAt, now, version, read);
+      return value;
+    } catch (error) {
+      this.mayBeDue(shard, now);
+      throw error;
+    }
   }
 
   /** This process changed the shard: hosts there may be due from `at` on. */

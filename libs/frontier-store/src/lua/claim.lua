@@ -1,5 +1,6 @@
 -- Leases due hosts' next URLs.
--- ARGV[4] now, ARGV[5] max, ARGV[6] lease ms. Answers {id, host, item, ip, inflight} per claim.
+-- ARGV[4] now, ARGV[5] max, ARGV[6] lease ms. Answers {id, host, item, ip, inflight} per claim, with the heap's
+-- earliest due time after them (withDueAt).
 -- KEYS[1] <prefix>init (names the slot only; every key is built from ARGV[1]).
 -- ARGV[1] key prefix, ARGV[2] JSON configuration, ARGV[3] random seed in [0, 1) (see prelude.lua).
 
@@ -74,4 +75,4 @@ if #records > 0 then
     redis.call('ZADD', P..'leases', unpack(expiries, i, last))
   end
 end
-return out
+return withDueAt(out)

@@ -1,7 +1,8 @@
 -- Ends a lease with its outcome.
 -- ARGV[4] now, ARGV[5] lease id, ARGV[6] nextAt, ARGV[7] requeue item or '', ARGV[8] ip or '',
 -- ARGV[9] '1' if fetched, ARGV[10] politeness JSON or '', ARGV[11] retry-later item or '', ARGV[12] its front
--- queue, ARGV[13] its due time, ARGV[14…] entries for the host's audit log. Answers 1, or 0 for an unknown lease.
+-- queue, ARGV[13] its due time, ARGV[14…] entries for the host's audit log. Answers 1, or 0 for an unknown lease, with
+-- the heap's earliest due time (withDueAt).
 -- A retry-later item joins the recrawl set (promote.lua) under the lease's own host. (The tabs in the ZADD
 -- member below are literal tabs.)
 -- KEYS[1] <prefix>init (names the slot only; every key is built from ARGV[1]).
@@ -16,4 +17,4 @@ if done == 1 and #ARGV >= 14 then
   for i = 14, #ARGV do redis.call('RPUSH', key, ARGV[i]) end
   redis.call('LTRIM', key, -CFG.al, -1)
 end
-return done
+return withDueAt(done)

@@ -14,6 +14,13 @@ local seed = math.floor(tonumber(ARGV[3]) * 2147483646) + 1
 local function rand() seed = (seed * 48271) % 2147483647; return seed / 2147483647 end
 local function num(x, d) if x == false or x == nil then return d end return tonumber(x) end
 
+-- A change's answer with the heap's earliest due time after it ('' when empty): a sharded frontier keeps
+-- track of which shards have hosts due, and reading it here saves a command and a round trip a change.
+local function withDueAt(answer)
+  local top = redis.call('ZRANGE', P..'heap', 0, 0, 'WITHSCORES')
+  return { answer, top[2] or '' }
+end
+
 local function init()
   if redis.call('EXISTS', P..'init') == 0 then
     for j = 0, CFG.m - 1 do redis.call('RPUSH', P..'free', j) end
