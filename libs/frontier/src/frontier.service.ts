@@ -5,6 +5,7 @@ import { Completion, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-sto
 import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlActivity, FailedUrls, HostsAside, HubLinks, SetAsideReason, UnreachedHostsRegistry } from '@crawler/crawl-state';
 import { CrawlStats } from '@crawler/runtime';
+import { hostOf } from '@crawler/url';
 import { encodeEntry } from './frontier-entry';
 import { isSlowDown, isTimeout, politeDelay } from './politeness';
 import { FRONTIER_PRIORITIZER, PrioritizerChain } from './prioritizer';
@@ -46,7 +47,7 @@ export class FrontierService {
   async add(urls: CrawlUrl[], batchId?: string): Promise<void> {
     const { frontQueues } = this.config.frontier;
     const priorities = await this.prioritizer.of(urls, frontQueues);
-    const items = urls.map((url, i) => ({ host: new URL(url.url).host, priority: priorities[i], item: encodeEntry(url) }));
+    const items = urls.map((url, i) => ({ host: hostOf(url.url), priority: priorities[i], item: encodeEntry(url) }));
     const kept = await this.withoutSetAside(items);
     // The store resumes a redelivered batch slice by slice, so the list it is given must be the same list: a
     // host set aside in between makes it another one (hosts are only ever added to that list, so the number of

@@ -228,8 +228,8 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   private async judge(entry: CrawlUrl, now: number, claims: PluginClaims): Promise<FilterReason | Candidate> {
     const canonical = canonicalize(entry.url, undefined, { stripParams: this.stripParams });
     if (!canonical.ok) return canonical.reason;
-    const { url, host } = canonical;
-    const c: Candidate = { entry, url, host, parsed: new URL(url), page: entry.kind !== 'sitemap', now, claims, blockedExtension: undefined };
+    const { url, host, parsed } = canonical;
+    const c: Candidate = { entry, url, host, parsed, page: entry.kind !== 'sitemap', now, claims, blockedExtension: undefined };
     const rules = this.rules;
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i];

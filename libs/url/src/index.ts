@@ -5,3 +5,4 @@ export * from './extension-filter';
 export * from './url-fingerprint';
 export * from './spider-traps';
 export * from './port-policy';
+export * from './url-host';

@@ -24,12 +24,10 @@ describe('canonicalize', () => {
     expect(canon('../x?b=1&a=2#top', 'http://example.com/d/e/f')).toBe('http://example.com/d/x?a=2&b=1');
   });
 
-  it('keeps a non-default port and reports host[:port]', () => {
-    expect(canonicalize('http://Site-001.test:8080/x')).toEqual({
-      ok: true,
-      url: 'http://site-001.test:8080/x',
-      host: 'site-001.test:8080',
-    });
+  it('keeps a non-default port and reports host[:port], and the canonical URL parsed', () => {
+    const result = canonicalize('http://Site-001.test:8080/x');
+    expect(result).toMatchObject({ ok: true, url: 'http://site-001.test:8080/x', host: 'site-001.test:8080' });
+    expect(result.ok && result.parsed.href).toBe('http://site-001.test:8080/x');
   });
 
   it('drops the fragment', () => {
@@ -130,11 +128,7 @@ describe('canonicalize', () => {
   });
 
   it('removes the trailing dot of a fully-qualified host', () => {
-    expect(canonicalize('http://example.com.:8080/')).toEqual({
-      ok: true,
-      url: 'http://example.com:8080/',
-      host: 'example.com:8080',
-    });
+    expect(canonicalize('http://example.com.:8080/')).toMatchObject({ ok: true, url: 'http://example.com:8080/', host: 'example.com:8080' });
     expect(canon('http://example.com../')).toBe('http://example.com/');
   });
 

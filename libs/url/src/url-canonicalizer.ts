@@ -7,7 +7,14 @@
  */
 
 export type CanonicalResult =
-  | { ok: true; url: string /** hostname[:port], exactly as `URL.host` (the politeness key). */; host: string }
+  | {
+      ok: true;
+      url: string;
+      /** hostname[:port], exactly as `URL.host` (the politeness key). */
+      host: string;
+      /** `url` parsed (the canonicaliser parses it anyway): callers that need its parts read them here. */
+      parsed: URL;
+    }
   | { ok: false; reason: 'malformed' | 'scheme' | 'credentials' };
 
 export interface CanonicalizeOptions {
@@ -125,5 +132,5 @@ export function canonicalize(input: string, base?: string, options: Canonicalize
   } catch {
     return { ok: false, reason: 'malformed' };
   }
-  return { ok: true, url: out.href, host: out.host };
+  return { ok: true, url: out.href, host: out.host, parsed: out };
 }
