@@ -125,10 +125,13 @@ export function canonicalize(input: string, base?: string, options: Canonicalize
   const path = normalizePercentEncoding(url.pathname).replace(JSESSIONID_PATH_PARAM, '');
   const query = canonicalQuery(url.search, compileMatcher(options.stripParams ?? DEFAULT_STRIP_PARAMS));
 
-  // Re-parse so that what we return is exactly what WHATWG serialises (and thus a fixed point).
+  const composed = `${url.protocol}//${host}${path}${query}`;
+  // Most links are canonical already: then the parse we have is the canonical URL's.
+  if (composed === url.href) return { ok: true, url: url.href, host: url.host, parsed: url };
+  // Otherwise re-parse, so that what we return is exactly what WHATWG serialises (and thus a fixed point).
   let out: URL;
   try {
-    out = new URL(`${url.protocol}//${host}${path}${query}`);
+    out = new URL(composed);
   } catch {
     return { ok: false, reason: 'malformed' };
   }
