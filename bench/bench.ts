@@ -17,7 +17,8 @@
  * the web's think time per answer), BENCH_POLITE_PAGES (12000), BENCH_POLITE_DELAY_MS (1000), BENCH_RUNS
  * (comma-separated run ids to do, default all), BENCH_PEER_TIMEOUT_S (300: a peer run still going is stopped and
  * reported as unfinished), BENCH_QUICK=1 (micro-benchmarks on small inputs),
- * BENCH_OUT (bench/results), BENCH_CPU_PROF_DIR (unset: our processes write --cpu-prof profiles there),
+ * BENCH_WARM_UP_PAGES (4000: pages fetched from the web before the first run, untimed), BENCH_OUT
+ * (bench/results), BENCH_CPU_PROF_DIR (unset: our processes write --cpu-prof profiles there),
  * REDIS_URL (redis://127.0.0.1:6379), REDIS_CLUSTER_URL (the cluster of ours-distributed-cluster,
  * redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002), BENCH_RECORDS (postgres: the distributed runs
  * keep their records in a database of their own, created on the server of POSTGRES_URL
@@ -38,6 +39,7 @@ import { renderMarkdown } from './report/markdown';
 import { writeResults } from './report/write-results';
 import { BENCH_WEB_SHAPES, type BenchWebShape } from './web/bench-web';
 import { BenchWebProcess } from './web/bench-web-process';
+import { WARM_UP_PAGES, warmUp } from './web/warm-up';
 
 const env = (name: string, fallback: number) => Number(process.env[name] || fallback);
 const HOSTS = env('BENCH_HOSTS', 200);
@@ -52,6 +54,7 @@ const PEER_TIMEOUT_MS = env('BENCH_PEER_TIMEOUT_S', 300) * 1000;
 const RECORDS = recordsIn(process.env.BENCH_RECORDS || 'postgres');
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
+const WARM_UP = env('BENCH_WARM_UP_PAGES', WARM_UP_PAGES);
 const OUT = process.env.BENCH_OUT || join(__dirname, '../../bench/results');
 const ONLY = process.env.BENCH_RUNS ? new Set(process.env.BENCH_RUNS.split(',')) : undefined;
 
@@ -115,6 +118,7 @@ async function main() {
         }),
     ],
   ];
+  await warmUp(web, WARM_UP);
   await web.observe(true);
   for (const [id, run] of plan) {
     if (ONLY && !ONLY.has(id)) continue;
