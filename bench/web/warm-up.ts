@@ -11,7 +11,7 @@ const CONCURRENCY = 32;
  * meet it cold (its code not yet optimised by the JIT): the run that came first was slowed by that, and a
  * ratio of two runs favoured the second.
  */
-export async function warmUp(web: BenchWebProcess, pages = WARM_UP_PAGES): Promise<void> {
+export async function warmUp(web: Pick<BenchWebProcess, 'hosts' | 'pageUrls'>, pages = WARM_UP_PAGES): Promise<void> {
   if (pages <= 0) return;
   const ips = new Map(web.hosts.map((h) => [h.name, h.ip]));
   const dispatcher = new Agent({
