@@ -7,7 +7,7 @@
  *   npm run -s bench:profile -- /tmp/prof 20000                          # dir, and pages crawled (optional)
  * Profiling slows a run by about a quarter; compare shares between runs, not the absolute ms.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CpuProfile, ownerTable, selfTimeByOwner } from './profile/summarize';
 
@@ -16,6 +16,7 @@ function main(): void {
   if (!dir) throw new Error('usage: bench:profile -- <dir of .cpuprofile files> [pages crawled]');
   const pages = pagesArg ? Number(pagesArg) : undefined;
   if (pages !== undefined && !(pages > 0)) throw new Error(`pages must be a positive number, got ${pagesArg}`);
+  if (!existsSync(dir)) throw new Error(`no directory ${dir}: write the profiles there first (BENCH_CPU_PROF_DIR=${dir} BENCH_RUNS=ours-embedded npm run bench)`);
   const files = readdirSync(dir)
     .filter((name) => name.endsWith('.cpuprofile'))
     .sort();
