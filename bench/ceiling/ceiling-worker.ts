@@ -7,10 +7,10 @@
  *
  * argv[2]: a JSON file { urls, hosts: { name: ip }, concurrency }. Prints JSON { pages, links, errors } when done.
  */
-import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { Parser } from 'htmlparser2';
 import { Agent, request } from 'undici';
+import { hostsLookup } from '../web/hosts-lookup';
 
 interface CeilingJob {
   urls: string[];
@@ -23,15 +23,7 @@ async function main() {
   const dispatcher = new Agent({
     connections: 4,
     pipelining: 1,
-    connect: {
-      lookup: (hostname, options, callback) => {
-        const ip = job.hosts[hostname];
-        if (!ip) return dnsLookup(hostname, options, callback);
-        const answer: LookupAddress = { address: ip, family: 4 };
-        if ((options as { all?: boolean }).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [answer]);
-        else callback(null, ip, 4);
-      },
-    },
+    connect: { lookup: hostsLookup(job.hosts) },
   });
   const byHost = new Map<string, string[]>();
   for (const url of job.urls) {

@@ -1,6 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent, request } from 'undici';
 import type { BenchWebProcess } from './bench-web-process';
+import { hostsLookup } from './hosts-lookup';
 
 /** Pages fetched before the first run (BENCH_WARM_UP_PAGES). */
 export const WARM_UP_PAGES = 4000;
@@ -13,19 +13,7 @@ const CONCURRENCY = 32;
  */
 export async function warmUp(web: Pick<BenchWebProcess, 'hosts' | 'pageUrls'>, pages = WARM_UP_PAGES): Promise<void> {
   if (pages <= 0) return;
-  const ips = new Map(web.hosts.map((h) => [h.name, h.ip]));
-  const dispatcher = new Agent({
-    connections: 4,
-    connect: {
-      lookup: (hostname, options, callback) => {
-        const ip = ips.get(hostname);
-        if (!ip) return dnsLookup(hostname, options, callback);
-        const answer: LookupAddress = { address: ip, family: 4 };
-        if ((options as { all?: boolean }).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [answer]);
-        else callback(null, ip, 4);
-      },
-    },
-  });
+  const dispatcher = new Agent({ connections: 4, connect: { lookup: hostsLookup(Object.fromEntries(web.hosts.map((h) => [h.name, h.ip]))) } });
   const urls = web.pageUrls(pages);
   let next = 0;
   const fetchSome = async () => {
