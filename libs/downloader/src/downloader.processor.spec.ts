@@ -15,10 +15,10 @@ function setup(download: (request: FetchRequest) => Promise<unknown>, state: Sta
     consume: async (_queue: QueueName, h: typeof handler) => void (handler = h),
     send: async (_queue: QueueName, payload: unknown) => void sent.push(payload),
   } as unknown as Pipeline;
-  const downloader = { download } as unknown as DownloaderService;
+  const downloader = { download, resumes: () => false } as unknown as DownloaderService;
   const config = loadConfig({}, { 'downloader.id': 'd1' });
   const processor = new DownloaderProcessor(pipeline, downloader, config, state, pino({ enabled: false }), new CrawlStats(state, new Registry(), loadConfig({})));
-  return { processor, deliver: (request: FetchRequest) => handler(request), sent, config };
+  return { processor, deliver: (request: FetchRequest) => handler(request), sent, config, pipeline };
 }
 
 const request: FetchRequest = {
@@ -56,6 +56,26 @@ describe('DownloaderProcessor', () => {
     await expect(deliver(request)).rejects.toThrow('content store down');
     await deliver(request);
     expect(sent).toEqual([{ fetched: 2 }]);
+    await processor.onApplicationShutdown();
+  });
+
+  it("sends a kept outcome on the retry when the frontier's queue was down: the page is not fetched again", async () => {
+    let downloads = 0;
+    const { processor, deliver, sent, pipeline } = setup(async () => ({ fetched: ++downloads }));
+    const send = pipeline.send.bind(pipeline);
+    let down = true;
+    pipeline.send = async (queue, payload) => {
+      if (down) throw new Error('CLUSTERDOWN The cluster is down');
+      return send(queue, payload);
+    };
+    await processor.onApplicationBootstrap();
+    await expect(deliver(request)).rejects.toThrow('CLUSTERDOWN');
+    await expect(deliver(request)).rejects.toThrow('CLUSTERDOWN');
+    down = false;
+    await deliver(request);
+    await deliver(request);
+    expect(downloads).toBe(1);
+    expect(sent).toEqual([{ fetched: 1 }]);
     await processor.onApplicationShutdown();
   });
 

@@ -1,13 +1,14 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { FetchRequest, fetchQueue, QueueName } from '@crawler/contracts';
+import { FetchOutcome, FetchRequest, fetchQueue, QueueName } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { DownloaderMembership, HeartbeatLoop } from '@crawler/hash-ring';
 import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { DownloaderService } from './downloader.service';
+import { KeptForRetry } from './kept-for-retry';
 
 /**
  * A downloader joins the hash ring by heartbeat and consumes its own shard of the fetch queue, so that
@@ -20,6 +21,8 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
   private readonly heartbeat: HeartbeatLoop;
   /** Leases this crawl's downloaders have started on (see `handle`). */
   private readonly leases: StateStore;
+  /** Outcomes that could not be sent, by claim, for the job's retry. */
+  private readonly unsent: KeptForRetry<FetchOutcome>;
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -30,6 +33,7 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
     private readonly stats: CrawlStats,
   ) {
     this.leases = state.namespace('downloader-leases');
+    this.unsent = new KeptForRetry(config.downloader.concurrency);
     // Unique per process start: a restarted downloader never picks up a queue the frontier has given up on.
     this.id = config.downloader.id ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
@@ -48,21 +52,38 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
    * One fetch per lease. A fetch job can be delivered twice for one lease — a dns-resolve job redelivered
    * after its process died re-sends it, and a job whose lock lapsed is handed out again — and the second
    * delivery would request the page again. The first delivery claims the lease; a later one does nothing
-   * (the first sends the outcome). A delivery that fails unexpectedly gives its claim back, so its retry runs.
+   * (the first sends the outcome). A delivery that fails before the page has answered gives its claim back,
+   * so its retry fetches. One that fails after (the outcome or the page could not be handed on: Redis, S3
+   * down) keeps what it got, and its retry, in this process, takes up from there without asking the site
+   * again.
    */
   private async handle(request: FetchRequest) {
     // Each hop of a robots.txt redirect chain is one more delivery under the same lease: claimed apart.
     const claim = request.robotsHop ? `${request.leaseId}.hop${request.robotsHop.chain.length}` : request.leaseId;
-    if (!(await this.leases.setIfAbsent(claim, this.id, this.config.frontier.leaseMs))) {
+    const unsent = this.unsent.take(claim);
+    if (unsent) return this.finish(claim, unsent, request);
+    if (!this.downloader.resumes(request) && !(await this.leases.setIfAbsent(claim, this.id, this.config.frontier.leaseMs))) {
       await this.stats.count('skipped.lease-already-taken');
       return;
     }
+    let outcome;
     try {
-      const outcome = await this.downloader.download(request);
-      // No outcome: the turn went on to the resolver (a robots.txt redirect to another host).
-      if (outcome) await this.pipeline.send(QueueName.FrontierDone, outcome);
+      outcome = await this.downloader.download(request);
     } catch (error) {
-      await this.leases.del(claim).catch(() => undefined);
+      if (!this.downloader.resumes(request)) await this.leases.del(claim).catch(() => undefined);
+      throw error;
+    }
+    // No outcome: the turn went on to the resolver (a robots.txt redirect to another host).
+    if (outcome) await this.finish(claim, outcome, request);
+    else await this.shortenClaim(claim, request.leaseExpiresAt);
+  }
+
+  /** Sends the outcome to the frontier; kept for the job's retry when it cannot be sent. */
+  private async finish(claim: string, outcome: FetchOutcome, request: FetchRequest) {
+    try {
+      await this.pipeline.send(QueueName.FrontierDone, outcome);
+    } catch (error) {
+      this.unsent.keep(claim, outcome, request.leaseExpiresAt ?? Date.now() + this.config.frontier.leaseMs);
       throw error;
     }
     await this.shortenClaim(claim, request.leaseExpiresAt);

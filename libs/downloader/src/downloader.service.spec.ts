@@ -148,6 +148,32 @@ describe('DownloaderService', () => {
     expect(sent).toEqual([]);
   });
 
+  it("takes up from the page's answer when handing it on failed (Redis down): the retry does not ask the site again", async () => {
+    const { service, request, requested, sent, pipeline, logLines } = await setup();
+    await service.download(request('/page'));
+    const send = pipeline.send.bind(pipeline);
+    let down = true;
+    pipeline.send = async (queue, payload) => {
+      if (down) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+      return send(queue, payload);
+    };
+    const req = request('/page');
+    await expect(service.download(req)).rejects.toThrow('ECONNREFUSED');
+    expect(service.resumes(req)).toBe(true);
+    await expect(service.download(req)).rejects.toThrow('ECONNREFUSED');
+    down = false;
+    const outcome = await service.download(req);
+    expect(outcome).toMatchObject({ kind: 'fetched', status: 200, leaseId: req.leaseId });
+    expect(service.resumes(req)).toBe(false);
+    expect(requested).toEqual(['/robots.txt', '/page']);
+    expect(sent.map((s) => s.queue)).toEqual([QueueName.Parse]);
+    // One request, one line in the fetch log.
+    expect((await logLines()).filter((l) => l.url === req.url)).toHaveLength(1);
+    // A later lease of the same URL is a new fetch.
+    await service.download(request('/page'));
+    expect(requested).toEqual(['/robots.txt', '/page', '/page']);
+  });
+
   it('fetches the page on the next turn and stages the HTML body for the parser', async () => {
     const { service, request, requested, sent, content } = await setup();
     await service.download(request('/page'));

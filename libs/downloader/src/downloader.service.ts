@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { CrawlUrl, FetchedPage, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { CrawlUrl, FetchedPage, FetchErrorKind, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
@@ -10,6 +10,7 @@ import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
+import { KeptForRetry } from './kept-for-retry';
 import { parseRetryAfter } from './retry-after';
 import { RobotsFetch, RobotsService } from './robots.service';
 
@@ -36,6 +37,8 @@ export class DownloaderService implements OnApplicationShutdown {
   private readonly ports: PortPolicy;
   /** When this process last started a request to each address (FRONTIER_PER_IP_INTERVAL_MS, see ipTurn). */
   private readonly lastRequestByIp = new Map<string, number>();
+  /** Pages answered whose handing on failed, by lease, for the job's retry (see finishPage). */
+  private readonly answers: KeptForRetry<{ answer: PageAnswer; crawlDelayMs: number | undefined }>;
 
   constructor(
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
@@ -48,6 +51,7 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly plugins: PluginRegistry,
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
+    this.answers = new KeptForRetry(config.downloader.concurrency);
     this.ports = new PortPolicy({ allowed: config.filter.allowedPorts, blocked: config.filter.blockedPorts });
   }
 
@@ -67,6 +71,9 @@ export class DownloaderService implements OnApplicationShutdown {
     // What the enabled plugins claim (at once from cache; at boot it may wait for a plugin to register,
     // which is why it comes before the lease check).
     const plugins = await this.plugins.claims();
+    // An earlier delivery got the page's answer and failed handing it on: this one takes up from there.
+    const kept = request.robotsHop ? undefined : this.answers.take(request.leaseId);
+    if (kept) return this.finishPage(request, kept.answer, plugins, kept.crawlDelayMs);
     // A request that waited in the queue so long that its lease could run out mid-fetch is not started:
     // the frontier might meanwhile hand the host to another fetch (two requests to one host at once).
     if (request.leaseExpiresAt !== undefined && Date.now() + this.config.downloader.totalTimeoutMs > request.leaseExpiresAt) {
@@ -103,7 +110,7 @@ export class DownloaderService implements OnApplicationShutdown {
     }
     this.metrics.robotsDecision('allowed');
     await this.ipTurn(address!);
-    return { ...(await this.fetchPage(request, address!, plugins)), crawlDelayMs };
+    return this.finishPage(request, await this.requestPage(request, address!, plugins), plugins, crawlDelayMs);
   }
 
   /**
@@ -207,8 +214,26 @@ export class DownloaderService implements OnApplicationShutdown {
     return { v: SCHEMA_VERSION, leaseId: request.leaseId, fetchId: request.fetchId, url: request.url, host: request.host, ip: request.ip } as const;
   }
 
-  private async fetchPage(request: FetchRequest, address: string, plugins: PluginClaims): Promise<FetchOutcome> {
-    const base = this.base(request);
+  /**
+   * Everything that hands the page's answer on. When that fails (Redis, S3 down), the answer is kept for the
+   * job's retry, which resumes from it: the site is not asked for the page twice.
+   */
+  private async finishPage(request: FetchRequest, answer: PageAnswer, plugins: PluginClaims, crawlDelayMs: number | undefined): Promise<FetchOutcome> {
+    try {
+      return { ...(await this.handOn(request, answer, plugins)), crawlDelayMs };
+    } catch (error) {
+      this.answers.keep(request.leaseId, { answer, crawlDelayMs }, leaseEnd(request, this.config));
+      throw error;
+    }
+  }
+
+  /** Whether an earlier delivery of this request got the page's answer and kept it (the retry resumes from it). */
+  resumes(request: FetchRequest): boolean {
+    return !request.robotsHop && this.answers.has(request.leaseId);
+  }
+
+  /** The request itself, logged once (a resumed delivery does not log it again). */
+  private async requestPage(request: FetchRequest, address: string, plugins: PluginClaims): Promise<PageAnswer> {
     const time = new Date().toISOString();
     const started = performance.now();
     const sitemap = request.kind === 'sitemap';
@@ -242,11 +267,8 @@ export class DownloaderService implements OnApplicationShutdown {
         errorKind,
       });
       this.metrics.fetched(sitemap ? 'sitemap' : 'page', null, durationMs);
-      await this.stats.count(`error.fetch.${errorKind}`);
-      // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
-      return { ...base, kind: 'error', requested: true, error: message, errorKind, durationMs, retry: crawlUrlOf(request) };
+      return { time, failed: { message, errorKind, durationMs } };
     }
-    const location = response.headers.location ?? null;
     this.fetchLog.record({
       time,
       url: request.url,
@@ -254,10 +276,25 @@ export class DownloaderService implements OnApplicationShutdown {
       status: response.status,
       contentType: response.contentType || null,
       length: response.body?.length ?? (Number(response.headers['content-length']) || null),
-      location,
+      location: response.headers.location ?? null,
       durationMs: response.durationMs,
     });
     this.metrics.fetched(sitemap ? 'sitemap' : 'page', response.status, response.durationMs, response.decodedFrom ?? response.body?.length);
+    return { time, response };
+  }
+
+  /** Counts the answer, stages the body and sends it on (parser or plugin), follows a redirect: the outcome. */
+  private async handOn(request: FetchRequest, answer: PageAnswer, plugins: PluginClaims): Promise<FetchOutcome> {
+    const base = this.base(request);
+    const { time, response, failed } = answer;
+    if (failed) {
+      await this.stats.count(`error.fetch.${failed.errorKind}`);
+      // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
+      return { ...base, kind: 'error', requested: true, error: failed.message, errorKind: failed.errorKind, durationMs: failed.durationMs, retry: crawlUrlOf(request) };
+    }
+    const sitemap = request.kind === 'sitemap';
+    const claimOf = sitemap ? () => undefined : pluginFor(plugins);
+    const location = response.headers.location ?? null;
     await this.stats.count('fetched');
     // A sitemap that is not there (most often the crawler's own guess at /sitemap.xml) is no error of the site's.
     const missingSitemap = sitemap && (response.status === 404 || response.status === 410);
@@ -328,6 +365,16 @@ function bodyHeaders(response: FetchResponse): Record<string, string> {
   if (!response.encoding) return response.headers;
   const { 'content-encoding': _encoding, 'content-length': _length, ...rest } = response.headers;
   return rest;
+}
+
+/** A page's request as it ended: its answer, or how it failed. */
+type PageAnswer =
+  | { time: string; response: FetchResponse; failed?: undefined }
+  | { time: string; response?: undefined; failed: { message: string; errorKind: FetchErrorKind; durationMs: number } };
+
+/** When the URL's lease ends: past it, the frontier hands the URL out again and a kept answer is stale. */
+function leaseEnd(request: FetchRequest, config: CrawlerConfig): number {
+  return request.leaseExpiresAt ?? Date.now() + config.frontier.leaseMs;
 }
 
 /** The URL of a request, as the frontier queues it (to put it back). */
