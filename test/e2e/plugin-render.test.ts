@@ -12,6 +12,14 @@ const run = promisify(execFile);
 afterAll(removeTempDirs);
 
 /**
+ * The page's script fetches its links after the load event, through the plugin's gate (robots.txt first): the
+ * DOM is read once the network is idle, or after the settle time. On a loaded CI machine that chain once took
+ * longer than the default 2 s and the DOM was read without the links; idle comes as soon as it is done, so a
+ * longer bound costs nothing when it is not needed.
+ */
+const RENDER_ENV = { PLUGIN_RENDER_DETECT: 'true', PLUGIN_RENDER_SETTLE_MS: '10000' };
+
+/**
  * The rendering plugin in the embedded crawl (`--plugins render`), on the test web's script-built host
  * `app-0.test`: its home page has no link until its script has fetched `/links.json` and written them.
  * Crawled from that home page without the plugin, then with it (real Chromium).
@@ -37,12 +45,12 @@ describe('embedded crawl with the render plugin (--plugins render)', () => {
     plainPaths = paths();
     web.reset();
     out = tempDir('crawl-render-');
-    rendered = await crawl(out, ['--plugins', 'render'], { PLUGIN_RENDER_DETECT: 'true' });
+    rendered = await crawl(out, ['--plugins', 'render'], RENDER_ENV);
     renderedPaths = paths();
     web.reset();
     // Both plugins at once: the focused crawl judges the pages the rendered DOM led to. The topic's term is on
     // the pages behind the script-written links, not on the home page, rendered or not.
-    both = await crawl(tempDir('crawl-render-focus-'), ['--plugins', 'render,focus'], { PLUGIN_RENDER_DETECT: 'true', PLUGIN_FOCUS_TERMS: 'script-built' });
+    both = await crawl(tempDir('crawl-render-focus-'), ['--plugins', 'render,focus'], { ...RENDER_ENV, PLUGIN_FOCUS_TERMS: 'script-built' });
     bothPaths = paths();
   }, 300_000);
 
