@@ -1,6 +1,7 @@
 import robotsParser from 'robots-parser';
 import { normalizePercentEncoding } from '@crawler/url';
 import { productToken } from './product-token';
+import { RobotsRules } from './robots-rules';
 
 /** RFC 9309 §2.5: a parsing limit, if any, must be at least 500 KiB; what lies beyond it is ignored. */
 export const DEFAULT_ROBOTS_MAX_BYTES = 512_000;
@@ -60,14 +61,11 @@ function normalizeRules(text: string): string {
   return text.replace(RULE_LINE, (_, field: string, value: string) => field + normalizePercentEncoding(value));
 }
 
+const ESCAPED_DOT = /%2e/i;
+
 /** The URL as rules are matched against it: path and query percent-normalised like the rules. */
-function matchForm(url: string | URL): string {
-  try {
-    const u = typeof url === 'string' ? new URL(url) : url;
-    return `${u.protocol}//${u.host}${normalizePercentEncoding(u.pathname + u.search)}`;
-  } catch {
-    return String(url); // robots-parser has no answer for it either
-  }
+function matchForm(u: URL): string {
+  return `${u.protocol}//${u.host}${normalizePercentEncoding(u.pathname + u.search)}`;
 }
 
 function checkPositiveInt(value: number, what: string): number {
@@ -84,9 +82,10 @@ function pathOf(url: string | URL): string | null {
 }
 
 /**
- * One origin's robots.txt rules for one crawler, built from how the fetch ended (RFC 9309 §2.3.1) and
- * matched by robots-parser (longest match wins, Allow wins ties, `*` and `$`, groups merged, product
- * token compared case-insensitively).
+ * One origin's robots.txt rules for one crawler, built from how the fetch ended (RFC 9309 §2.3.1). The file
+ * is read by robots-parser (Crawl-delay, sitemaps) and, line by line the same way, into the group that
+ * applies to us (`RobotsRules`: longest match wins, Allow wins ties, `*` and `$`, groups merged, product
+ * token compared case-insensitively), which answers each check from the URL's path with no parse of its own.
  */
 export class RobotsPolicy {
   private constructor(
@@ -97,6 +96,9 @@ export class RobotsPolicy {
     private readonly json: RobotsPolicyJson,
     private readonly robot: Robot | null,
     private readonly token: string,
+    /** The rules that apply to us (parsed files only), and the origin they are for. */
+    private readonly rules: RobotsRules | null = null,
+    private readonly origin: URL | null = null,
   ) {}
 
   /**
@@ -118,8 +120,8 @@ export class RobotsPolicy {
       if (pathOf(robotsUrl) === null) throw new TypeError(`RobotsPolicy: not a valid robots.txt URL: ${robotsUrl}`);
       // A UTF-8 BOM would glue itself to the first line's name ("\uFEFFUser-agent") and lose that group.
       const { text, truncated } = truncateToLines((body ?? '').replace(/^\uFEFF/, ''), maxBytes);
-      const robot = robotsParser(robotsUrl, normalizeRules(text));
-      return new RobotsPolicy('parsed', 'fetched', truncated, json(text), robot, token);
+      const rules = normalizeRules(text);
+      return new RobotsPolicy('parsed', 'fetched', truncated, json(text), robotsParser(robotsUrl, rules), token, RobotsRules.parse(rules, token), new URL(robotsUrl));
     }
     if (status >= 300 && status < 500 && status !== 429) {
       return new RobotsPolicy('allow-all', 'unavailable', false, json(null), null, '');
@@ -171,15 +173,24 @@ export class RobotsPolicy {
    * Whether the crawler may fetch `url`, an absolute URL of this policy's origin.
    * `/robots.txt` itself is always allowed (RFC 9309 §2.2.2).
    *
-   * For a URL of another origin robots-parser has no answer (undefined) and this returns `true`: callers
-   * look the policy up by `robotsCacheKey(url)`, so that cannot happen unless they mix policies up;
-   * `appliesTo` is there to assert it.
+   * For a URL of another origin the file says nothing and this returns `true`: callers look the policy up
+   * by `robotsCacheKey(url)`, so that cannot happen unless they mix policies up; `appliesTo` is there to
+   * assert it. A parsed URL saves parsing it again (the URL filter has one).
    */
-  /** A parsed URL saves parsing it again (the URL filter has one). */
   isAllowed(url: string | URL): boolean {
-    if (pathOf(url) === '/robots.txt') return true;
+    let u: URL;
+    try {
+      u = typeof url === 'string' ? new URL(url) : url;
+    } catch {
+      return this.kind !== 'disallow-all'; // no path, no rule for it
+    }
+    if (u.pathname === '/robots.txt') return true;
     if (this.kind !== 'parsed') return this.kind === 'allow-all';
-    return (this.robot as Robot).isAllowed(matchForm(url), this.token) ?? true;
+    if (u.host !== this.origin!.host || u.protocol !== this.origin!.protocol) return true;
+    // An escaped dot decoded by the normalisation could make a dot segment, which a parse of the result would
+    // resolve: robots-parser, which parses what it is given, answers such (rare) paths.
+    if (ESCAPED_DOT.test(u.pathname)) return (this.robot as Robot).isAllowed(matchForm(u), this.token) ?? true;
+    return this.rules!.allows(normalizePercentEncoding(u.pathname + u.search));
   }
 
   /** Whether `url` has the same scheme, host and port as the robots.txt this policy came from. */
