@@ -8,7 +8,7 @@ import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { DownloaderService } from './downloader.service';
-import { KeptForRetry } from './kept-for-retry';
+import { KeptForRetry, leaseEnd } from './kept-for-retry';
 
 /**
  * A downloader joins the hash ring by heartbeat and consumes its own shard of the fetch queue, so that
@@ -83,7 +83,7 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
     try {
       await this.pipeline.send(QueueName.FrontierDone, outcome);
     } catch (error) {
-      this.unsent.keep(claim, outcome, request.leaseExpiresAt ?? Date.now() + this.config.frontier.leaseMs);
+      this.unsent.keep(claim, outcome, leaseEnd(request, this.config.frontier.leaseMs));
       throw error;
     }
     await this.shortenClaim(claim, request.leaseExpiresAt);

@@ -10,7 +10,7 @@ import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
-import { KeptForRetry } from './kept-for-retry';
+import { KeptForRetry, leaseEnd } from './kept-for-retry';
 import { parseRetryAfter } from './retry-after';
 import { RobotsFetch, RobotsService } from './robots.service';
 
@@ -222,7 +222,7 @@ export class DownloaderService implements OnApplicationShutdown {
     try {
       return { ...(await this.handOn(request, answer, plugins)), crawlDelayMs };
     } catch (error) {
-      this.answers.keep(request.leaseId, { answer, crawlDelayMs }, leaseEnd(request, this.config));
+      this.answers.keep(request.leaseId, { answer, crawlDelayMs }, leaseEnd(request, this.config.frontier.leaseMs));
       throw error;
     }
   }
@@ -371,11 +371,6 @@ function bodyHeaders(response: FetchResponse): Record<string, string> {
 type PageAnswer =
   | { time: string; response: FetchResponse; failed?: undefined }
   | { time: string; response?: undefined; failed: { message: string; errorKind: FetchErrorKind; durationMs: number } };
-
-/** When the URL's lease ends: past it, the frontier hands the URL out again and a kept answer is stale. */
-function leaseEnd(request: FetchRequest, config: CrawlerConfig): number {
-  return request.leaseExpiresAt ?? Date.now() + config.frontier.leaseMs;
-}
 
 /** The URL of a request, as the frontier queues it (to put it back). */
 function crawlUrlOf(request: FetchRequest): CrawlUrl {

@@ -1,3 +1,5 @@
+import type { FetchRequest } from '@crawler/contracts';
+
 /**
  * What a delivery of a fetch job got done before it failed, kept for the job's retry in this process, so that
  * the retry takes up where it stopped instead of requesting the page again. Each value is kept until a
@@ -36,4 +38,9 @@ export class KeptForRetry<T> {
   get size(): number {
     return this.kept.size;
   }
+}
+
+/** When a request's lease ends: past it, the frontier hands the URL out again and what was kept is stale. */
+export function leaseEnd(request: FetchRequest, leaseMs: number, now = Date.now()): number {
+  return request.leaseExpiresAt ?? now + leaseMs;
 }

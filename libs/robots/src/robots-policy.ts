@@ -120,8 +120,17 @@ export class RobotsPolicy {
       if (pathOf(robotsUrl) === null) throw new TypeError(`RobotsPolicy: not a valid robots.txt URL: ${robotsUrl}`);
       // A UTF-8 BOM would glue itself to the first line's name ("\uFEFFUser-agent") and lose that group.
       const { text, truncated } = truncateToLines((body ?? '').replace(/^\uFEFF/, ''), maxBytes);
-      const rules = normalizeRules(text);
-      return new RobotsPolicy('parsed', 'fetched', truncated, json(text), robotsParser(robotsUrl, rules), token, RobotsRules.parse(rules, token), new URL(robotsUrl));
+      const normalized = normalizeRules(text);
+      return new RobotsPolicy(
+        'parsed',
+        'fetched',
+        truncated,
+        json(text),
+        robotsParser(robotsUrl, normalized),
+        token,
+        RobotsRules.parse(normalized, token),
+        new URL(robotsUrl),
+      );
     }
     if (status >= 300 && status < 500 && status !== 429) {
       return new RobotsPolicy('allow-all', 'unavailable', false, json(null), null, '');
