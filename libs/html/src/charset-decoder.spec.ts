@@ -63,6 +63,37 @@ describe('decodeHtml', () => {
       expect(r).toMatchObject({ charset: 'UTF-8', source: 'http' });
       expect(r.text.endsWith('м\uFFFD')).toBe(true);
     });
+
+    it('decodes declared UTF-8 as a strict streaming TextDecoder does: valid, cut off, or invalid (2,000 random bodies)', () => {
+      const pieces = ['a', ' <p>', '&amp;', 'é', 'ß', 'мир', '日本', '😀', '\u2028', '\uFEFF', '\u0000'];
+      let seed = 7;
+      const next = (n: number) => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return (seed >>> 8) % n;
+      };
+      for (let i = 0; i < 2000; i++) {
+        // Not starting with U+FEFF: a byte order mark decides the charset before any declaration.
+        const text = `<${Array.from({ length: next(40) }, () => pieces[next(pieces.length)]).join('')}`;
+        let bytes = Buffer.from(text);
+        if (i % 3 === 1) bytes = bytes.subarray(0, bytes.length - next(4)); // maybe cut inside a sequence
+        if (i % 7 === 2) bytes = Buffer.concat([bytes, Buffer.from([0xff - next(0x40)]), Buffer.from('z')]); // maybe invalid
+        const decoder = new TextDecoder('utf-8', { fatal: true });
+        let expected: string | null;
+        try {
+          expected = decoder.decode(bytes, { stream: true });
+          try {
+            decoder.decode();
+          } catch {
+            expected += '\uFFFD';
+          }
+        } catch {
+          expected = null; // not UTF-8: the declaration is overruled
+        }
+        const r = decodeHtml(bytes, 'text/html; charset=utf-8');
+        if (expected === null) expect(r.source).not.toBe('http');
+        else expect(r).toEqual({ text: expected, charset: 'UTF-8', source: 'http' });
+      }
+    });
   });
 
   describe('HTTP Content-Type', () => {

@@ -1,3 +1,4 @@
+import { isAscii, isUtf8 } from 'node:buffer';
 import { analyse } from 'chardet';
 import sniffHtmlEncoding from 'html-encoding-sniffer';
 import * as iconv from 'iconv-lite';
@@ -303,6 +304,8 @@ function isValidUtf8(bytes: Uint8Array): boolean {
  * off at the very end is tolerated and ends the text as one U+FFFD, as iconv-lite (decodeText) ends it.
  */
 function utf8Text(bytes: Uint8Array): string | null {
+  // Whole and valid, as nearly every page is: checked and decoded natively, a third of TextDecoder's time.
+  if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', hasUtf8Bom(bytes) ? 3 : 0);
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let text: string;
   try {
@@ -319,8 +322,12 @@ function utf8Text(bytes: Uint8Array): string | null {
 }
 
 function hasNonAscii(bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] >= 0x80) return true;
-  return false;
+  return !isAscii(bytes);
+}
+
+/** TextDecoder drops a leading byte order mark; the native decoding keeps it. */
+function hasUtf8Bom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
 /** UTF-16 is the only decodable family in which ASCII bytes do not stand for ASCII characters. */
