@@ -54,7 +54,7 @@ describe('UrlFilterProcessor', () => {
     await handler(redirect);
     await handler(redirect);
     expect(sent).toHaveLength(2);
-    expect(sent[0].batchId).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(UrlBatch.parse(sent[0]).batchId).toMatch(/^[A-Za-z0-9_-]{16}-0$/); // a random prefix of this process, then the count
     expect(sent[1].batchId).not.toBe(sent[0].batchId);
   });
 });

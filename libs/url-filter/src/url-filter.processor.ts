@@ -11,6 +11,10 @@ import { UrlFilterService } from './url-filter.service';
  */
 @Injectable()
 export class UrlFilterProcessor implements OnApplicationBootstrap {
+  /** Batch ids: this process's random prefix, then a count (a random id a batch cost a system call each). */
+  private readonly batchIdPrefix = randomBytes(12).toString('base64url');
+  private batchCount = 0;
+
   constructor(
     private readonly pipeline: Pipeline,
     private readonly filter: UrlFilterService,
@@ -27,7 +31,7 @@ export class UrlFilterProcessor implements OnApplicationBootstrap {
         await this.stats.count('repeat.filter', result.repeats);
         // Each batch its own id: URL-seen keeps its answer under it, and two batches of the same URLs (two
         // redirects to one page) must not be taken for one delivered twice.
-        const batchId = randomBytes(12).toString('base64url');
+        const batchId = `${this.batchIdPrefix}-${(this.batchCount++).toString(36)}`;
         if (result.accepted.length) await this.pipeline.send(QueueName.SeenUrls, { v: SCHEMA_VERSION, urls: result.accepted, batchId });
         this.filter.passedOn(result);
       },
