@@ -96,21 +96,24 @@ describe('LinkResolver', () => {
     ];
     for (const page of bases) {
       const resolver = new LinkResolver(page);
-      for (const href of hrefs) {
-        const parsed = new URL(href, page);
-        const expected = parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : null;
+      // Each also spelled absolute, on the page's origin as WHATWG serialises it, and in other spellings of it.
+      const origin = new URL(page).origin;
+      const spellings = [origin, origin.toUpperCase(), `${origin}:80`, `${origin}.`, 'http://user:pw@example.com', 'http://example.com:8080', 'https://example.com'];
+      for (const href of [...hrefs, ...spellings.flatMap((o) => hrefs.map((h) => o + h)), origin, `${origin}?q`, `${origin}#f`]) {
+        const parsed = URL.canParse(href, page) ? new URL(href, page) : null;
+        const expected = parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') ? parsed.href : null;
         expect([page, href, resolver.resolve(href)]).toEqual([page, href, expected]);
       }
     }
   });
 
-  it('agrees with WHATWG on random hrefs', () => {
+  it('agrees with WHATWG on random hrefs, root-relative and absolute', () => {
     const alphabet = ['/', 'a', 'B', '.', '..', '?', '#', '%', '2e', ' ', '\\\\', ':', '@', '=', '&', '~', "'", '"', 'é', '//'];
     let seed = 7;
     const next = () => ((seed = (seed * 48271) % 2147483647), seed / 2147483647);
     const resolver = new LinkResolver(bases[0], '/base/');
     for (let n = 0; n < 5000; n++) {
-      let href = '/';
+      let href = next() < 0.5 ? '/' : 'http://example.com/';
       for (let i = Math.floor(next() * 8); i > 0; i--) href += alphabet[Math.floor(next() * alphabet.length)];
       let expected: string | null = null;
       try {

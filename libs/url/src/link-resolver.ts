@@ -44,7 +44,8 @@ const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
 /**
  * resolveLink for the links of one page: the page URL and `<base href>` are parsed once, and the most
  * common link, a plain root-relative path (`/section/page?id=3`), is joined to the base's origin without
- * parsing at all (its WHATWG resolution is exactly that join: the spec tests hold the two together).
+ * parsing at all (its WHATWG resolution is exactly that join: the spec tests hold the two together), and an
+ * absolute link to the base's origin with such a path is answered as it is.
  */
 export class LinkResolver {
   private readonly base: URL | null;
@@ -64,11 +65,20 @@ export class LinkResolver {
     if (!this.base) return null;
     const ref = stripAsciiWhitespace(href);
     if (ref === '') return null;
-    if (this.origin && ref.charCodeAt(1) !== 47 && PLAIN_ROOT_RELATIVE.test(ref) && !DOT_SEGMENT.test(pathOf(ref))) return this.origin + ref;
+    if (this.origin) {
+      if (ref.charCodeAt(0) === 47 && ref.charCodeAt(1) !== 47 && isPlainPath(ref)) return this.origin + ref;
+      // An absolute link to the base's own origin, spelled as WHATWG serialises it, with a plain path: itself.
+      if (ref.charCodeAt(this.origin.length) === 47 && ref.startsWith(this.origin) && isPlainPath(ref.slice(this.origin.length))) return ref;
+    }
     const url = parse(ref, this.base);
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
     return url.href;
   }
+}
+
+/** Whether a root-relative href is joined to its origin as it is (WHATWG would change nothing in it). */
+function isPlainPath(ref: string): boolean {
+  return PLAIN_ROOT_RELATIVE.test(ref) && !DOT_SEGMENT.test(pathOf(ref));
 }
 
 /** The path part of a root-relative href (before its query or fragment). */
