@@ -133,6 +133,16 @@ describe('LeanParser', () => {
     expect(leanEvents(html)).toEqual(parserEvents(html));
   });
 
+  it('reads runs of entities with no `<` or closing quote after them as the Parser does, in one pass (a quadratic search would take minutes)', () => {
+    const entities = 'x&amp;'.repeat(300_000);
+    for (const html of [`<p>${entities}`, `<a href="${entities}`, `<a title='${entities}'>t</a>${entities}<b>`]) {
+      const started = Date.now();
+      const events = leanEvents(html);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(events).toEqual(parserEvents(html));
+    }
+  });
+
   it('reads the attributes of the tags asked for only, and text only while it is wanted', () => {
     let wanted = true;
     const events = leanEvents('<a href="/x">one</a><div class="c">two<b>three</b></div>', {

@@ -45,15 +45,36 @@ export class SkippingTokenizer extends (Tokenizer as unknown as new (
     return at !== -1;
   }
 
-  /** The index of the last character before the next `a` or `b` (or the buffer's end): the tokenizer resumes after it. */
-  private lastBefore(a: number, b: number): number {
+  /** Where the next of three stop characters is in `buffer`, as `indexOf` found it (the buffer's length: none). */
+  private nextIn = '';
+  private nextAmp = -1;
+  private nextStop = -1;
+  private stop = -1;
+
+  /**
+   * The index of the last character before the next `stop` or `&` (or the buffer's end): the tokenizer
+   * resumes after it. Each search is remembered until the tokenizer has passed what it found, so a character
+   * is searched for once per occurrence, however many runs end before it (a long text of `&amp;`s and no `<`
+   * is read once, not once an entity).
+   */
+  private lastBefore(stop: number, amp: number): number {
     const buffer = this.buffer;
-    let i = this.index - this.offset + 1;
-    while (i < buffer.length) {
-      const c = buffer.charCodeAt(i);
-      if (c === a || c === b) break;
-      i++;
+    const from = this.index - this.offset + 1;
+    if (buffer !== this.nextIn) {
+      this.nextIn = buffer;
+      this.nextAmp = this.nextStop = -1;
     }
-    return i - 1 + this.offset;
+    if (this.nextAmp < from) this.nextAmp = search(buffer, amp, from);
+    if (this.nextStop < from || this.stop !== stop) {
+      this.stop = stop;
+      this.nextStop = search(buffer, stop, from);
+    }
+    return Math.min(this.nextAmp, this.nextStop) - 1 + this.offset;
   }
+}
+
+/** The index of the first `c` in `buffer` at or after `from`, or the buffer's length. */
+function search(buffer: string, c: number, from: number): number {
+  const at = buffer.indexOf(String.fromCharCode(c), from);
+  return at < 0 ? buffer.length : at;
 }
