@@ -21,8 +21,8 @@ export class RobotsCache {
   /** The cached policy for a page's site, or null when robots.txt must be fetched (or the entry is unusable). */
   async get(pageUrl: string | URL): Promise<RobotsPolicy | null> {
     const key = robotsCacheKey(pageUrl);
-    const hit = this.local.get(key) ?? this.localBefore.get(key);
-    if (hit && hit.expires > Date.now()) return hit.policy;
+    const known = this.known(key);
+    if (known) return known;
     const stored = await this.store.get(key);
     if (!stored) return null;
     try {
@@ -34,6 +34,16 @@ export class RobotsCache {
       // A corrupt or foreign entry: robots.txt is fetched again rather than failing every turn of the host.
       return null;
     }
+  }
+
+  /** The policy this process holds for a page's site, without asking the store; undefined when it holds none. */
+  getKnown(pageUrl: string | URL): RobotsPolicy | undefined {
+    return this.known(robotsCacheKey(pageUrl));
+  }
+
+  private known(key: string): RobotsPolicy | undefined {
+    const hit = this.local.get(key) ?? this.localBefore.get(key);
+    return hit && hit.expires > Date.now() ? hit.policy : undefined;
   }
 
   async put(pageUrl: string, policy: RobotsPolicy, ttlMs: number): Promise<void> {

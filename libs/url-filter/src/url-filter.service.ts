@@ -4,7 +4,7 @@ import { ConfigError, CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
 import { PluginClaims, PluginRegistry } from '@crawler/plugin-host';
 import { hashBucketsFor, PartitionedHash, STATE_STORE, StateStore } from '@crawler/state';
-import { ROBOTS_NAMESPACE, RobotsCache } from '@crawler/robots';
+import { ROBOTS_NAMESPACE, RobotsCache, type RobotsPolicy } from '@crawler/robots';
 import {
   canonicalize,
   DEFAULT_BLOCKED_EXTENSIONS,
@@ -65,6 +65,9 @@ interface Candidate {
 
 /** Whether a rule has its opinion of the URL; a promise only when it must read the shared store. */
 type RuleTest = (c: Candidate) => boolean | Promise<boolean>;
+
+/** A per-URL rule's rejection, or the candidate every one let through. */
+type Verdict = FilterReason | Candidate;
 
 /** A `url`-stage rule of FILTER_RULES with its test, compiled once. */
 interface UrlRule {
@@ -184,7 +187,8 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
         continue;
       }
       judged.add(entry.url);
-      const verdict = await this.judge(entry, now, claims);
+      let verdict = this.judge(entry, now, claims);
+      if (verdict instanceof Promise) verdict = await verdict;
       if (typeof verdict === 'string') {
         rejected[verdict] = (rejected[verdict] ?? 0) + 1;
         if (debug) this.logDecision(entry.url, undefined, verdict);
@@ -223,23 +227,34 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * The rule that rejects `entry`, or the candidate every per-URL rule let through (the batch rules come
-   * after). First opinion wins; a rule whose test is async is awaited, the others are not.
+   * after). First opinion wins. Answered at once while every test answers at once (a link's usual case);
+   * a promise from the first test that must wait (a store read) on.
    */
-  private async judge(entry: CrawlUrl, now: number, claims: PluginClaims): Promise<FilterReason | Candidate> {
+  private judge(entry: CrawlUrl, now: number, claims: PluginClaims): Verdict | Promise<Verdict> {
     const canonical = canonicalize(entry.url, undefined, { stripParams: this.stripParams });
     if (!canonical.ok) return canonical.reason;
     const { url, host, parsed } = canonical;
-    const c: Candidate = { entry, url, host, parsed, page: entry.kind !== 'sitemap', now, claims, blockedExtension: undefined };
+    return this.applyRules({ entry, url, host, parsed, page: entry.kind !== 'sitemap', now, claims, blockedExtension: undefined }, 0);
+  }
+
+  /** The rules from the `from`th on, applied to `c` (see judge). */
+  private applyRules(c: Candidate, from: number): Verdict | Promise<Verdict> {
     const rules = this.rules;
-    for (let i = 0; i < rules.length; i++) {
+    for (let i = from; i < rules.length; i++) {
       const rule = rules[i];
       if (rule.pagesOnly && !c.page) continue;
       const opinion = rule.test(c);
-      if (opinion === false || (opinion !== true && !(await opinion))) continue;
-      if (rule.rejects) return rule.rejects;
-      i++;
+      if (opinion === false) continue;
+      if (opinion !== true) return opinion.then((held) => (held ? this.holdOpinion(c, i) : this.applyRules(c, i + 1)));
+      return this.holdOpinion(c, i);
     }
     return c;
+  }
+
+  /** The `i`th rule has its opinion: it rejects `c`, or (an exemption) skips the rule after it. */
+  private holdOpinion(c: Candidate, i: number): Verdict | Promise<Verdict> {
+    const rejects = this.rules[i].rejects;
+    return rejects ?? this.applyRules(c, i + 2);
   }
 
   /** One line per URL with the rule that decided it (`repeat`: dropped before the rules, passed on lately). */
@@ -251,10 +266,9 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
    * robots.txt is checked before a URL is enqueued when the site's policy is already known (the
    * downloader checks again, and fetches robots.txt first, before any request to the site).
    */
-  private async disallowedByRobots(url: URL): Promise<boolean> {
-    const policy = await this.robots.get(url);
-    // An unreachable robots.txt defers the site (the downloader retries it); it is no reason to drop links.
-    return policy !== null && policy.outcome !== 'unreachable' && !policy.isAllowed(url);
+  private disallowedByRobots(url: URL): boolean | Promise<boolean> {
+    const known = this.robots.getKnown(url);
+    return known !== undefined ? disallows(known, url) : this.robots.get(url).then((policy) => disallows(policy, url));
   }
 
   /** Sync unless the scope must be registered or looked up in the shared store. */
@@ -326,6 +340,11 @@ function compileRules(tests: Record<UrlRuleName, RuleTest>): UrlRule[] {
     rules.push({ pagesOnly: spec.appliesTo === 'pages', rejects, test: tests[spec.name] });
   }
   return rules;
+}
+
+/** An unreachable robots.txt defers the site (the downloader retries it); it is no reason to drop links. */
+function disallows(policy: RobotsPolicy | null, url: URL): boolean {
+  return policy !== null && policy.outcome !== 'unreachable' && !policy.isAllowed(url);
 }
 
 /** A URL found on a page or in a sitemap (seeds and redirects register scope, and are never taken for repeats). */
