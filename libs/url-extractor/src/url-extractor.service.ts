@@ -6,6 +6,8 @@ import { LinkResolver } from '@crawler/url';
 /** `<link rel>` values that name another page (stylesheets, icons and preloads are not pages). */
 const PAGE_RELS = new Set(['canonical', 'alternate', 'next', 'prev', 'previous']);
 const NO_PLUGINS = compilePluginClaims([]);
+/** The rels of a link without any (most links): shared, not a new array a link. */
+const NO_RELS: readonly string[] = [];
 
 /**
  * Raw hrefs → absolute http(s) URLs one level deeper: resolved by the WHATWG rules against `<base href>`
@@ -26,7 +28,7 @@ export class UrlExtractorService {
     const urls: CrawlUrl[] = [];
     const resolver = new LinkResolver(page.url, page.baseHref);
     for (const link of page.links) {
-      const rels = (link.rel ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+      const rels = link.rel ? link.rel.toLowerCase().split(/\s+/).filter(Boolean) : NO_RELS;
       if (rels.includes('nofollow')) continue;
       const asset = link.tag === 'img' || (link.tag === 'link' && !rels.some((r) => PAGE_RELS.has(r)));
       if (asset && claims.fetchesNothing) continue;
