@@ -296,7 +296,7 @@ function decodeText(bytes: Uint8Array, charset: string): string {
 
 /** Strict UTF-8 check that tolerates a sequence cut off at the very end (bodies are truncated at a size cap). */
 function isValidUtf8(bytes: Uint8Array): boolean {
-  return utf8Text(bytes) !== null;
+  return isUtf8(bytes) || utf8Text(bytes) !== null;
 }
 
 /**

@@ -45,7 +45,7 @@ export class SkippingTokenizer extends (Tokenizer as unknown as new (
     return at !== -1;
   }
 
-  /** Where the next of three stop characters is in `buffer`, as `indexOf` found it (the buffer's length: none). */
+  /** Where the next `&` and the next `stop` are in `nextIn`, as `indexOf` found them (the buffer's length: none). */
   private nextIn = '';
   private nextAmp = -1;
   private nextStop = -1;
