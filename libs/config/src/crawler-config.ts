@@ -440,7 +440,7 @@ export const CrawlerConfigSchema = z.object({
     allowPrivate: bool.default(false).meta({ env: 'DNS_ALLOW_PRIVATE' }),
     /** Static answers, NAME=IP pairs separated by commas or whitespace. */
     hosts: z.record(z.string(), z.ipv4().or(z.ipv6())).default({}).meta({ env: 'DNS_HOSTS' }),
-    /** A hosts(5)-format file of static answers. */
+    /** A hosts(5)-format file of static answers; a name on several lines takes the first line's address. */
     hostsFile: z.string().optional().meta({ env: 'DNS_HOSTS_FILE' }),
     /**
      * The machine's own hosts file, answered before DNS as the operating system's resolver does (after `DNS_HOSTS`
@@ -791,12 +791,18 @@ export function parseHostPairs(text: string): Record<string, string> {
   return hosts;
 }
 
-/** Parses the hosts(5) format: "IP name [aliases…]" lines, '#' comments. */
+/**
+ * Parses the hosts(5) format: "IP name [aliases…]" lines, '#' comments. A name on several lines takes the
+ * first line's address, as the system's resolver (glibc) answers from the first line that names it.
+ */
 export function parseHostsFile(text: string): Record<string, string> {
   const hosts: Record<string, string> = {};
   for (const raw of text.split('\n')) {
     const [ip, ...names] = raw.replace(/#.*/, '').trim().split(/\s+/);
-    for (const name of ip ? names : []) hosts[name.toLowerCase()] = ip;
+    for (const name of ip ? names : []) {
+      const key = name.toLowerCase();
+      if (!Object.hasOwn(hosts, key)) hosts[key] = ip;
+    }
   }
   return hosts;
 }
