@@ -204,9 +204,11 @@ export const CrawlerConfigSchema = z.object({
   }),
   /**
    * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close
-   * before it exits anyway, saying so; a second signal exits at once. Longer than `DOWNLOADER_TOTAL_TIMEOUT_MS`, so a
-   * downloader's fetches in flight finish; shorter than its 75 s grace period in the deployments, so it says why
-   * before it is killed.
+   * before it exits anyway, saying so; a second signal exits at once. The default is the downloader's: longer than
+   * `DOWNLOADER_TOTAL_TIMEOUT_MS`, so its fetches in flight finish, and shorter than the 75 s grace period the
+   * deployments give the downloader alone, so it says why before it is killed. Every other service gets 30 s there
+   * (`docker-compose.yml`, `k8s/`), less than this: one whose stop hangs is killed at 30 s without saying why, unless
+   * its SHUTDOWN_TIMEOUT_MS is set below that.
    * @defaultValue 70000
    */
   shutdownTimeoutMs: int(100).default(70_000).meta({ env: 'SHUTDOWN_TIMEOUT_MS' }),
