@@ -156,7 +156,7 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
     time.now += 301;
     expect(await service.resolve('flip.test')).toEqual({
       ok: false,
-      error: 'address 127.0.0.1 is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)',
+      error: 'address 127.0.0.1 is not public: it is loopback (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)',
       transient: false,
       refused: true,
     });

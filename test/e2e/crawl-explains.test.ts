@@ -10,6 +10,25 @@ const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
 
 /**
+ * A site with one link over 8,192 characters on its front page and one `<loc>` over it in its sitemap, each
+ * beside one that fits.
+ */
+function longLinksSite(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const long = `/${'x'.repeat(9000)}`;
+  const origin = `http://${req.headers.host}`;
+  if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nAllow: /\nSitemap: ${origin}/map.xml\n`);
+  if (req.url === '/map.xml') {
+    const locs = [`${origin}${long}`, `${origin}/listed`].map((loc) => `<url><loc>${loc}</loc></url>`).join('');
+    return void res.writeHead(200, { 'content-type': 'application/xml' }).end(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs}</urlset>`);
+  }
+  if (req.url === '/')
+    return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>front</title><a href="${long}">long</a><a href="/linked">ok</a>`);
+  if (req.url === '/linked' || req.url === '/listed')
+    return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${req.url}</title><p>${req.url}</p>`);
+  res.writeHead(404).end();
+}
+
+/**
  * A run that fetches nothing, or leaves hosts behind, says why in words (the summary and its JSON) and exits
  * non-zero when nothing at all was fetched; Ctrl-C still writes the summary of what was done.
  */
@@ -24,13 +43,18 @@ describe('the embedded crawl says what happened', () => {
     pagesServed = 0;
     const page = (i: number) => `<!doctype html><title>page ${i}</title><p>Page ${i}.</p><a href="/p/${i + 1}">next</a>`;
     site = http.createServer((req, res) => {
+      if (req.headers.host?.startsWith('long-links.test')) return longLinksSite(req, res);
       if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
       if (req.url === '/' || req.url!.startsWith('/p/'))
         return void (pagesServed++, res.writeHead(200, { 'content-type': 'text/html' }).end(page(Number(req.url!.slice(3)) || 0)));
       res.writeHead(404).end();
     });
     port = await listenOnLoopback(site);
-    dns = await TestDnsServer.start({ 'loop-a.test': { address: '127.0.0.1', ttl: 60 }, 'loop-b.test': { address: '127.0.0.1', ttl: 60 } });
+    dns = await TestDnsServer.start({
+      'loop-a.test': { address: '127.0.0.1', ttl: 60 },
+      'loop-b.test': { address: '127.0.0.1', ttl: 60 },
+      'long-links.test': { address: '127.0.0.1', ttl: 60 },
+    });
   });
 
   afterAll(async () => {
@@ -82,6 +106,14 @@ describe('the embedded crawl says what happened', () => {
     expect(summary.totals.seeds).toBe(1);
     expect(summary.totals['sitemap.missing']).toBe(1);
     expect(summary.totals['status.4xx']).toBeUndefined();
+  });
+
+  it('counts links longer than a message carries as filtered too-long, from a page and from a sitemap, and crawls the rest', async () => {
+    const { code, stdout } = await crawl([`http://long-links.test:${port}/`, '--allow-private', '--delay', '0.01'], { DNS_SERVERS: `127.0.0.1:${dns.port}` });
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout);
+    expect(summary.totals['filtered.too-long']).toBe(2);
+    expect(summary.totals.stored).toBe(3); // the seed, the page it links to, the page the sitemap lists
   });
 
   it('Ctrl-C writes the summary of what was done, then exits 130', async () => {

@@ -112,6 +112,10 @@ describe('loadConfig', () => {
   it('parses hosts files leniently', () => {
     expect(parseHostsFile('\n  \n::1 localhost6\n')).toEqual({ localhost6: '::1' });
   });
+
+  it('answers a name on two lines of a hosts file with the first, as the system resolver does', () => {
+    expect(parseHostsFile('127.0.0.1 a.test\n127.0.0.2 A.test b.test\n127.0.0.3 b.test\n')).toEqual({ 'a.test': '127.0.0.1', 'b.test': '127.0.0.2' });
+  });
 });
 
 describe('docs/configuration.md', () => {

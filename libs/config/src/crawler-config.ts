@@ -204,9 +204,11 @@ export const CrawlerConfigSchema = z.object({
   }),
   /**
    * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close
-   * before it exits anyway, saying so; a second signal exits at once. Longer than `DOWNLOADER_TOTAL_TIMEOUT_MS`, so a
-   * downloader's fetches in flight finish; shorter than its 75 s grace period in the deployments, so it says why
-   * before it is killed.
+   * before it exits anyway, saying so; a second signal exits at once. The default is the downloader's: longer than
+   * `DOWNLOADER_TOTAL_TIMEOUT_MS`, so its fetches in flight finish, and shorter than the 75 s grace period the
+   * deployments give the downloader alone, so it says why before it is killed. Every other service gets 30 s there
+   * (`docker-compose.yml`, `k8s/`), less than this: one whose stop hangs is killed at 30 s without saying why, unless
+   * its SHUTDOWN_TIMEOUT_MS is set below that.
    * @defaultValue 70000
    */
   shutdownTimeoutMs: int(100).default(70_000).meta({ env: 'SHUTDOWN_TIMEOUT_MS' }),
@@ -440,7 +442,7 @@ export const CrawlerConfigSchema = z.object({
     allowPrivate: bool.default(false).meta({ env: 'DNS_ALLOW_PRIVATE' }),
     /** Static answers, NAME=IP pairs separated by commas or whitespace. */
     hosts: z.record(z.string(), z.ipv4().or(z.ipv6())).default({}).meta({ env: 'DNS_HOSTS' }),
-    /** A hosts(5)-format file of static answers. */
+    /** A hosts(5)-format file of static answers; a name on several lines takes the first line's address. */
     hostsFile: z.string().optional().meta({ env: 'DNS_HOSTS_FILE' }),
     /**
      * The machine's own hosts file, answered before DNS as the operating system's resolver does (after `DNS_HOSTS`
@@ -791,12 +793,18 @@ export function parseHostPairs(text: string): Record<string, string> {
   return hosts;
 }
 
-/** Parses the hosts(5) format: "IP name [aliases…]" lines, '#' comments. */
+/**
+ * Parses the hosts(5) format: "IP name [aliases…]" lines, '#' comments. A name on several lines takes the
+ * first line's address, as the system's resolver (glibc) answers from the first line that names it.
+ */
 export function parseHostsFile(text: string): Record<string, string> {
   const hosts: Record<string, string> = {};
   for (const raw of text.split('\n')) {
     const [ip, ...names] = raw.replace(/#.*/, '').trim().split(/\s+/);
-    for (const name of ip ? names : []) hosts[name.toLowerCase()] = ip;
+    for (const name of ip ? names : []) {
+      const key = name.toLowerCase();
+      if (!Object.hasOwn(hosts, key)) hosts[key] = ip;
+    }
   }
   return hosts;
 }

@@ -58,7 +58,12 @@ export class ContentParserProcessor implements OnApplicationBootstrap {
         kind: 'sitemap',
         depth: fetched.depth,
         nofollow: false,
-        links: sitemap.entries.map(({ loc, priority }) => (priority === undefined ? { href: loc, tag } : { href: loc, tag, priority })),
+        links: sitemap.entries.map(({ loc, length, priority }) => ({
+          href: loc,
+          tag,
+          ...(length === undefined ? {} : { length }),
+          ...(priority === undefined ? {} : { priority }),
+        })),
       });
     }
     await this.staging.release(fetched.bodyKey);

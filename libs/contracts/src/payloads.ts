@@ -5,7 +5,18 @@ import { baseQueue, PLUGIN_NAME, pluginQueue, QueueName } from './queues';
 export const SCHEMA_VERSION = 1;
 
 const version = z.literal(SCHEMA_VERSION);
-const url = z.string().min(1).max(8192);
+/**
+ * The longest URL or href a message carries. A longer link travels cut to this many characters with its
+ * full `length`, so that the URL filter counts it (`filtered.too-long`) rather than it vanishing unseen.
+ */
+export const MAX_URL_CHARS = 8192;
+const url = z.string().min(1).max(MAX_URL_CHARS);
+/** The full length of a link cut to MAX_URL_CHARS. */
+const cutLength = z
+  .number()
+  .int()
+  .min(MAX_URL_CHARS + 1)
+  .optional();
 
 /** How a URL entered the crawl. */
 export const UrlSource = z.enum(['seed', 'link', 'redirect', 'sitemap', 'recrawl']);
@@ -35,6 +46,11 @@ export const CrawlUrl = z.object({
    * and the page showing it); absent for ordinary links.
    */
   referrer: url.optional(),
+  /**
+   * Set when the link was longer than MAX_URL_CHARS (its href, or the URL it resolved to): `url` is then
+   * its first MAX_URL_CHARS characters, and the URL filter rejects it as `too-long` without judging more.
+   */
+  length: cutLength,
   /** What the last fetch of this URL left (for a recrawl): validators, body hash, recrawl interval. */
   revisit: z
     .object({
@@ -224,7 +240,9 @@ export const FetchedPage = z.object({
 export type FetchedPage = z.infer<typeof FetchedPage>;
 
 export const RawLink = z.object({
-  href: z.string().max(8192),
+  href: z.string().max(MAX_URL_CHARS),
+  /** Set when the href was longer than MAX_URL_CHARS: `href` is then its first MAX_URL_CHARS characters. */
+  length: cutLength,
   /**
    * The element it came from; from a sitemap: 'url' (a page of a urlset) or 'sitemap' (a child of an index).
    * 'img' links are collected only while a plugin is enabled, and followed only when a plugin claims them.

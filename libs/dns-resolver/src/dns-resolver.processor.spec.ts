@@ -69,7 +69,7 @@ describe('DnsResolverProcessor', () => {
   });
 
   it('tells a refused address from a failed lookup, and keeps each host with its first error for the summary', async () => {
-    const refusal = 'address 127.0.0.1 is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)';
+    const refusal = 'address 127.0.0.1 is not public: it is loopback (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)';
     const refused = await setup({ ok: false, error: refusal, transient: false, refused: true });
     expect(refused.totals).toEqual({ 'error.address-refused': 1 });
     expect(await refused.unreached.read('address-refused')).toEqual({ hosts: 1, first: [{ host: 'a.test', error: refusal }] });

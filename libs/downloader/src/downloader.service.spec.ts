@@ -482,6 +482,35 @@ describe('DownloaderService', () => {
     expect(await service.download(request('/page'))).toMatchObject({ kind: 'disallowed' });
   });
 
+  it('logs the robots.txt bytes it kept, cut at the limit, and says it cut them; a file of exactly the limit is whole', async () => {
+    const limit = 1024;
+    for (const size of [limit + 500, limit]) {
+      const robots = `User-agent: *\nDisallow: /private\n${'#'.repeat(size - 34)}\n`;
+      expect(Buffer.byteLength(robots)).toBe(size);
+      const { service, request, fetchLog, logLines } = await setup({
+        robots: (req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(robots),
+        overrides: { 'downloader.robotsMaxBytes': limit },
+      });
+      const logged = jest.spyOn(fetchLog, 'robots');
+      await service.download(request('/'));
+      const [line] = (await logLines()).filter((entry) => entry.robots);
+      expect(line).toEqual(expect.objectContaining({ status: 200, length: limit }));
+      expect(line.truncated).toBe(size > limit ? true : undefined);
+      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/\/robots\.txt$/), 200, robots.slice(0, limit), undefined, []);
+    }
+  });
+
+  it('says in the fetch log that a page body was cut at DOWNLOADER_MAX_BODY_BYTES', async () => {
+    const { service, request, logLines } = await setup({ overrides: { 'downloader.maxBodyBytes': 1024 } });
+    await service.download(request('/'));
+    await service.download(request('/big'));
+    await service.download(request('/page'));
+    const [big, page] = (await logLines()).filter((entry) => !entry.robots);
+    expect(big).toEqual(expect.objectContaining({ status: 200, length: 1024, truncated: true }));
+    expect(page).toEqual(expect.objectContaining({ status: 200, length: PAGE.length }));
+    expect(page.truncated).toBeUndefined();
+  });
+
   it('follows a robots.txt redirect to another host through the resolver, and applies its rules to the first host', async () => {
     const robots: Route = (req, res) => res.writeHead(301, { location: `http://other.test:${req.socket.localPort}/elsewhere/robots.txt` }).end();
     const { service, request, requested, sent, logLines } = await setup({ robots });

@@ -276,6 +276,7 @@ export class DownloaderService implements OnApplicationShutdown {
       status: response.status,
       contentType: response.contentType || null,
       length: response.body?.length ?? (Number(response.headers['content-length']) || null),
+      ...(response.truncated ? { truncated: true } : {}),
       location: response.headers.location ?? null,
       durationMs: response.durationMs,
     });

@@ -73,13 +73,17 @@ export class RobotsService {
         const status = response.status;
         const body = response.body?.toString('utf8') ?? null;
         const location = response.headers.location;
-        this.fetchLog.robots(url, status, body, undefined, chain);
+        // Logged as kept: the byte read past the limit only tells that the file was longer.
+        const kept = response.body?.subarray(0, robotsMaxBytes) ?? null;
+        const cut = kept !== null && kept.length < (response.body?.length ?? 0);
+        this.fetchLog.robots(url, status, cut ? kept.toString('utf8') : body, undefined, chain);
         this.fetchLog.record({
           time: new Date().toISOString(),
           url,
           status,
           contentType: response.contentType || null,
-          length: response.body?.length ?? null,
+          length: kept?.length ?? null,
+          ...(cut || response.truncated ? { truncated: true } : {}),
           location: location ?? null,
           durationMs: response.durationMs,
           robots: true,

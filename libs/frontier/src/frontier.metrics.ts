@@ -22,7 +22,7 @@ export class FrontierMetrics {
     };
     new Gauge({
       name: 'crawler_frontier_urls',
-      help: 'URLs in the frontier, by state: queued (front and back queues, not leased), scheduled (waiting for their recrawl time)',
+      help: 'URLs in the frontier, by state: queued (front and back queues, not leased), scheduled (held until their recrawl or retry time)',
       labelNames: ['state'],
       registers: [registry],
       async collect() {

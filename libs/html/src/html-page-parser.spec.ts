@@ -108,9 +108,18 @@ describe('parseHtmlPage', () => {
     expect([empty.title, empty.lang, empty.baseHref]).toEqual([undefined, undefined, undefined]);
   });
 
-  it('drops hrefs longer than the contracts allow', () => {
+  it('keeps an href longer than a message carries cut to 8,192 characters, with its length, to be counted as filtered', () => {
     const long = `/${'x'.repeat(9000)}`;
-    expect(parseHtmlPage(`<a href="${long}">x</a><a href="/ok">ok</a>`).links).toEqual([{ href: '/ok', tag: 'a' }]);
+    const parsed = parseHtmlPage(`<a href=" ${long} ">x</a><link rel=canonical href="${long}"><a href="/ok">ok</a><img src="${long}">`, { images: true });
+    expect(parsed.links).toEqual([
+      { href: long.slice(0, 8192), tag: 'a', length: 9001 },
+      { href: long.slice(0, 8192), tag: 'link', rel: 'canonical', length: 9001 },
+      { href: '/ok', tag: 'a' },
+      { href: long.slice(0, 8192), tag: 'img', length: 9001 },
+    ]);
+    // A cut href names no page: not the canonical one.
+    expect(parsed.canonical).toBeUndefined();
+    expect(parseHtmlPage(`<a href="/${'y'.repeat(8191)}">x</a>`).links).toEqual([{ href: `/${'y'.repeat(8191)}`, tag: 'a' }]);
   });
 
   it('collects <img src> only when asked, after the other links and on a budget of its own', () => {

@@ -1,4 +1,4 @@
-import type { RawLink } from '@crawler/contracts';
+import { MAX_URL_CHARS, type RawLink } from '@crawler/contracts';
 import { LeanParser } from './lean-parser';
 import { parseRobotsDirectives, type RobotsDirectives } from './robots-header';
 import { collapseWhitespace } from './whitespace';
@@ -17,6 +17,8 @@ export interface ParsedHtml {
   /**
    * a/area/link[href] and iframe/frame[src], raw (unresolved), in document order, at most `maxLinks`; then,
    * with `images`, img[src] (at most `maxLinks` more, within the contracts' limit of 100000 links a page).
+   * An href longer than a message carries is cut to MAX_URL_CHARS with its `length`, so that it is counted
+   * as filtered (too-long) and not lost unseen.
    */
   links: RawLink[];
   /** True when links were dropped because of `maxLinks`. */
@@ -37,8 +39,6 @@ export interface ParseHtmlOptions {
 
 const DEFAULT_MAX_LINKS = 5000;
 const MAX_TITLE_CHARS = 1000;
-/** The contracts' RawLink.href limit: a longer href would make the whole page message invalid. */
-const MAX_HREF_CHARS = 8192;
 /** The contracts' limit of links in one page message. */
 const MAX_PAGE_LINKS = 100_000;
 
@@ -155,24 +155,31 @@ export function parseHtmlPage(html: string, options: ParseHtmlOptions = {}): Par
 
   function addLink(tag: RawLink['tag'], url: string | undefined, rel: string | undefined): void {
     const href = url?.trim();
-    // An empty href points at the page itself; an overlong one would fail the RawLink schema.
-    if (!href || href.length > MAX_HREF_CHARS) return;
+    // An empty href points at the page itself.
+    if (!href) return;
     const relTokens = tag === 'iframe' || tag === 'frame' ? undefined : normaliseRel(rel);
-    if (tag === 'link' && result.canonical === undefined && relTokens?.split(' ').includes('canonical')) {
+    if (tag === 'link' && result.canonical === undefined && relTokens?.split(' ').includes('canonical') && href.length <= MAX_URL_CHARS) {
       result.canonical = href;
     }
     if (result.links.length >= maxLinks) {
       result.linksTruncated = true;
       return;
     }
-    result.links.push(relTokens ? { href, tag, rel: relTokens } : { href, tag });
+    const link = rawLink(href, tag);
+    if (relTokens) link.rel = relTokens;
+    result.links.push(link);
   }
 
   function addImage(url: string | undefined): void {
     const href = url?.trim();
-    if (!href || href.length > MAX_HREF_CHARS || images.length >= maxLinks) return;
-    images.push({ href, tag: 'img' });
+    if (!href || images.length >= maxLinks) return;
+    images.push(rawLink(href, 'img'));
   }
+}
+
+/** A link as a message carries it: an href over MAX_URL_CHARS cut to that, with its full length. */
+function rawLink(href: string, tag: RawLink['tag']): RawLink {
+  return href.length > MAX_URL_CHARS ? { href: href.slice(0, MAX_URL_CHARS), tag, length: href.length } : { href, tag };
 }
 
 /** rel is a set of ASCII case-insensitive tokens: lower-cased and single-spaced so consumers can split on ' '. */

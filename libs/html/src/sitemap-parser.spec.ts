@@ -22,6 +22,18 @@ describe('parseSitemap', () => {
     });
   });
 
+  it('keeps a loc longer than a message carries cut to 8,192 characters, with its length, in XML and text', async () => {
+    const long = `http://a.test/${'x'.repeat(9000)}`;
+    const cut = { loc: long.slice(0, 8192), length: long.length };
+    const xml = await parseSitemap(Buffer.from(urlset([long, 'http://a.test/ok'])), LIMITS);
+    expect(xml.entries).toEqual([
+      { ...cut, priority: 0 },
+      { loc: 'http://a.test/ok', priority: 0.1 },
+    ]);
+    const text = await parseSitemap(Buffer.from(`${long}\nhttp://a.test/ok\n`), LIMITS);
+    expect(text.entries).toEqual([cut, { loc: 'http://a.test/ok' }]);
+  });
+
   it('reads a sitemap index', async () => {
     const xml =
       '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +

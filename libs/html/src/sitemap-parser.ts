@@ -1,10 +1,16 @@
 import { createGunzip } from 'node:zlib';
+import { MAX_URL_CHARS } from '@crawler/contracts';
 import { Parser } from 'htmlparser2';
 import { forgetOutermostElements } from './open-elements';
 
 /** One `<loc>` of a sitemap: a page of a urlset, or a child sitemap of an index. */
 export interface SitemapEntry {
   loc: string;
+  /**
+   * Set when the `<loc>` is longer than a message carries: `loc` is then its first MAX_URL_CHARS characters,
+   * and the URL filter counts it as too-long.
+   */
+  length?: number;
   /** `<priority>` (0…1) of a urlset entry, when it is a number in range. */
   priority?: number;
 }
@@ -26,7 +32,6 @@ export interface ParseSitemapOptions {
 }
 
 const GZIP_MAGIC = [0x1f, 0x8b];
-const MAX_LOC_CHARS = 8192;
 
 /**
  * Reads a sitemap (sitemaps.org 0.9): XML urlset or sitemap index, gzip-compressed or not, or a text file
@@ -68,7 +73,8 @@ function parseXml(text: string, maxUrls: number): ParsedSitemap {
         } else if (entry && (name === 'loc' || name === 'priority')) field = name;
       },
       ontext(data) {
-        if (entry && field && entry[field].length < MAX_LOC_CHARS) entry[field] += data;
+        // A loc is kept whole, however long (its length is reported; it is never longer than the body read).
+        if (entry && field && (field === 'loc' || entry.priority.length < MAX_URL_CHARS)) entry[field] += data;
       },
       onclosetag(raw, implied) {
         const name = local(raw);
@@ -78,7 +84,7 @@ function parseXml(text: string, maxUrls: number): ParsedSitemap {
           field = null;
         } else if (entry && (name === 'url' || name === 'sitemap')) {
           const loc = entry.loc.trim();
-          if (entry.closed && loc && loc.length <= MAX_LOC_CHARS) {
+          if (entry.closed && loc) {
             if (entries.length < maxUrls) entries.push(withPriority(loc, entry.priority));
             else truncated = true;
           }
@@ -98,19 +104,26 @@ function parseText(text: string, maxUrls: number): ParsedSitemap {
   let truncated = false;
   for (const line of text.split(/\r?\n/)) {
     const loc = line.trim();
-    if (!/^https?:\/\/\S+$/i.test(loc) || loc.length > MAX_LOC_CHARS) continue;
+    if (!/^https?:\/\/\S+$/i.test(loc)) continue;
     if (entries.length >= maxUrls) {
       truncated = true;
       break;
     }
-    entries.push({ loc });
+    entries.push(cutToCarry(loc));
   }
   return { format: entries.length ? 'text' : 'unknown', entries, truncated };
 }
 
 function withPriority(loc: string, raw: string): SitemapEntry {
+  const entry = cutToCarry(loc);
   const priority = Number(raw.trim());
-  return raw.trim() !== '' && priority >= 0 && priority <= 1 ? { loc, priority } : { loc };
+  if (raw.trim() !== '' && priority >= 0 && priority <= 1) entry.priority = priority;
+  return entry;
+}
+
+/** A loc longer than a message carries is cut to MAX_URL_CHARS, with its full length. */
+function cutToCarry(loc: string): SitemapEntry {
+  return loc.length > MAX_URL_CHARS ? { loc: loc.slice(0, MAX_URL_CHARS), length: loc.length } : { loc };
 }
 
 /** Inflates at most `maxBytes`; a cut or corrupt stream yields what inflated before the damage. */

@@ -8,7 +8,10 @@ export interface FetchLogEntry {
   url: string;
   status: number | null;
   contentType: string | null;
+  /** Body bytes kept (decoded), at most the limit it was read with. */
   length: number | null;
+  /** The body was longer than its limit (or its decoding was cut off): `length` is what was kept. */
+  truncated?: true;
   location: string | null;
   durationMs: number;
   /** Links followed from a seed to reach the URL. */

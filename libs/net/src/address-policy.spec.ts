@@ -122,10 +122,37 @@ describe('AddressPolicy', () => {
   );
 
   it('refuses every non-public address by default and allows them all with allowPrivate', () => {
-    expect(new AddressPolicy().refusal('127.0.0.1')).toBe('address 127.0.0.1 is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)');
+    expect(new AddressPolicy().refusal('127.0.0.1')).toBe(
+      'address 127.0.0.1 is not public: it is loopback (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)',
+    );
     expect(new AddressPolicy().refusal('8.8.8.8')).toBeUndefined();
     const open = new AddressPolicy({ allowPrivate: true, allowCidrs: ['127.0.0.0/8'] });
     for (const address of ['10.0.0.1', '::1', '169.254.1.1']) expect(open.refusal(address)).toBeUndefined();
+  });
+
+  // An IPv6 address in a non-public range of its own is named by that range, not by what its low 32 bits
+  // would be as an IPv4-compatible address (::1 is loopback, not "0.0.0.1").
+  it.each([
+    ['::1', 'it is loopback'],
+    ['::', 'it is unspecified'],
+    ['fe80::1', 'it is link-local'],
+    ['fd00::1', 'it is unique local'],
+    ['ff02::1', 'it is multicast'],
+    ['64:ff9b:1::a00:1', 'it is local-use NAT64'],
+    ['10.1.2.3', 'it is private'],
+    ['100.64.0.1', 'it is carrier-grade NAT space'],
+    ['169.254.1.1', 'it is link-local'],
+    ['0.0.0.1', 'it is "this" network (unspecified)'],
+    ['::ffff:127.0.0.1', 'it is an IPv4-mapped address for 127.0.0.1, which is loopback'],
+    ['::a00:1', 'it is an IPv4-compatible address for 10.0.0.1, which is private'],
+    ['2001:0:4136:e378:8000:63bf:f5ff:fffe', 'it is a Teredo address for 10.0.0.1, which is private'],
+  ])('says what %s is', (address, what) =>
+    expect(new AddressPolicy().refusal(address)).toBe(`address ${address} is not public: ${what} (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)`),
+  );
+
+  it('names the part of an address no listed subnet allows', () => {
+    // Teredo carrying a loopback server and a private client: 127.0.0.0/8 allows the one, not the other.
+    expect(allowLoopback.refusal('2001:0:7f00:1:8000:63bf:f5ff:fffe')).toMatch(/a Teredo address for 10\.0\.0\.1, which is private/);
   });
 
   it('allows exactly the listed subnet (boundaries)', () => {
@@ -143,9 +170,9 @@ describe('AddressPolicy', () => {
     expect(allowLoopback.refusal('::127.0.0.1')).toBeUndefined();
     expect(allowLoopback.refusal('2002:7f00:1::1')).toBeUndefined();
     expect(allowLoopback.refusal('64:ff9b::a00:1')).toBe(
-      'address 64:ff9b::a00:1 (it embeds 10.0.0.1) is not public (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)',
+      'address 64:ff9b::a00:1 is not public: it is a NAT64 address for 10.0.0.1, which is private (allow with DNS_ALLOW_PRIVATE / --allow-private, or DNS_ALLOW_CIDRS)',
     );
-    expect(new AddressPolicy().refusal('2002:c0a8:101::1')).toMatch(/it embeds 192\.168\.1\.1\) is not public/);
+    expect(new AddressPolicy().refusal('2002:c0a8:101::1')).toMatch(/is not public: it is a 6to4 address for 192\.168\.1\.1, which is private \(/);
     // A whole IPv6 prefix allowed allows what it holds, whatever that embeds.
     expect(new AddressPolicy({ allowCidrs: ['64:ff9b::/96'] }).refusal('64:ff9b::a00:1')).toBeUndefined();
   });
@@ -171,7 +198,7 @@ describe('AddressPolicy', () => {
 
     it('says how to allow one, naming the endpoint an address embeds', () => {
       expect(new AddressPolicy({ allowPrivate: true }).refusal('64:ff9b::a9fe:a9fe')).toBe(
-        'address 64:ff9b::a9fe:a9fe (it embeds 169.254.169.254) is a cloud metadata endpoint, refused even with DNS_ALLOW_PRIVATE (allow it only by naming it alone in DNS_ALLOW_CIDRS: 169.254.169.254/32)',
+        'address 64:ff9b::a9fe:a9fe (a NAT64 address for 169.254.169.254) is a cloud metadata endpoint, refused even with DNS_ALLOW_PRIVATE (allow it only by naming it alone in DNS_ALLOW_CIDRS: 169.254.169.254/32)',
       );
       expect(new AddressPolicy().refusal('fd00:ec2::254')).toMatch(/DNS_ALLOW_CIDRS: fd00:ec2::254\/128\)$/);
     });

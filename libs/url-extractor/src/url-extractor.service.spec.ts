@@ -56,6 +56,19 @@ describe('UrlExtractorService', () => {
     expect(extractor.extract(index)).toEqual([{ url: 'http://a.test/s1.xml.gz', kind: 'sitemap', depth: 2, source: 'sitemap', hops: 0 }]);
   });
 
+  it('passes a link longer than a message carries on cut, with its length, for the filter to count', () => {
+    const href = `/${'x'.repeat(8191)}`; // fits, but not once resolved against the page
+    const cutHref = { href: `/${'y'.repeat(8191)}`, tag: 'a' as const, length: 9000 };
+    const urls = extractor.extract(page({ links: [{ href, tag: 'a' }, cutHref, { href: '/ok', tag: 'a' }] }));
+    expect(urls).toEqual([
+      { url: `http://a.test${href}`.slice(0, 8192), length: 8205, depth: 3, source: 'link', hops: 0 },
+      { url: `http://a.test${cutHref.href}`.slice(0, 8192), length: 9000, depth: 3, source: 'link', hops: 0 },
+      { url: 'http://a.test/ok', depth: 3, source: 'link', hops: 0 },
+    ]);
+    const sitemap = page({ kind: 'sitemap', links: [{ href: `http://a.test/${'z'.repeat(8178)}`, tag: 'url', length: 10_000 }] });
+    expect(extractor.extract(sitemap)).toEqual([{ url: `http://a.test/${'z'.repeat(8178)}`, length: 10_000, depth: 3, source: 'sitemap', hops: 0 }]);
+  });
+
   it('takes links from area, iframe, frame and page-naming <link>s', () => {
     const links = [
       { href: '/map', tag: 'area' as const },

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CrawlUrl, PageLinks } from '@crawler/contracts';
+import { CrawlUrl, MAX_URL_CHARS, PageLinks, RawLink } from '@crawler/contracts';
 import { compilePluginClaims, PluginClaims } from '@crawler/plugin-host';
 import { LinkResolver } from '@crawler/url';
 
@@ -12,6 +12,8 @@ const NO_RELS: readonly string[] = [];
 /**
  * Raw hrefs → absolute http(s) URLs one level deeper: resolved by the WHATWG rules against `<base href>`
  * and the page, non-web schemes dropped, `rel=nofollow` and page-level nofollow obeyed, repeats removed.
+ * A link longer than a message carries (its href, or the URL it resolves to) goes on cut, with its
+ * `length`, for the URL filter to count as too-long.
  *
  * Plugins: an `<img src>` or a non-page `<link>` (an icon…) is followed only when an enabled plugin claims
  * its URL (`claims`), and a claimed URL carries the page as its `referrer` (every link does while a plugin
@@ -38,7 +40,9 @@ export class UrlExtractorService {
       if (asset && !claimed) continue;
       seen.add(url);
       const referred = claimed !== undefined || claims.referrers || referrers;
-      urls.push(referred ? { url, depth: page.depth + 1, source: 'link', hops: 0, referrer: page.url } : { url, depth: page.depth + 1, source: 'link', hops: 0 });
+      const entry: CrawlUrl = { ...carried(url, link), depth: page.depth + 1, source: 'link', hops: 0 };
+      if (referred) entry.referrer = page.url;
+      urls.push(entry);
     }
     return urls;
   }
@@ -56,9 +60,18 @@ export class UrlExtractorService {
       const url = resolver.resolve(link.href);
       if (!url || seen.has(url)) continue;
       seen.add(url);
-      if (link.tag === 'sitemap') urls.push({ url, kind: 'sitemap', depth: page.depth, source: 'sitemap', hops: 0 });
-      else urls.push({ url, depth: page.depth + 1, source: 'sitemap', hops: 0, ...(link.priority === undefined ? {} : { priority: link.priority }) });
+      if (link.tag === 'sitemap') urls.push({ ...carried(url, link), kind: 'sitemap', depth: page.depth, source: 'sitemap', hops: 0 });
+      else urls.push({ ...carried(url, link), depth: page.depth + 1, source: 'sitemap', hops: 0, ...(link.priority === undefined ? {} : { priority: link.priority }) });
     }
     return urls;
   }
+}
+
+/**
+ * The URL as a message carries it: whole, or, when it or its href is longer than MAX_URL_CHARS, cut to
+ * that with the longer of the two lengths.
+ */
+function carried(url: string, link: RawLink): Pick<CrawlUrl, 'url' | 'length'> {
+  const length = Math.max(url.length, link.length ?? 0);
+  return length > MAX_URL_CHARS ? { url: url.slice(0, MAX_URL_CHARS), length } : { url };
 }

@@ -87,6 +87,22 @@ describe('UrlFilterService', () => {
       expect(accepted.map((u) => u.url)).toEqual(['http://site.test/p?a=1']);
     });
 
+    it('rejects a link that came cut to what a message carries as too-long, whatever URL_FILTER_MAX_URL_LENGTH allows, and logs it with its length', async () => {
+      const logger = quietLogger();
+      const f = new UrlFilterService(
+        new MemoryStateStore(),
+        loadConfig({}, { 'filter.scope': 'any', 'filter.maxUrlLength': 20_000, 'filter.debug': true }),
+        logger,
+        noPlugins(),
+      );
+      const cut = `http://site.test/${'x'.repeat(8175)}`;
+      const { accepted, rejected } = await f.filter([{ ...link(cut), length: 9000 }, link('http://site.test/ok')]);
+      expect(rejected).toEqual({ 'too-long': 1 });
+      expect(urls({ accepted })).toEqual(['http://site.test/ok']);
+      const logged = logger.info.mock.calls.map(([fields]) => fields);
+      expect(logged).toContainEqual({ event: 'url-filter-decision', url: cut, length: 9000, rule: 'too-long' });
+    });
+
     describe('and plugins', () => {
       const pngManifest: PluginManifest = {
         v: SCHEMA_VERSION,

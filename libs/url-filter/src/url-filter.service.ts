@@ -191,7 +191,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
       if (verdict instanceof Promise) verdict = await verdict;
       if (typeof verdict === 'string') {
         rejected[verdict] = (rejected[verdict] ?? 0) + 1;
-        if (debug) this.logDecision(entry.url, undefined, verdict);
+        if (debug) this.logDecision(entry.url, undefined, verdict, entry.length);
       } else passing.push(verdict);
     }
     // The page budget last, for the whole batch in one round trip: only URLs every other rule accepts count.
@@ -231,6 +231,8 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
    * a promise from the first test that must wait (a store read) on.
    */
   private judge(entry: CrawlUrl, now: number, claims: PluginClaims): Verdict | Promise<Verdict> {
+    // Longer than a message carries, so cut on its way here: nothing else about it can be judged.
+    if (entry.length !== undefined) return 'too-long';
     const canonical = canonicalize(entry.url, undefined, { stripParams: this.stripParams });
     if (!canonical.ok) return canonical.reason;
     const { url, host, parsed } = canonical;
@@ -257,9 +259,13 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     return rejects ?? this.applyRules(c, i + 2);
   }
 
-  /** One line per URL with the rule that decided it (`repeat`: dropped before the rules, passed on lately). */
-  private logDecision(input: string, url: string | undefined, rule: FilterRuleName | 'repeat'): void {
-    this.logger.info({ event: 'url-filter-decision', url: input, ...(url && url !== input ? { canonical: url } : {}), rule }, `url-filter: ${rule} ${input}`);
+  /**
+   * One line per URL with the rule that decided it (`repeat`: dropped before the rules, passed on lately);
+   * `length` for a URL cut to what a message carries.
+   */
+  private logDecision(input: string, url: string | undefined, rule: FilterRuleName | 'repeat', length?: number): void {
+    const fields = { event: 'url-filter-decision', url: input, ...(url && url !== input ? { canonical: url } : {}), ...(length ? { length } : {}), rule };
+    this.logger.info(fields, `url-filter: ${rule} ${input}`);
   }
 
   /**
