@@ -11,6 +11,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { BrowserPool, CHROMIUM_NAMES, findOnPath, Renderer, SubrequestGate } from '@crawler/plugin-render';
+import { PortPolicy } from '@crawler/url';
 import { SCRIPTED_HOME } from '../test/web/dedicated-hosts';
 import { TestWeb } from '../test/web/test-web';
 import { printBenchResult } from './report/bench-result';
@@ -69,12 +70,14 @@ async function main() {
     const gate = new SubrequestGate({
       allowPrivate: true,
       allowCidrs: [],
+      ports: new PortPolicy(),
       hosts: { 'app-0.test': '127.0.0.1' },
       userAgent: 'RenderBench/1.0',
       maxBytes: 1 << 20,
       robotsTtlMs: 3_600_000,
       robotsMaxBytes: 512_000,
       hostIntervalMs: 0,
+      maxRedirects: 5,
     });
     const renderer = new Renderer(pool, gate, { timeoutMs: 15_000, settleMs: 500, blockTypes: ['image', 'font', 'media'], maxSubrequests: 100 });
     const home = web.expected.scripted[0];

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { CrawlUrl, FetchedPage, FetchErrorKind, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
 import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
@@ -52,7 +52,7 @@ export class DownloaderService implements OnApplicationShutdown {
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
     this.answers = new KeptForRetry(config.downloader.concurrency);
-    this.ports = new PortPolicy({ allowed: config.filter.allowedPorts, blocked: config.filter.blockedPorts });
+    this.ports = new PortPolicy(portRules(config));
   }
 
   /**

@@ -1,4 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { portRules } from '@crawler/config';
+import { PortPolicy } from '@crawler/url';
 import { globToRegExp, PluginContext, PluginFetched, PluginHandler } from '@crawler/plugin-sdk';
 import { BrowserCrashedError, BrowserPool } from './browser-pool';
 import { RenderConfig } from './render.config';
@@ -29,12 +31,14 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
     const gate = new SubrequestGate({
       allowPrivate: crawler.dns.allowPrivate,
       allowCidrs: crawler.dns.allowCidrs,
+      ports: new PortPolicy(portRules(crawler)),
       hosts: crawler.dns.hosts,
       userAgent: crawler.downloader.userAgent,
       maxBytes: crawler.downloader.maxBodyBytes,
       robotsTtlMs: crawler.downloader.robotsCacheTtlMs,
       robotsMaxBytes: crawler.downloader.robotsMaxBytes,
       hostIntervalMs: crawler.frontier.minDelayMs,
+      maxRedirects: crawler.downloader.maxRedirects,
     });
     this.renderer = new Renderer(this.pool, gate, config);
     this.patterns = config.urlPatterns.map(globToRegExp);

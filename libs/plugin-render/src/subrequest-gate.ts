@@ -3,11 +3,14 @@ import { isIP, LookupFunction } from 'node:net';
 import { Agent, fetch } from 'undici';
 import { AddressPolicy } from '@crawler/net';
 import { RobotsPolicy, robotsUrlFor } from '@crawler/robots';
+import { PortPolicy } from '@crawler/url';
 
 export interface GateOptions {
   /** The crawl's address rules (DNS_ALLOW_PRIVATE, DNS_ALLOW_CIDRS). */
   allowPrivate: boolean;
   allowCidrs: readonly string[];
+  /** The crawl's port rules (the URL filter's): a page's request or redirect to its host's Redis port is never made. */
+  ports: PortPolicy;
   /** The crawl's pinned names (DNS_HOSTS / DNS_HOSTS_FILE), answered before DNS as the resolver does. */
   hosts: Readonly<Record<string, string>>;
   userAgent: string;
@@ -18,18 +21,25 @@ export interface GateOptions {
   robotsMaxBytes: number;
   /** Least time between two requests of this process to one host (the crawl's FRONTIER_MIN_DELAY_MS). */
   hostIntervalMs: number;
+  /** Redirects followed for one sub-request (the crawl's DOWNLOADER_MAX_REDIRECTS). */
+  maxRedirects: number;
 }
 
 export type GateAnswer =
   | { ok: true; status: number; headers: Record<string, string>; body: Buffer }
-  | { ok: false; reason: 'scheme' | 'address' | 'dns' | 'robots' | 'too-large' | 'network'; detail: string };
+  | { ok: false; reason: 'scheme' | 'port' | 'address' | 'dns' | 'robots' | 'redirects' | 'too-large' | 'network'; detail: string };
 
 /** Response headers not passed back to the browser: they describe the wire, not the body it gets. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length', 'set-cookie']);
+/** Request headers not sent on to another origin when a redirect leads there. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+type GateRequest = { method: string; headers: Record<string, string>; body?: Buffer | null };
 
 /**
- * Every request a rendered page makes, answered by the crawler instead of by the browser: only http(s);
- * the host resolved (the crawl's hosts first, then DNS) and its address vetted by the crawl's own rules
+ * Every request a rendered page makes, answered by the crawler instead of by the browser: only http(s), on
+ * a port the crawl's port rules allow (redirects are handed back to the browser, whose next request comes
+ * here again, so a redirect to a refused port is refused like a link); the host resolved (the crawl's hosts first, then DNS) and its address vetted by the crawl's own rules
  * (libs/net), then connected to at exactly that address, so a name that changes its answer between the
  * check and the connection (DNS rebinding) cannot lead inside; robots.txt of the request's origin obeyed
  * (fetched through this same gate, cached); one request at a time per host, spaced by the crawl's delay.
@@ -44,15 +54,42 @@ export class SubrequestGate {
     this.policy = new AddressPolicy({ allowPrivate: options.allowPrivate, allowCidrs: options.allowCidrs });
   }
 
-  /** Fetches `url` for the browser, or says why not. `signal` ends it with the render. */
-  async fetch(url: string, init: { method: string; headers: Record<string, string>; body?: Buffer | null }, signal: AbortSignal): Promise<GateAnswer> {
+  /**
+   * Fetches `url` for the browser, or says why not. Redirects are followed here, each hop through the same
+   * checks, and the browser gets the final answer: a 3xx handed to it would be followed by its own network
+   * stack, which no route sees (and which the launch leaves unable to resolve anything). `signal` ends it
+   * with the render.
+   */
+  async fetch(url: string, init: GateRequest, signal: AbortSignal): Promise<GateAnswer> {
     let target: URL;
     try {
       target = new URL(url);
     } catch {
       return { ok: false, reason: 'scheme', detail: `not a URL: ${url}` };
     }
+    let request = init;
+    for (let redirects = 0; ; redirects++) {
+      const answer = await this.fetchOne(target, request, signal);
+      if (!answer.ok) return redirects === 0 ? answer : { ...answer, detail: `${url} redirected to ${answer.detail}` };
+      const location = answer.status >= 300 && answer.status < 400 ? answer.headers.location : undefined;
+      if (location === undefined) return answer;
+      if (redirects >= this.options.maxRedirects) return { ok: false, reason: 'redirects', detail: `${url}: more than ${this.options.maxRedirects} redirects` };
+      let next: URL;
+      try {
+        next = new URL(location, target);
+      } catch {
+        return answer;
+      }
+      request = redirected(request, answer.status, target, next);
+      target = next;
+    }
+  }
+
+  /** One request, no redirect followed: scheme, port, address and robots.txt checked first. */
+  private async fetchOne(target: URL, init: GateRequest, signal: AbortSignal): Promise<GateAnswer> {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') return { ok: false, reason: 'scheme', detail: `${target.protocol} is not http(s)` };
+    const portRefusal = this.options.ports.refusal(target);
+    if (portRefusal) return { ok: false, reason: 'port', detail: `${target.href}: ${portRefusal}` };
     // The address first: a host the crawl may not reach is refused as such, not as "robots.txt unreachable".
     const vetted = await this.vet(target.hostname);
     if (!vetted.ok) return vetted;
@@ -94,7 +131,9 @@ export class SubrequestGate {
     return policy;
   }
 
-  private async request(target: URL, init: { method: string; headers: Record<string, string>; body?: Buffer | null }, signal: AbortSignal): Promise<GateAnswer> {
+  private async request(target: URL, init: GateRequest, signal: AbortSignal): Promise<GateAnswer> {
+    const portRefusal = this.options.ports.refusal(target);
+    if (portRefusal) return { ok: false, reason: 'port', detail: `${target.href}: ${portRefusal}` };
     const vetted = await this.vet(target.hostname);
     if (!vetted.ok) return vetted;
     await this.turn(target.host, signal);
@@ -139,4 +178,14 @@ export class SubrequestGate {
     await Promise.race([previous, new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
     void mine.then(() => this.nextAt.get(host) === mine && this.nextAt.delete(host));
   }
+}
+
+/** The request a redirect asks for (the Fetch standard's rules): 303, and 301/302 after a POST, become a GET without a body; credentials stay with their origin. */
+function redirected(request: GateRequest, status: number, from: URL, to: URL): GateRequest {
+  const headers = { ...request.headers };
+  if (from.origin !== to.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+  const toGet = (status === 303 && request.method !== 'HEAD') || ((status === 301 || status === 302) && request.method === 'POST');
+  if (!toGet) return { ...request, headers };
+  for (const name of Object.keys(headers)) if (name.startsWith('content-')) delete headers[name];
+  return { method: 'GET', headers, body: null };
 }
