@@ -11,6 +11,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { BrowserPool, CHROMIUM_NAMES, findOnPath, Renderer, SubrequestGate } from '@crawler/plugin-render';
+import { RobotsCache } from '@crawler/robots';
+import { MemoryStateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
 import { SCRIPTED_HOME } from '../test/web/dedicated-hosts';
 import { TestWeb } from '../test/web/test-web';
@@ -74,6 +76,7 @@ async function main() {
       hosts: { 'app-0.test': '127.0.0.1' },
       userAgent: 'RenderBench/1.0',
       maxBytes: 1 << 20,
+      robots: new RobotsCache(new MemoryStateStore()),
       robotsTtlMs: 3_600_000,
       robotsMaxBytes: 512_000,
       hostIntervalMs: 0,

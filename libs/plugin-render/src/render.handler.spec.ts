@@ -70,7 +70,8 @@ afterAll(() => Promise.all(handlers.map((h) => h.onApplicationShutdown())));
 
 describe('RenderPluginHandler (real Chromium)', () => {
   it('hands a page that is not script-built on to the parser as fetched, and renders one that is', async () => {
-    const { handler, sent, staging, stats, job } = await setup({ PLUGIN_RENDER_DETECT: 'true' });
+    // No setting but the plugin itself: detection is what enabling it turns on.
+    const { handler, sent, staging, stats, job } = await setup();
     const plain = await job('/plain', '<html><body><a href="/x">x</a><script>1</script></body></html>');
     await handler.onFetched(plain.fetched, plain.body);
     const app = await job('/', '<html><body><div id="app"></div><script>document.getElementById("app").innerHTML = \'<a href="/made">made</a>\'</script></body></html>');
@@ -90,7 +91,7 @@ describe('RenderPluginHandler (real Chromium)', () => {
   }, 30_000);
 
   it('renders by URL pattern only, without detection', async () => {
-    const { handler, sent, job } = await setup({ PLUGIN_RENDER_URL_PATTERNS: '/app/**' });
+    const { handler, sent, job } = await setup({ PLUGIN_RENDER_URL_PATTERNS: '/app/**', PLUGIN_RENDER_DETECT: 'false' });
     const inside = await job('/app/a/b', '<html><body><p>hi</p><a href="/y">y</a></body></html>');
     const outside = await job('/other', '<html><body><div id="root"></div><script>1</script></body></html>');
     await handler.onFetched(inside.fetched, inside.body);
@@ -139,6 +140,12 @@ describe('render settings', () => {
     } finally {
       process.env.PATH = path;
     }
+  });
+
+  it('enabled with no setting, claims every HTML page and renders those that look script-built', () => {
+    const config = loadPluginConfig(renderPlugin, {}) as RenderConfig;
+    expect(config.detect).toBe(true);
+    expect(renderPlugin.claims instanceof Function && renderPlugin.claims(config)).toEqual({ pages: ['/**'] });
   });
 
   it('refuses bad values, named', () => {

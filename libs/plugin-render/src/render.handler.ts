@@ -14,7 +14,7 @@ const RENDERED_TYPE = 'text/html; charset=utf-8';
 
 /**
  * The pages the downloader hands over before the parser (`claims.pages`): those matching
- * PLUGIN_RENDER_URL_PATTERNS, or that look script-built with PLUGIN_RENDER_DETECT, are rendered and their
+ * PLUGIN_RENDER_URL_PATTERNS, or that look script-built (PLUGIN_RENDER_DETECT, on by default), are rendered and their
  * DOM goes on to the parser in place of the fetched HTML; the others go on as fetched. Every page goes on:
  * a render cut at the time limit goes on as fetched; one that crashed the browser is retried (the job
  * throws) up to PLUGIN_RENDER_CRASH_RETRIES times, then goes on as fetched.
@@ -35,6 +35,7 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
       hosts: crawler.dns.hosts,
       userAgent: crawler.downloader.userAgent,
       maxBytes: crawler.downloader.maxBodyBytes,
+      robots: ctx.robots,
       robotsTtlMs: crawler.downloader.robotsCacheTtlMs,
       robotsMaxBytes: crawler.downloader.robotsMaxBytes,
       hostIntervalMs: crawler.frontier.minDelayMs,

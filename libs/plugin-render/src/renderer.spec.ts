@@ -1,5 +1,7 @@
 import http from 'node:http';
 import net, { AddressInfo } from 'node:net';
+import { RobotsCache } from '@crawler/robots';
+import { MemoryStateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
 import { BrowserCrashedError, BrowserPool } from './browser-pool';
 import { CHROMIUM_NAMES, findOnPath } from './render.config';
@@ -76,6 +78,7 @@ describe('Renderer (real Chromium)', () => {
       hosts: { 'app.test': '127.0.0.1', 'inside.test': '127.0.0.2' },
       userAgent: 'TestBot/1.0',
       maxBytes: 1 << 20,
+      robots: new RobotsCache(new MemoryStateStore()),
       robotsTtlMs: 60_000,
       robotsMaxBytes: 512_000,
       hostIntervalMs: 0,

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP, LookupFunction } from 'node:net';
 import { Agent, fetch } from 'undici';
 import { AddressPolicy } from '@crawler/net';
-import { RobotsPolicy, robotsUrlFor } from '@crawler/robots';
+import { RobotsCache, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
 import { PortPolicy } from '@crawler/url';
 
 export interface GateOptions {
@@ -16,7 +16,9 @@ export interface GateOptions {
   userAgent: string;
   /** Bytes read of one response; a longer one is refused. */
   maxBytes: number;
-  /** How long a robots.txt answer is kept. */
+  /** The crawl's robots.txt answers (the downloader's cache): read first, and given what the gate fetched. */
+  robots: RobotsCache;
+  /** How long a robots.txt the gate fetched is kept in that cache. */
   robotsTtlMs: number;
   robotsMaxBytes: number;
   /** Least time between two requests of this process to one host (the crawl's FRONTIER_MIN_DELAY_MS). */
@@ -42,11 +44,12 @@ type GateRequest = { method: string; headers: Record<string, string>; body?: Buf
  * here again, so a redirect to a refused port is refused like a link); the host resolved (the crawl's hosts first, then DNS) and its address vetted by the crawl's own rules
  * (libs/net), then connected to at exactly that address, so a name that changes its answer between the
  * check and the connection (DNS rebinding) cannot lead inside; robots.txt of the request's origin obeyed
- * (fetched through this same gate, cached); one request at a time per host, spaced by the crawl's delay.
+ * (the crawl's cached answer, else fetched through this same gate and cached for the crawl); one request at a time per host, spaced by the crawl's delay.
  */
 export class SubrequestGate {
   private readonly policy: AddressPolicy;
-  private readonly robots = new Map<string, { policy: Promise<RobotsPolicy>; at: number }>();
+  /** robots.txt fetches in flight, by URL. */
+  private readonly robotsFetches = new Map<string, Promise<RobotsPolicy>>();
   /** When each host may be asked next (pacing of this process's sub-requests). */
   private readonly nextAt = new Map<string, Promise<void>>();
 
@@ -115,19 +118,30 @@ export class SubrequestGate {
     return refusal ? { ok: false, reason: 'address', detail: `${name}: ${refusal}` } : { ok: true, address };
   }
 
-  private robotsOf(target: URL, signal: AbortSignal): Promise<RobotsPolicy> {
+  /**
+   * The rules of the request's origin: the crawl's cached answer when there is one (the downloader fetched
+   * it before the page), else fetched through this gate, once however many requests wait for it, and put in
+   * the crawl's cache for the downloader and every other replica. An unreachable answer is not cached here:
+   * the next sub-request of that origin asks again.
+   */
+  private async robotsOf(target: URL, signal: AbortSignal): Promise<RobotsPolicy> {
+    const cached = await this.options.robots.get(target);
+    if (cached) return cached;
     const robotsUrl = robotsUrlFor(target);
-    const cached = this.robots.get(robotsUrl);
-    if (cached && Date.now() - cached.at < this.options.robotsTtlMs) return cached.policy;
-    const policy = this.request(new URL(robotsUrl), { method: 'GET', headers: {} }, signal).then((answer) =>
-      answer.ok
-        ? RobotsPolicy.fromResponse(answer.status, answer.body.toString('utf8'), robotsUrl, this.options.userAgent, { maxBytes: this.options.robotsMaxBytes })
-        : RobotsPolicy.unreachable(robotsUrl, this.options.userAgent),
-    );
-    this.robots.set(robotsUrl, { policy, at: Date.now() });
-    // An unreachable answer is not kept: the next sub-request of that origin asks again.
-    policy.then((p) => p.outcome === 'unreachable' && this.robots.delete(robotsUrl)).catch(() => this.robots.delete(robotsUrl));
-    if (this.robots.size > 10_000) this.robots.delete(this.robots.keys().next().value!);
+    let pending = this.robotsFetches.get(robotsUrl);
+    if (!pending) {
+      pending = this.fetchRobots(robotsUrl, signal).finally(() => this.robotsFetches.delete(robotsUrl));
+      this.robotsFetches.set(robotsUrl, pending);
+    }
+    return pending;
+  }
+
+  private async fetchRobots(robotsUrl: string, signal: AbortSignal): Promise<RobotsPolicy> {
+    const { userAgent, robotsMaxBytes, robotsTtlMs } = this.options;
+    const answer = await this.request(new URL(robotsUrl), { method: 'GET', headers: {} }, signal);
+    if (!answer.ok) return RobotsPolicy.unreachable(robotsUrl, userAgent);
+    const policy = RobotsPolicy.fromResponse(answer.status, answer.body.toString('utf8'), robotsUrl, userAgent, { maxBytes: robotsMaxBytes });
+    if (policy.outcome !== 'unreachable') await this.options.robots.put(robotsUrl, policy, robotsTtlMs);
     return policy;
   }
 

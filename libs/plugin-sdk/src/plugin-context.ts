@@ -4,6 +4,7 @@ import type { BodyStaging, ContentStore, PageStore } from '@crawler/content-stor
 import { decodeHtml, parseHtmlPage } from '@crawler/html';
 import type { Logger } from '@crawler/logging';
 import type { CrawlStats, Pipeline } from '@crawler/runtime';
+import { ROBOTS_NAMESPACE, RobotsCache } from '@crawler/robots';
 import { hashBucketsFor, PartitionedHash, type StateStore } from '@crawler/state';
 import type { Registry } from 'prom-client';
 
@@ -31,6 +32,11 @@ export class PluginContext<C = Record<string, never>> {
   readonly state: StateStore;
   /** Structured logs, every line with `plugin: <name>`. */
   readonly logger: Logger;
+  /**
+   * The crawl's robots.txt answers, per scheme+host+port, as the downloader cached them: a plugin that makes
+   * requests of its own reads a site's rules here before fetching them, and puts what it fetched for the crawl.
+   */
+  readonly robots: RobotsCache;
   /** Staged bodies handed on to the parser as fetched: the host must not release them (see toParser). */
   private readonly handedOn = new Set<string>();
 
@@ -56,6 +62,7 @@ export class PluginContext<C = Record<string, never>> {
     private readonly staging: BodyStaging,
   ) {
     this.state = state.namespace(`plugin-${name}`);
+    this.robots = new RobotsCache(state.namespace(ROBOTS_NAMESPACE));
     this.logger = logger.child({ plugin: name });
   }
 
