@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -63,7 +65,7 @@ async function setup(env: NodeJS.ProcessEnv = {}, crawlerSettings: Record<string
     };
     return { fetched, body };
   };
-  return { handler, sent, staging, stats, job };
+  return { handler, sent, staging, stats, state, job };
 }
 const handlers: RenderPluginHandler[] = [];
 afterAll(() => Promise.all(handlers.map((h) => h.onApplicationShutdown())));
@@ -88,6 +90,37 @@ describe('RenderPluginHandler (real Chromium)', () => {
     expect(body.toString('utf8')).toContain('<a href="/made">made</a>');
     expect(rendered.length).toBe(body.length);
     expect(await stats.totals()).toMatchObject({ 'plugin.render.passed': 1, 'plugin.render.rendered': 1 });
+  }, 30_000);
+
+  it("resolves the browser's requests with the crawl's resolver: a name its shared cache holds, that the system cannot resolve", async () => {
+    const asked: string[] = [];
+    const server = http.createServer((req, res) => {
+      asked.push(req.url!);
+      if (req.url === '/robots.txt') return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('["/found"]');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const { handler, sent, staging, state, job } = await setup({}, { 'dns.allowCidrs': ['127.0.0.1/32'] });
+      // As the DNS resolver service leaves an answer it looked up (DNS_SERVERS, say) for every process of the crawl.
+      await state.namespace('dns').set('cached-only.test', JSON.stringify({ address: '127.0.0.1', ttlMs: 60_000, expiresAt: Date.now() + 60_000 }), 60_000);
+      const page = await job(
+        '/',
+        `<html><body><div id="app"></div><script>
+          fetch('http://cached-only.test:${port}/links.json').then((r) => r.json()).then((links) => {
+            document.getElementById('app').innerHTML = links.map((l) => '<a href="' + l + '">' + l + '</a>').join('');
+          });
+        </script></body></html>`,
+      );
+      await handler.onFetched(page.fetched, page.body);
+      const rendered = sent[0].payload;
+      expect(rendered.via).toBe('render');
+      expect((await staging.read(rendered.bodyKey))!.body.toString('utf8')).toContain('<a href="/found">/found</a>');
+      expect(asked).toEqual(['/robots.txt', '/links.json']);
+    } finally {
+      server.close();
+    }
   }, 30_000);
 
   it('renders by URL pattern only, without detection', async () => {

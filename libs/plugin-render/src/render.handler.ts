@@ -29,10 +29,8 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
     const { config, crawler } = ctx;
     this.pool = new BrowserPool({ chromiumPath: config.chromiumPath, contexts: config.contexts, maxHeapMb: config.maxHeapMb });
     const gate = new SubrequestGate({
-      allowPrivate: crawler.dns.allowPrivate,
-      allowCidrs: crawler.dns.allowCidrs,
+      resolver: ctx.resolver,
       ports: new PortPolicy(portRules(crawler)),
-      hosts: crawler.dns.hosts,
       userAgent: crawler.downloader.userAgent,
       maxBytes: crawler.downloader.maxBodyBytes,
       robots: ctx.robots,

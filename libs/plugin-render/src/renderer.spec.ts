@@ -1,5 +1,7 @@
 import http from 'node:http';
 import net, { AddressInfo } from 'node:net';
+import { loadConfig } from '@crawler/config';
+import { CachedResolver, ResolverEvents } from '@crawler/net';
 import { RobotsCache } from '@crawler/robots';
 import { MemoryStateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
@@ -12,6 +14,9 @@ import { SubrequestGate } from './subrequest-gate';
  * The renderer on a real Chromium against a local web on 127.0.0.1 (the host `app.test`, allowed by a
  * /32 as a crawl would allow its test web) and 127.0.0.2 (loopback the crawl does not allow).
  */
+/** The crawl's resolver, its events counted nowhere. */
+const QUIET: ResolverEvents = { count: async () => undefined, lookup: () => undefined, refresh: () => undefined, warn: () => undefined };
+
 const chromiumPath = findOnPath(CHROMIUM_NAMES);
 if (!chromiumPath) throw new Error('the render plugin tests need Chromium: apt-get install chromium (.ci/run does)');
 
@@ -72,10 +77,12 @@ describe('Renderer (real Chromium)', () => {
     pool = new BrowserPool({ chromiumPath: chromiumPath!, contexts: 2, maxHeapMb: 128 });
     await pool.start();
     const gate = new SubrequestGate({
-      allowPrivate: false,
-      allowCidrs: ['127.0.0.1/32'],
+      resolver: new CachedResolver(
+        new MemoryStateStore(),
+        loadConfig({}, { 'dns.allowCidrs': ['127.0.0.1/32'], 'dns.hosts': { 'app.test': '127.0.0.1', 'inside.test': '127.0.0.2' } }).dns,
+        QUIET,
+      ),
       ports: new PortPolicy({ own: [infraPort] }),
-      hosts: { 'app.test': '127.0.0.1', 'inside.test': '127.0.0.2' },
       userAgent: 'TestBot/1.0',
       maxBytes: 1 << 20,
       robots: new RobotsCache(new MemoryStateStore()),

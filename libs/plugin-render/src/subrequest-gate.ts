@@ -1,18 +1,17 @@
-import { lookup } from 'node:dns/promises';
 import { isIP, LookupFunction } from 'node:net';
 import { Agent, fetch } from 'undici';
-import { AddressPolicy } from '@crawler/net';
+import type { Resolution } from '@crawler/net';
 import { RobotsCache, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
 import { PortPolicy } from '@crawler/url';
 
 export interface GateOptions {
-  /** The crawl's address rules (DNS_ALLOW_PRIVATE, DNS_ALLOW_CIDRS). */
-  allowPrivate: boolean;
-  allowCidrs: readonly string[];
+  /**
+   * The crawl's resolver (`CachedResolver` of libs/net, as the DNS resolver service runs it): the crawl's hosts
+   * maps, its shared cache, its DNS servers and its address rules (DNS_ALLOW_PRIVATE, DNS_ALLOW_CIDRS).
+   */
+  resolver: { resolve(hostname: string): Promise<Resolution> };
   /** The crawl's port rules (the URL filter's): a page's request or redirect to its host's Redis port is never made. */
   ports: PortPolicy;
-  /** The crawl's pinned names (DNS_HOSTS / DNS_HOSTS_FILE), answered before DNS as the resolver does. */
-  hosts: Readonly<Record<string, string>>;
   userAgent: string;
   /** Bytes read of one response; a longer one is refused. */
   maxBytes: number;
@@ -40,22 +39,19 @@ type GateRequest = { method: string; headers: Record<string, string>; body?: Buf
 
 /**
  * Every request a rendered page makes, answered by the crawler instead of by the browser: only http(s), on
- * a port the crawl's port rules allow (redirects are handed back to the browser, whose next request comes
- * here again, so a redirect to a refused port is refused like a link); the host resolved (the crawl's hosts first, then DNS) and its address vetted by the crawl's own rules
- * (libs/net), then connected to at exactly that address, so a name that changes its answer between the
- * check and the connection (DNS rebinding) cannot lead inside; robots.txt of the request's origin obeyed
- * (the crawl's cached answer, else fetched through this same gate and cached for the crawl); one request at a time per host, spaced by the crawl's delay.
+ * a port the crawl's port rules allow (redirects followed here, each hop judged the same); the host resolved
+ * by the crawl's own resolver, which vets its address, then connected to at exactly that address, so a name
+ * that changes its answer between the check and the connection (DNS rebinding) cannot lead inside;
+ * robots.txt of the request's origin obeyed (the crawl's cached answer, else fetched through this same gate
+ * and cached for the crawl); one request at a time per host, spaced by the crawl's delay.
  */
 export class SubrequestGate {
-  private readonly policy: AddressPolicy;
   /** robots.txt fetches in flight, by URL. */
   private readonly robotsFetches = new Map<string, Promise<RobotsPolicy>>();
   /** When each host may be asked next (pacing of this process's sub-requests). */
   private readonly nextAt = new Map<string, Promise<void>>();
 
-  constructor(private readonly options: GateOptions) {
-    this.policy = new AddressPolicy({ allowPrivate: options.allowPrivate, allowCidrs: options.allowCidrs });
-  }
+  constructor(private readonly options: GateOptions) {}
 
   /**
    * Fetches `url` for the browser, or says why not. Redirects are followed here, each hop through the same
@@ -104,18 +100,9 @@ export class SubrequestGate {
   /** The vetted address of a host, or why there is none. */
   async vet(hostname: string): Promise<{ ok: true; address: string } | { ok: false; reason: 'address' | 'dns'; detail: string }> {
     const name = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    let address: string;
-    if (isIP(name)) address = name;
-    else if (Object.hasOwn(this.options.hosts, name)) address = this.options.hosts[name];
-    else {
-      try {
-        address = (await lookup(name)).address;
-      } catch (error) {
-        return { ok: false, reason: 'dns', detail: `${name}: ${(error as Error).message}` };
-      }
-    }
-    const refusal = this.policy.refusal(address);
-    return refusal ? { ok: false, reason: 'address', detail: `${name}: ${refusal}` } : { ok: true, address };
+    const resolution = await this.options.resolver.resolve(name);
+    if (resolution.ok) return { ok: true, address: resolution.address };
+    return { ok: false, reason: resolution.refused ? 'address' : 'dns', detail: `${name}: ${resolution.error}` };
   }
 
   /**
