@@ -82,7 +82,8 @@ async function main() {
       robots: new RobotsCache(new MemoryStateStore()),
       robotsTtlMs: 3_600_000,
       robotsMaxBytes: 512_000,
-      hostIntervalMs: 0,
+      turns: new MemoryStateStore(),
+      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0 },
       maxRedirects: 5,
     });
     const renderer = new Renderer(pool, gate, { timeoutMs: 15_000, settleMs: 500, blockTypes: ['image', 'font', 'media'], maxSubrequests: 100 });

@@ -36,7 +36,12 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
       robots: ctx.robots,
       robotsTtlMs: crawler.downloader.robotsCacheTtlMs,
       robotsMaxBytes: crawler.downloader.robotsMaxBytes,
-      hostIntervalMs: crawler.frontier.minDelayMs,
+      turns: ctx.state.namespace('turns'),
+      politeness: {
+        minDelayMs: crawler.frontier.minDelayMs,
+        delayMultiplier: crawler.frontier.delayMultiplier,
+        perIpIntervalMs: crawler.frontier.perIpIntervalMs,
+      },
       maxRedirects: crawler.downloader.maxRedirects,
     });
     this.renderer = new Renderer(this.pool, gate, config);

@@ -88,7 +88,8 @@ describe('Renderer (real Chromium)', () => {
       robots: new RobotsCache(new MemoryStateStore()),
       robotsTtlMs: 60_000,
       robotsMaxBytes: 512_000,
-      hostIntervalMs: 0,
+      turns: new MemoryStateStore(),
+      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0 },
       maxRedirects: 5,
     });
     renderer = new Renderer(pool, gate, options);

@@ -2,7 +2,9 @@ import { isIP, LookupFunction } from 'node:net';
 import { Agent, fetch } from 'undici';
 import type { Resolution } from '@crawler/net';
 import { RobotsCache, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
+import type { StateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
+import { HostTurns } from './host-turns';
 
 export interface GateOptions {
   /**
@@ -20,8 +22,13 @@ export interface GateOptions {
   /** How long a robots.txt the gate fetched is kept in that cache. */
   robotsTtlMs: number;
   robotsMaxBytes: number;
-  /** Least time between two requests of this process to one host (the crawl's FRONTIER_MIN_DELAY_MS). */
-  hostIntervalMs: number;
+  /**
+   * Where the turns at each host and address are taken: the plugin's state store, shared by every render
+   * replica (Redis), so that they pace their requests together.
+   */
+  turns: StateStore;
+  /** The frontier's politeness settings the gate paces by (FRONTIER_MIN_DELAY_MS, _DELAY_MULTIPLIER, _PER_IP_INTERVAL_MS). */
+  politeness: { minDelayMs: number; delayMultiplier: number; perIpIntervalMs: number };
   /** Redirects followed for one sub-request (the crawl's DOWNLOADER_MAX_REDIRECTS). */
   maxRedirects: number;
 }
@@ -32,6 +39,8 @@ export type GateAnswer =
 
 /** Response headers not passed back to the browser: they describe the wire, not the body it gets. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length', 'set-cookie']);
+/** Hosts whose last response time this process remembers (for the adaptive delay); the oldest is forgotten first. */
+const RESPONSE_TIMES_KEPT = 10_000;
 /** Request headers not sent on to another origin when a redirect leads there. */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
@@ -43,15 +52,19 @@ type GateRequest = { method: string; headers: Record<string, string>; body?: Buf
  * by the crawl's own resolver, which vets its address, then connected to at exactly that address, so a name
  * that changes its answer between the check and the connection (DNS rebinding) cannot lead inside;
  * robots.txt of the request's origin obeyed (the crawl's cached answer, else fetched through this same gate
- * and cached for the crawl); one request at a time per host, spaced by the crawl's delay.
+ * and cached for the crawl); requests to one host spaced by the frontier's delay, and to one address by its
+ * per-IP interval, in turns every render replica shares (HostTurns).
  */
 export class SubrequestGate {
   /** robots.txt fetches in flight, by URL. */
   private readonly robotsFetches = new Map<string, Promise<RobotsPolicy>>();
-  /** When each host may be asked next (pacing of this process's sub-requests). */
-  private readonly nextAt = new Map<string, Promise<void>>();
+  /** The last response time of each host, ms (this process's requests). */
+  private readonly responseMs = new Map<string, number>();
+  private readonly turns: HostTurns;
 
-  constructor(private readonly options: GateOptions) {}
+  constructor(private readonly options: GateOptions) {
+    this.turns = new HostTurns(options.turns);
+  }
 
   /**
    * Fetches `url` for the browser, or says why not. Redirects are followed here, each hop through the same
@@ -94,7 +107,7 @@ export class SubrequestGate {
     if (!vetted.ok) return vetted;
     const robots = await this.robotsOf(target, signal);
     if (!robots.isAllowed(target.href)) return { ok: false, reason: 'robots', detail: `${target.href} is disallowed by robots.txt` };
-    return this.request(target, init, signal);
+    return this.request(target, init, signal, robots.crawlDelayMs());
   }
 
   /** The vetted address of a host, or why there is none. */
@@ -132,12 +145,13 @@ export class SubrequestGate {
     return policy;
   }
 
-  private async request(target: URL, init: GateRequest, signal: AbortSignal): Promise<GateAnswer> {
+  private async request(target: URL, init: GateRequest, signal: AbortSignal, crawlDelayMs?: number): Promise<GateAnswer> {
     const portRefusal = this.options.ports.refusal(target);
     if (portRefusal) return { ok: false, reason: 'port', detail: `${target.href}: ${portRefusal}` };
     const vetted = await this.vet(target.hostname);
     if (!vetted.ok) return vetted;
-    await this.turn(target.host, signal);
+    await this.turn(target.host, vetted.address, crawlDelayMs, signal);
+    const started = performance.now();
     const family = isIP(vetted.address);
     const agent = new Agent({
       connect: {
@@ -157,6 +171,7 @@ export class SubrequestGate {
         if (size > this.options.maxBytes) return { ok: false, reason: 'too-large', detail: `${target.href}: over ${this.options.maxBytes} bytes` };
         chunks.push(Buffer.from(chunk));
       }
+      this.remember(target.host, performance.now() - started);
       const out: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         if (!HOP_HEADERS.has(name)) out[name] = value;
@@ -169,15 +184,23 @@ export class SubrequestGate {
     }
   }
 
-  /** Waits for this host's turn: requests to one host leave at least hostIntervalMs apart. */
-  private async turn(host: string, signal: AbortSignal): Promise<void> {
-    const interval = this.options.hostIntervalMs;
-    if (interval <= 0) return;
-    const previous = this.nextAt.get(host) ?? Promise.resolve();
-    const mine = previous.then(() => new Promise<void>((resolve) => setTimeout(resolve, interval).unref()));
-    this.nextAt.set(host, mine);
-    await Promise.race([previous, new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
-    void mine.then(() => this.nextAt.get(host) === mine && this.nextAt.delete(host));
+  /**
+   * Waits for the host's turn, then the address's, taken in the state every render replica shares: requests
+   * to one host leave the frontier's delay apart (the largest of FRONTIER_MIN_DELAY_MS, the host's robots.txt
+   * Crawl-delay and FRONTIER_DELAY_MULTIPLIER times its last response time), and requests to one address,
+   * whatever the host, FRONTIER_PER_IP_INTERVAL_MS apart.
+   */
+  private async turn(host: string, address: string, crawlDelayMs: number | undefined, signal: AbortSignal): Promise<void> {
+    const { minDelayMs, delayMultiplier, perIpIntervalMs } = this.options.politeness;
+    const delayMs = Math.max(minDelayMs, crawlDelayMs ?? 0, Math.round(delayMultiplier * (this.responseMs.get(host) ?? 0)));
+    await this.turns.take(`host:${host}`, delayMs, signal);
+    await this.turns.take(`ip:${address}`, perIpIntervalMs, signal);
+  }
+
+  private remember(host: string, ms: number): void {
+    this.responseMs.delete(host);
+    this.responseMs.set(host, ms);
+    if (this.responseMs.size > RESPONSE_TIMES_KEPT) this.responseMs.delete(this.responseMs.keys().next().value!);
   }
 }
 
