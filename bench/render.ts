@@ -83,7 +83,7 @@ async function main() {
       robotsTtlMs: 3_600_000,
       robotsMaxBytes: 512_000,
       turns: new MemoryStateStore(),
-      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0 },
+      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 3_600_000 },
       maxRedirects: 5,
     });
     const renderer = new Renderer(pool, gate, { timeoutMs: 15_000, settleMs: 500, blockTypes: ['image', 'font', 'media'], maxSubrequests: 100 });

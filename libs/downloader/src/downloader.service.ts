@@ -11,10 +11,10 @@ import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { KeptForRetry, leaseEnd } from './kept-for-retry';
-import { parseRetryAfter } from './retry-after';
+import { parseRetryAfter } from '@crawler/net';
 import { RobotsFetch, RobotsService } from './robots.service';
 
-export { parseRetryAfter } from './retry-after';
+export { parseRetryAfter } from '@crawler/net';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 /** What sitemaps are served as: XML, gzip (`.xml.gz` is the file itself), or the protocol's text format. */

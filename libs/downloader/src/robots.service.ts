@@ -5,7 +5,7 @@ import { nextRobotsTry, ROBOTS_NAMESPACE, RobotsCache, RobotsFailures, RobotsPol
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
 import { HttpFetcher } from './http-fetcher';
-import { parseRetryAfter } from './retry-after';
+import { parseRetryAfter } from '@crawler/net';
 
 /** Where a robots.txt redirect chain stands: the URL to fetch next and the URLs that redirected so far. */
 export interface RobotsHop {

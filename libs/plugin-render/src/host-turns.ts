@@ -14,15 +14,21 @@ export class HostTurns {
 
   /** Resolves when this process may send a request to `key`, `gapMs` after the last one any process sent there. */
   async take(key: string, gapMs: number, signal: AbortSignal): Promise<void> {
-    if (gapMs <= 0) return;
+    // A turn of 1 ms at least: with no gap to keep, a turn still waits out a hold.
+    const gap = Math.max(1, gapMs);
     for (;;) {
       signal.throwIfAborted();
-      const next = Date.now() + gapMs;
-      if (await this.state.setIfAbsent(key, String(next), gapMs)) return;
+      const next = Date.now() + gap;
+      if (await this.state.setIfAbsent(key, String(next), gap)) return;
       const until = Number(await this.state.get(key));
       // A turn whose time has passed but whose key is still there (another machine's clock runs behind): soon again.
       await delay(Number.isFinite(until) ? Math.max(RETRY_MS, until - Date.now()) : RETRY_MS, signal);
     }
+  }
+
+  /** Pushes the next turn at `key` to `ms` from now, whoever holds it: a host that asked to be left alone (429, 503). */
+  async hold(key: string, ms: number): Promise<void> {
+    if (ms > 0) await this.state.set(key, String(Date.now() + ms), ms);
   }
 }
 

@@ -41,6 +41,7 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
         minDelayMs: crawler.frontier.minDelayMs,
         delayMultiplier: crawler.frontier.delayMultiplier,
         perIpIntervalMs: crawler.frontier.perIpIntervalMs,
+        maxBackoffMs: crawler.frontier.maxBackoffMs,
       },
       maxRedirects: crawler.downloader.maxRedirects,
     });

@@ -89,7 +89,7 @@ describe('Renderer (real Chromium)', () => {
       robotsTtlMs: 60_000,
       robotsMaxBytes: 512_000,
       turns: new MemoryStateStore(),
-      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0 },
+      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 3_600_000 },
       maxRedirects: 5,
     });
     renderer = new Renderer(pool, gate, options);

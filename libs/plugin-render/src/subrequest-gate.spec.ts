@@ -26,6 +26,7 @@ describe('SubrequestGate politeness, shared by render replicas through Redis', (
     server = http.createServer((req, res) => {
       arrivals.push({ host: req.headers.host!.split(':')[0], path: req.url!, at: performance.now() });
       if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end(robotsTxt);
+      if (req.url === '/busy') return res.writeHead(429, { 'retry-after': '2' }).end();
       res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -78,7 +79,7 @@ describe('SubrequestGate politeness, shared by render replicas through Redis', (
 
   it('spaces the requests of both replicas to one host by FRONTIER_MIN_DELAY_MS, as one crawler', async () => {
     robotsTxt = 'User-agent: *\nAllow: /\n';
-    const [one, two] = replicas({ minDelayMs: 300, delayMultiplier: 0, perIpIntervalMs: 0 });
+    const [one, two] = replicas({ minDelayMs: 300, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 60_000 });
     await Promise.all([
       get(one, `http://a.test:${port}/1`),
       get(two, `http://a.test:${port}/2`),
@@ -93,7 +94,7 @@ describe('SubrequestGate politeness, shared by render replicas through Redis', (
 
   it("takes the host's robots.txt Crawl-delay when it is longer", async () => {
     robotsTxt = 'User-agent: *\nCrawl-delay: 1\n';
-    const [one, two] = replicas({ minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0 });
+    const [one, two] = replicas({ minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 60_000 });
     await get(one, `http://a.test:${port}/robots-first`);
     arrivals.length = 0;
     await Promise.all([get(one, `http://a.test:${port}/1`), get(two, `http://a.test:${port}/2`)]);
@@ -101,9 +102,19 @@ describe('SubrequestGate politeness, shared by render replicas through Redis', (
     expect(gaps(() => true)[0]).toBeGreaterThanOrEqual(1000 - SLACK_MS);
   }, 20_000);
 
+  it("holds the host for both replicas after a 429, for its Retry-After (longer than the backoff's 1 s)", async () => {
+    robotsTxt = 'User-agent: *\nAllow: /\n';
+    const [one, two] = replicas({ minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 60_000 });
+    await get(one, `http://a.test:${port}/busy`);
+    await get(two, `http://a.test:${port}/after`);
+    const busy = arrivals.find((a) => a.path === '/busy')!.at;
+    const after = arrivals.find((a) => a.path === '/after')!.at;
+    expect(after - busy).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+  }, 20_000);
+
   it('spaces requests to two hosts on one address by FRONTIER_PER_IP_INTERVAL_MS', async () => {
     robotsTxt = 'User-agent: *\nAllow: /\n';
-    const [one, two] = replicas({ minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 400 });
+    const [one, two] = replicas({ minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 400, maxBackoffMs: 60_000 });
     await Promise.all([get(one, `http://a.test:${port}/1`), get(two, `http://b.test:${port}/1`)]);
     const pages = (a: (typeof arrivals)[number]) => a.path === '/1';
     expect(

@@ -1,6 +1,6 @@
 import { isIP, LookupFunction } from 'node:net';
 import { Agent, fetch } from 'undici';
-import type { Resolution } from '@crawler/net';
+import { parseRetryAfter, type Resolution } from '@crawler/net';
 import { RobotsCache, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
 import type { StateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
@@ -27,8 +27,8 @@ export interface GateOptions {
    * replica (Redis), so that they pace their requests together.
    */
   turns: StateStore;
-  /** The frontier's politeness settings the gate paces by (FRONTIER_MIN_DELAY_MS, _DELAY_MULTIPLIER, _PER_IP_INTERVAL_MS). */
-  politeness: { minDelayMs: number; delayMultiplier: number; perIpIntervalMs: number };
+  /** The frontier's politeness settings the gate paces by (FRONTIER_MIN_DELAY_MS, _DELAY_MULTIPLIER, _PER_IP_INTERVAL_MS, _MAX_BACKOFF_MS). */
+  politeness: { minDelayMs: number; delayMultiplier: number; perIpIntervalMs: number; maxBackoffMs: number };
   /** Redirects followed for one sub-request (the crawl's DOWNLOADER_MAX_REDIRECTS). */
   maxRedirects: number;
 }
@@ -39,7 +39,7 @@ export type GateAnswer =
 
 /** Response headers not passed back to the browser: they describe the wire, not the body it gets. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length', 'set-cookie']);
-/** Hosts whose last response time this process remembers (for the adaptive delay); the oldest is forgotten first. */
+/** Hosts whose last response time and run of 429/503 answers this process remembers; the oldest is forgotten first. */
 const RESPONSE_TIMES_KEPT = 10_000;
 /** Request headers not sent on to another origin when a redirect leads there. */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
@@ -58,8 +58,8 @@ type GateRequest = { method: string; headers: Record<string, string>; body?: Buf
 export class SubrequestGate {
   /** robots.txt fetches in flight, by URL. */
   private readonly robotsFetches = new Map<string, Promise<RobotsPolicy>>();
-  /** The last response time of each host, ms (this process's requests). */
-  private readonly responseMs = new Map<string, number>();
+  /** The last response time of each host, ms, and its run of 429/503 answers (this process's requests). */
+  private readonly recent = new Map<string, { ms: number; slowDowns: number }>();
   private readonly turns: HostTurns;
 
   constructor(private readonly options: GateOptions) {
@@ -171,7 +171,7 @@ export class SubrequestGate {
         if (size > this.options.maxBytes) return { ok: false, reason: 'too-large', detail: `${target.href}: over ${this.options.maxBytes} bytes` };
         chunks.push(Buffer.from(chunk));
       }
-      this.remember(target.host, performance.now() - started);
+      await this.remember(target.host, performance.now() - started, response.status, response.headers.get('retry-after') ?? undefined);
       const out: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         if (!HOP_HEADERS.has(name)) out[name] = value;
@@ -192,15 +192,25 @@ export class SubrequestGate {
    */
   private async turn(host: string, address: string, crawlDelayMs: number | undefined, signal: AbortSignal): Promise<void> {
     const { minDelayMs, delayMultiplier, perIpIntervalMs } = this.options.politeness;
-    const delayMs = Math.max(minDelayMs, crawlDelayMs ?? 0, Math.round(delayMultiplier * (this.responseMs.get(host) ?? 0)));
+    const delayMs = Math.max(minDelayMs, crawlDelayMs ?? 0, Math.round(delayMultiplier * (this.recent.get(host)?.ms ?? 0)));
     await this.turns.take(`host:${host}`, delayMs, signal);
     await this.turns.take(`ip:${address}`, perIpIntervalMs, signal);
   }
 
-  private remember(host: string, ms: number): void {
-    this.responseMs.delete(host);
-    this.responseMs.set(host, ms);
-    if (this.responseMs.size > RESPONSE_TIMES_KEPT) this.responseMs.delete(this.responseMs.keys().next().value!);
+  /**
+   * Notes a response. A 429 or 503 holds the host's next turn, for every replica, as the frontier would: the
+   * longer of its Retry-After and an exponential backoff from FRONTIER_MIN_DELAY_MS (1 s at least), both
+   * capped at FRONTIER_MAX_BACKOFF_MS.
+   */
+  private async remember(host: string, ms: number, status: number, retryAfter: string | undefined): Promise<void> {
+    const slowDowns = status === 429 || status === 503 ? (this.recent.get(host)?.slowDowns ?? 0) + 1 : 0;
+    this.recent.delete(host);
+    this.recent.set(host, { ms, slowDowns });
+    if (this.recent.size > RESPONSE_TIMES_KEPT) this.recent.delete(this.recent.keys().next().value!);
+    if (slowDowns === 0) return;
+    const { minDelayMs, maxBackoffMs } = this.options.politeness;
+    const exponential = Math.max(minDelayMs, 1000) * 2 ** (slowDowns - 1);
+    await this.turns.hold(`host:${host}`, Math.min(maxBackoffMs, Math.max(exponential, parseRetryAfter(retryAfter) ?? 0)));
   }
 }
 
