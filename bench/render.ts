@@ -80,6 +80,7 @@ async function main() {
       userAgent: 'RenderBench/1.0',
       maxBytes: 1 << 20,
       robots: new RobotsCache(new MemoryStateStore()),
+      onRobots: () => undefined,
       robotsTtlMs: 3_600_000,
       robotsMaxBytes: 512_000,
       turns: new MemoryStateStore(),

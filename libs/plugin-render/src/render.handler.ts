@@ -35,6 +35,7 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
       maxBytes: crawler.downloader.maxBodyBytes,
       robots: ctx.robots,
       robotsTtlMs: crawler.downloader.robotsCacheTtlMs,
+      onRobots: (url, status, body, error) => ctx.logger.info({ event: 'robots', url, status, body, error }),
       robotsMaxBytes: crawler.downloader.robotsMaxBytes,
       turns: ctx.state.namespace('turns'),
       politeness: {

@@ -86,6 +86,7 @@ describe('Renderer (real Chromium)', () => {
       userAgent: 'TestBot/1.0',
       maxBytes: 1 << 20,
       robots: new RobotsCache(new MemoryStateStore()),
+      onRobots: () => undefined,
       robotsTtlMs: 60_000,
       robotsMaxBytes: 512_000,
       turns: new MemoryStateStore(),

@@ -21,6 +21,7 @@ describe('SubrequestGate politeness, shared by render replicas through Redis', (
   let robotsTxt = '';
   const arrivals: { host: string; path: string; at: number }[] = [];
   const stores: RedisStateStore[] = [];
+  const robotsLog: { url: string; status: number | null; body: string | null }[] = [];
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -58,6 +59,7 @@ describe('SubrequestGate politeness, shared by render replicas through Redis', (
         maxBytes: 1 << 20,
         // The site's robots.txt as the downloader cached it for the whole crawl.
         robots: new RobotsCache(shared.namespace('robots')),
+        onRobots: (robotsUrl, status, body) => robotsLog.push({ url: robotsUrl, status, body }),
         robotsTtlMs: 60_000,
         robotsMaxBytes: 512_000,
         turns: shared.namespace('turns'),

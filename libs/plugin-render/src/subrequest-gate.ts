@@ -21,6 +21,8 @@ export interface GateOptions {
   robots: RobotsCache;
   /** How long a robots.txt the gate fetched is kept in that cache. */
   robotsTtlMs: number;
+  /** Told of every robots.txt the gate downloads, with its content (the crawl logs each one it downloads). */
+  onRobots(url: string, status: number | null, body: string | null, error?: string): void;
   robotsMaxBytes: number;
   /**
    * Where the turns at each host and address are taken: the plugin's state store, shared by every render
@@ -139,7 +141,11 @@ export class SubrequestGate {
   private async fetchRobots(robotsUrl: string, signal: AbortSignal): Promise<RobotsPolicy> {
     const { userAgent, robotsMaxBytes, robotsTtlMs } = this.options;
     const answer = await this.request(new URL(robotsUrl), { method: 'GET', headers: {} }, signal);
-    if (!answer.ok) return RobotsPolicy.unreachable(robotsUrl, userAgent);
+    if (!answer.ok) {
+      this.options.onRobots(robotsUrl, null, null, answer.detail);
+      return RobotsPolicy.unreachable(robotsUrl, userAgent);
+    }
+    this.options.onRobots(robotsUrl, answer.status, answer.body.toString('utf8'));
     const policy = RobotsPolicy.fromResponse(answer.status, answer.body.toString('utf8'), robotsUrl, userAgent, { maxBytes: robotsMaxBytes });
     if (policy.outcome !== 'unreachable') await this.options.robots.put(robotsUrl, policy, robotsTtlMs);
     return policy;
