@@ -11,6 +11,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { BrowserPool, CHROMIUM_NAMES, findOnPath, Renderer, SubrequestGate } from '@crawler/plugin-render';
+import { loadConfig } from '@crawler/config';
+import { CachedResolver, ResolverEvents } from '@crawler/net';
+import { RobotsCache } from '@crawler/robots';
+import { MemoryStateStore } from '@crawler/state';
+import { PortPolicy } from '@crawler/url';
 import { SCRIPTED_HOME } from '../test/web/dedicated-hosts';
 import { TestWeb } from '../test/web/test-web';
 import { printBenchResult } from './report/bench-result';
@@ -59,6 +64,9 @@ function usage(root: number): { cpuMs: number; rssBytes: number } {
   return { cpuMs: cpu * TICK_MS, rssBytes: rss };
 }
 
+/** The crawl's resolver, its events counted nowhere. */
+const QUIET: ResolverEvents = { count: async () => undefined, lookup: () => undefined, refresh: () => undefined, warn: () => undefined };
+
 async function main() {
   const chromiumPath = process.env.PLUGIN_RENDER_CHROMIUM_PATH || findOnPath(CHROMIUM_NAMES);
   if (!chromiumPath) throw new Error('no Chromium on PATH: apt-get install chromium, or set PLUGIN_RENDER_CHROMIUM_PATH');
@@ -67,14 +75,17 @@ async function main() {
   try {
     await pool.start();
     const gate = new SubrequestGate({
-      allowPrivate: true,
-      allowCidrs: [],
-      hosts: { 'app-0.test': '127.0.0.1' },
+      resolver: new CachedResolver(new MemoryStateStore(), loadConfig({}, { 'dns.allowPrivate': true, 'dns.hosts': { 'app-0.test': '127.0.0.1' } }).dns, QUIET),
+      ports: new PortPolicy(),
       userAgent: 'RenderBench/1.0',
       maxBytes: 1 << 20,
+      robots: new RobotsCache(new MemoryStateStore()),
+      onRobots: () => undefined,
       robotsTtlMs: 3_600_000,
       robotsMaxBytes: 512_000,
-      hostIntervalMs: 0,
+      turns: new MemoryStateStore(),
+      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 3_600_000 },
+      maxRedirects: 5,
     });
     const renderer = new Renderer(pool, gate, { timeoutMs: 15_000, settleMs: 500, blockTypes: ['image', 'font', 'media'], maxSubrequests: 100 });
     const home = web.expected.scripted[0];

@@ -19,6 +19,7 @@ const NEEDS_INFRASTRUCTURE = [
   'libs/hash-ring/src/downloader-membership.spec.ts',
   'libs/plugin-render/src/render.handler.spec.ts',
   'libs/plugin-render/src/renderer.spec.ts',
+  'libs/plugin-render/src/subrequest-gate.spec.ts',
   'libs/queue/src/bullmq-cluster-keys.spec.ts',
   'libs/queue/src/bullmq-failover.spec.ts',
   'libs/queue/src/queue-transport.spec.ts',

@@ -8,7 +8,7 @@ import { SERVICE_NAMES as SERVICES } from '@crawler/contracts';
  * nothing reaches into another app or library by relative path. Plugins (`libs/plugin-<name>`, apps
  * `apps/plugin-<name>`) are never imported by the core: core services learn of them through the plugin
  * registry (libs/plugin-host); and a plugin reaches the crawler only through the plugin SDK and the shared
- * infrastructure (plus the domain rules it must apply as the core does: libs/net, libs/robots). Under the
+ * infrastructure (plus the domain rules it must apply as the core does: libs/net, libs/robots, libs/url). Under the
  * services, the runtime (what every process loads) and the plugin host know nothing above them; the crawl
  * state builds on the runtime and knows no service. A library's test helpers (contract suites, test servers)
  * sit behind `@crawler/<lib>/testing`, which only tests import.
@@ -48,9 +48,9 @@ const BELOW_THE_RUNTIME = ['contracts', 'config', 'logging', 'state', 'queue', '
 const isTestFile = (file: string) => /\.(spec|test)\.ts$/.test(file) || /\.contract\.ts$/.test(file) || file.endsWith('/src/testing.ts');
 /**
  * What a plugin library may import of ours: the SDK and the shared infrastructure, the same as a core service
- * gets, and the domain rules a plugin must apply the same way as the core (address vetting, robots.txt).
+ * gets, and the domain rules a plugin must apply the same way as the core (address vetting, robots.txt, ports).
  */
-const PLUGIN_MAY_IMPORT = ['plugin-sdk', 'contracts', 'config', 'runtime', 'state', 'content-store', 'logging', 'net', 'robots'].map((l) => `@crawler/${l}`);
+const PLUGIN_MAY_IMPORT = ['plugin-sdk', 'contracts', 'config', 'runtime', 'state', 'content-store', 'logging', 'net', 'robots', 'url'].map((l) => `@crawler/${l}`);
 
 describe('import rules', () => {
   const files = [...sources('apps'), ...sources('libs')];

@@ -16,7 +16,7 @@ describe('distributed crawl with the render plugin as its own service', () => {
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 12, scripted: true });
     cluster = await new TestWebCluster(web).start({
-      env: { FRONTIER_MIN_DELAY_MS: '100', PLUGINS: 'render', PLUGIN_RENDER_DETECT: 'true' },
+      env: { FRONTIER_MIN_DELAY_MS: '100', PLUGINS: 'render' },
       extra: ['plugin-render'],
     });
     expect(await cluster.seed([web.expected.scripted[0]])).toBe(201);
@@ -32,6 +32,8 @@ describe('distributed crawl with the render plugin as its own service', () => {
     expect(status.complete).toBe(true);
     const paths = new Set(web.requests.filter((r) => r.host === 'app-0.test').map((r) => r.path));
     for (const url of web.expected.scripted) expect(paths).toContain(new URL(url).pathname);
+    // One robots.txt for the host: the plugin's process reads the downloader's copy from the shared cache.
+    expect(web.requests.filter((r) => r.host === 'app-0.test' && r.path === '/robots.txt')).toHaveLength(1);
     expect(status.totals['plugin.render.rendered']).toBe(1);
     expect(status.totals['plugin.render.refused.address']).toBe(1);
     expect(Object.keys(status.totals).filter((k) => k.startsWith('failed.'))).toEqual([]);

@@ -80,6 +80,8 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     'sitemaps.mode': options.sitemaps,
     'storage.warc': options.warc,
     'plugins.enabled': options.plugins,
+    // One process serving no HTTP: no port of its own for the URL filter to keep the crawl away from.
+    port: 0,
     // One process, the compiler's types: the in-process queues need not check every message again.
     queueValidateInProcess: process.env.QUEUE_VALIDATE_IN_PROCESS ? undefined : false,
     // One process, every stage: pages are parsed on the spare cores.

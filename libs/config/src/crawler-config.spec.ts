@@ -91,12 +91,14 @@ describe('loadConfig', () => {
   it('reads the port lists, and names a bad entry', () => {
     expect(loadConfig({}).filter.allowedPorts).toEqual(['80', '443', '1024-65535']);
     expect(loadConfig({}).filter.blockedPorts).toBeUndefined();
-    const config = loadConfig({ URL_FILTER_ALLOWED_PORTS: '443, 8000-8999', URL_FILTER_BLOCKED_PORTS: 'none' });
+    const config = loadConfig({ URL_FILTER_ALLOWED_PORTS: '443, 8000-8999', URL_FILTER_BLOCKED_PORTS: '8080' });
     expect(config.filter.allowedPorts).toEqual(['443', '8000-8999']);
-    expect(config.filter.blockedPorts).toEqual(['none']);
+    expect(config.filter.blockedPorts).toEqual(['8080']);
+    // No value lets every infrastructure port through at once.
+    expect(() => loadConfig({ URL_FILTER_BLOCKED_PORTS: 'none' })).toThrow(/URL_FILTER_BLOCKED_PORTS.*"none" is not a port or a range.*cannot be emptied/);
     expect(() => loadConfig({ URL_FILTER_ALLOWED_PORTS: '80,http' })).toThrow(/URL_FILTER_ALLOWED_PORTS.*"http" is not a port or range/);
     expect(() => loadConfig({ URL_FILTER_ALLOWED_PORTS: '9000-8000' })).toThrow(/URL_FILTER_ALLOWED_PORTS/);
-    expect(() => loadConfig({ URL_FILTER_BLOCKED_PORTS: '0' })).toThrow(/URL_FILTER_BLOCKED_PORTS.*"0" is not a port, a range/);
+    expect(() => loadConfig({ URL_FILTER_BLOCKED_PORTS: '0' })).toThrow(/URL_FILTER_BLOCKED_PORTS.*"0" is not a port or a range/);
   });
 
   it('merges a hosts(5) file under the explicit pairs', () => {

@@ -620,12 +620,16 @@ export const CrawlerConfigSchema = z.object({
      */
     allowedPorts: dnsList(isPortRange, 'is not a port or range (8080, 8000-8999)').default(['80', '443', '1024-65535']).meta({ env: 'URL_FILTER_ALLOWED_PORTS' }),
     /**
-     * Ports refused although allowed (infrastructure: Redis, MinIO, PostgreSQL…), comma-separated ports and ranges;
-     * a port named alone in `URL_FILTER_ALLOWED_PORTS` is let through; `none` = no such list; empty = the built-in
-     * list (see [URL filter rules](#url-filter-rules)).
-     * @defaultValue built-in list
+     * More ports refused although allowed, comma-separated ports and ranges, on top of the built-in infrastructure list
+     * (Redis, MinIO, PostgreSQL…) and the crawler's own ports (those of `REDIS_URL`, `S3_URL`, `RECORDS_URL`, `PORT`),
+     * which no setting empties: a port named alone in `URL_FILTER_ALLOWED_PORTS` is the only way through (see
+     * [URL filter rules](#url-filter-rules)).
+     * @defaultValue none beyond the built-in list
      */
-    blockedPorts: dnsList((entry) => entry === 'none' || isPortRange(entry), 'is not a port, a range (8000-8999) or none')
+    blockedPorts: dnsList(
+      isPortRange,
+      'is not a port or a range (8000-8999); the built-in list cannot be emptied: name a port alone in URL_FILTER_ALLOWED_PORTS to open it',
+    )
       .optional()
       .meta({ env: 'URL_FILTER_BLOCKED_PORTS' }),
     /**

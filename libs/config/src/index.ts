@@ -1,2 +1,3 @@
 export * from './crawler-config';
 export * from './setting-env';
+export * from './own-ports';

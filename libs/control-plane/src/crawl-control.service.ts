@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import type { OutageRetries, QueueCounts } from '@crawler/queue';
@@ -108,7 +108,7 @@ export class CrawlControlService {
     private readonly aside: HostsAside,
     @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
   ) {
-    this.ports = new PortPolicy({ allowed: config.filter.allowedPorts, blocked: config.filter.blockedPorts });
+    this.ports = new PortPolicy(portRules(config));
   }
 
   /** Validates every seed first: one bad seed refuses the whole submission, so nothing half-starts. */

@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { DnsLookupResult } from '@crawler/net';
 import { Counter, Registry } from 'prom-client';
-
-/**
- * How a resolution of a name ended, exactly one per resolution: answered by a hosts file (`hosts`: DNS_HOSTS,
- * DNS_HOSTS_FILE or the system's), by the cache (`hit`, a cached failure included), or by a DNS query
- * (`miss`) that failed (`failure`). IP literals are not lookups and are not counted.
- */
-export type DnsLookupResult = 'hosts' | 'hit' | 'miss' | 'failure';
 
 /**
  * The resolver's Prometheus metrics. The cache hit rate over any window is

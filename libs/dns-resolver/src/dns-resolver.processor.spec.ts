@@ -6,7 +6,8 @@ import { UnreachedHostsRegistry } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { DnsResolverProcessor } from './dns-resolver.processor';
-import { DnsResolverService, Resolution } from './dns-resolver.service';
+import { Resolution } from '@crawler/net';
+import { DnsResolverService } from './dns-resolver.service';
 
 async function setup(resolution: Resolution) {
   const sent: { queue: string; payload: any }[] = [];

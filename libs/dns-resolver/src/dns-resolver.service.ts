@@ -1,213 +1,54 @@
-import { promises as dns } from 'node:dns';
-import { isIP } from 'node:net';
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
+import { CachedResolver, DnsCacheCounts, DNS_CACHE_NAMESPACE, Resolution } from '@crawler/net';
 import { CrawlStats } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
-import { AddressPolicy } from '@crawler/net';
 import { DnsResolverMetrics } from './dns-resolver.metrics';
-import { SystemHostsFile } from './system-hosts';
-
-export type ResolutionSource = 'literal' | 'hosts' | 'cache' | 'dns';
-/** A failure is `transient` when the name may well resolve later (a timeout, SERVFAIL, a refusing server). */
-/** `refused` when the name resolved, but to an address the crawl may not reach (the address policy said no). */
-export type Resolution = { ok: true; address: string; source: ResolutionSource } | { ok: false; error: string; transient: boolean; refused?: true };
-
-/** Lookup errors that say nothing about the name itself: the server or the network failed. */
-const TRANSIENT_DNS_ERRORS = new Set(['ETIMEOUT', 'ETIMEDOUT', 'ESERVFAIL', 'ECONNREFUSED', 'EREFUSED', 'ECANCELLED', 'EAI_AGAIN', 'ECONNRESET', 'EBADRESP']);
 
 /**
- * What the shared cache holds for a name (JSON, namespace `dns`, key = lower-case name): an address or
- * why the lookup failed, when the entry expires (ms since the epoch) and the TTL it was given, which
- * together say when refresh-ahead starts. Entries written before expiresAt existed are read, never
- * refreshed.
- */
-export interface CachedAnswer {
-  address?: string;
-  error?: string;
-  /** The failure may pass (see Resolution). */
-  transient?: boolean;
-  expiresAt?: number;
-  ttlMs?: number;
-}
-
-/** Cache events of this process (the same events are counted crawl-wide in CrawlStats as `dns.<event>`). */
-export interface DnsCacheCounts {
-  /** Resolutions answered by the shared cache (`dns.cache-hit`), cached failures included. */
-  hits: number;
-  /** Resolutions that needed a lookup (`dns.cache-miss`), including those that joined one in flight. */
-  misses: number;
-  /** Background refreshes of entries near their expiry (`dns.refresh`). */
-  refreshes: number;
-  /** DNS queries that failed: NXDOMAIN, no data, timeout… (`dns.failure`). */
-  failures: number;
-}
-
-type Lookup = Pick<dns.Resolver, 'resolve4' | 'resolve6'>;
-
-/**
- * Name → vetted address. Static hosts map first, then the machine's hosts file (as every other program on
- * the machine resolves), then the shared cache (state store, so every replica benefits), then DNS (the configured servers, else the system's); answers are cached for their TTL
- * clamped to [minTtl, maxTtl], failures for failureTtl. Concurrent lookups of one name in a process share
- * one query; an answer read in the last `refreshAheadRatio` of its TTL is refreshed in the background, so
- * hot names do not expire in the hot path. Every answer, wherever it comes from, is vetted: non-public
- * addresses are refused unless allowed.
+ * The crawl's resolver (`CachedResolver` of libs/net: hosts maps, the shared cache, DNS, the address policy)
+ * as the DNS resolver service runs it: its events counted in the crawl totals (`dns.<event>`) and its metrics.
  */
 @Injectable()
 export class DnsResolverService implements BeforeApplicationShutdown {
-  private readonly cache: StateStore;
-  private readonly policy: AddressPolicy;
-  private readonly resolver: Lookup;
-  private readonly systemHosts?: SystemHostsFile;
-  private readonly inflight = new Map<string, Promise<CachedAnswer>>();
-  private readonly refreshing = new Map<string, Promise<void>>();
-  private readonly counts: DnsCacheCounts = { hits: 0, misses: 0, refreshes: 0, failures: 0 };
+  private readonly resolver: CachedResolver;
 
   constructor(
     @Inject(STATE_STORE) state: StateStore,
-    @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
-    private readonly stats: CrawlStats,
-    @Inject(LOGGER) private readonly logger: Logger,
-    private readonly metrics: DnsResolverMetrics,
+    @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
+    stats: CrawlStats,
+    @Inject(LOGGER) logger: Logger,
+    metrics: DnsResolverMetrics,
   ) {
-    this.cache = state.namespace('dns');
-    const { allowPrivate, allowCidrs, servers, timeoutMs, tries } = config.dns;
-    this.policy = new AddressPolicy({ allowPrivate, allowCidrs });
-    if (config.dns.systemHostsFile !== 'off') this.systemHosts = new SystemHostsFile(config.dns.systemHostsFile, config.dns.minTtlMs);
-    if (servers.length > 0) {
-      const resolver = new dns.Resolver({ timeout: timeoutMs, tries });
-      resolver.setServers(servers);
-      this.resolver = resolver;
-    } else {
-      this.resolver = dns;
-    }
+    this.resolver = new CachedResolver(state.namespace(DNS_CACHE_NAMESPACE), config.dns, {
+      count: (event) => stats.count(`dns.${event}`),
+      lookup: (result) => metrics.lookup(result),
+      refresh: (result) => metrics.refresh(result),
+      warn: (fields) => logger.warn(fields),
+    });
   }
 
-  async resolve(hostname: string): Promise<Resolution> {
-    const name = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (isIP(name)) return this.vet(name, 'literal');
-    const pinned = (Object.hasOwn(this.config.dns.hosts, name) ? this.config.dns.hosts[name] : undefined) ?? this.systemHosts?.lookup(name);
-    if (pinned) {
-      // A lookup like any other, answered by a hosts file: left out, the hit rate would hide how many there were.
-      this.metrics.lookup('hosts');
-      await this.stats.count('dns.hosts');
-      return this.vet(pinned, 'hosts');
-    }
-    const cached = await this.read(name);
-    if (cached) {
-      this.counts.hits++;
-      await this.stats.count('dns.cache-hit');
-      this.refreshAhead(name, cached);
-    } else {
-      this.counts.misses++;
-      await this.stats.count('dns.cache-miss');
-    }
-    const answer = cached ?? (await this.lookupOnce(name));
-    this.metrics.lookup(cached ? 'hit' : answer.error === undefined ? 'miss' : 'failure');
-    if (answer.error !== undefined) return { ok: false, error: answer.error, transient: answer.transient === true };
-    return this.vet(answer.address!, cached ? 'cache' : 'dns');
+  resolve(hostname: string): Promise<Resolution> {
+    return this.resolver.resolve(hostname);
   }
 
   /** Share of this process's cache reads that were hits: hits / (hits + misses); 0 before any. */
   hitRate(): number {
-    const { hits, misses } = this.counts;
-    return hits + misses === 0 ? 0 : hits / (hits + misses);
+    return this.resolver.hitRate();
   }
 
   cacheCounts(): DnsCacheCounts {
-    return { ...this.counts };
+    return this.resolver.cacheCounts();
   }
 
   /** Resolves once no background refresh is running (shutdown, tests). */
-  async idle(): Promise<void> {
-    while (this.refreshing.size > 0) await Promise.all(this.refreshing.values());
+  idle(): Promise<void> {
+    return this.resolver.idle();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     // Refreshes write to the state store, which is closed after this hook.
     await this.idle();
-  }
-
-  private vet(address: string, source: ResolutionSource): Resolution {
-    const refusal = this.policy.refusal(address);
-    return refusal ? { ok: false, error: refusal, transient: false, refused: true } : { ok: true, address, source };
-  }
-
-  /** The cached entry, or undefined when there is none or it cannot be read (it is then looked up and overwritten). */
-  private async read(name: string): Promise<CachedAnswer | undefined> {
-    const raw = await this.cache.get(name);
-    if (raw === null) return undefined;
-    try {
-      const entry = JSON.parse(raw) as CachedAnswer;
-      if (typeof entry.error === 'string' || (typeof entry.address === 'string' && isIP(entry.address))) return entry;
-    } catch {
-      // Falls through: an unreadable entry is a miss.
-    }
-    this.logger.warn({ event: 'dns-cache-unreadable', name, entry: raw.slice(0, 200) });
-    return undefined;
-  }
-
-  /** Starts one background refresh of an answer in the last part of its TTL, unless one is running. */
-  private refreshAhead(name: string, entry: CachedAnswer): void {
-    const ratio = this.config.dns.refreshAheadRatio;
-    if (ratio <= 0 || entry.address === undefined || typeof entry.expiresAt !== 'number' || typeof entry.ttlMs !== 'number') return;
-    if (entry.expiresAt - Date.now() > entry.ttlMs * ratio) return;
-    if (this.refreshing.has(name) || this.inflight.has(name)) return;
-    const refresh = this.refresh(name)
-      .catch((error: Error) => this.logger.warn({ event: 'dns-refresh-failed', name, error: error.message }))
-      .finally(() => this.refreshing.delete(name));
-    this.refreshing.set(name, refresh);
-  }
-
-  private async refresh(name: string): Promise<void> {
-    this.counts.refreshes++;
-    await this.stats.count('dns.refresh');
-    const answer = await this.query(name);
-    this.metrics.refresh(answer.error === undefined ? 'ok' : 'failure');
-    // A failed refresh leaves the answer in place until it expires; the lookup after that caches the failure.
-    if (answer.error === undefined) await this.store(name, answer);
-  }
-
-  private lookupOnce(name: string): Promise<CachedAnswer> {
-    let pending = this.inflight.get(name);
-    if (!pending) {
-      pending = this.lookup(name).finally(() => this.inflight.delete(name));
-      this.inflight.set(name, pending);
-    }
-    return pending;
-  }
-
-  private async lookup(name: string): Promise<CachedAnswer> {
-    return this.store(name, await this.query(name));
-  }
-
-  /** One lookup at the resolver: A, or AAAA when the name has no A record. Never throws. */
-  private async query(name: string): Promise<CachedAnswer> {
-    const { minTtlMs, maxTtlMs, failureTtlMs } = this.config.dns;
-    try {
-      const records = await this.resolver.resolve4(name, { ttl: true }).catch((error: NodeJS.ErrnoException) => {
-        // NXDOMAIN or a timeout would be the same for AAAA: only "no A record" (NODATA) is worth a second query.
-        if (error.code !== 'ENODATA') throw error;
-        return this.resolver.resolve6(name, { ttl: true });
-      });
-      if (records.length === 0) throw Object.assign(new Error('no address'), { code: 'ENODATA' });
-      const ttlSeconds = Math.min(...records.map((record) => record.ttl));
-      return { address: records[0].address, ttlMs: Math.min(maxTtlMs, Math.max(minTtlMs, ttlSeconds * 1000)) };
-    } catch (error) {
-      this.counts.failures++;
-      await this.stats.count('dns.failure');
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason = code ?? (error as Error).message;
-      return { error: `DNS lookup of ${name} failed: ${reason}`, transient: code !== undefined && TRANSIENT_DNS_ERRORS.has(code), ttlMs: failureTtlMs };
-    }
-  }
-
-  /** Caches the answer until its TTL runs out (a TTL under 1 ms is not cached at all). */
-  private async store(name: string, answer: CachedAnswer): Promise<CachedAnswer> {
-    const ttlMs = answer.ttlMs ?? 0;
-    const entry: CachedAnswer = { ...answer, expiresAt: Date.now() + ttlMs };
-    if (ttlMs >= 1) await this.cache.set(name, JSON.stringify(entry), ttlMs);
-    return entry;
   }
 }

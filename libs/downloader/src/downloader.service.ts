@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { CrawlUrl, FetchedPage, FetchErrorKind, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
 import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
@@ -11,10 +11,10 @@ import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { KeptForRetry, leaseEnd } from './kept-for-retry';
-import { parseRetryAfter } from './retry-after';
+import { parseRetryAfter } from '@crawler/net';
 import { RobotsFetch, RobotsService } from './robots.service';
 
-export { parseRetryAfter } from './retry-after';
+export { parseRetryAfter } from '@crawler/net';
 
 const HTML_TYPES = /^\s*(text\/html|application\/xhtml\+xml)\s*(;|$)/i;
 /** What sitemaps are served as: XML, gzip (`.xml.gz` is the file itself), or the protocol's text format. */
@@ -52,7 +52,7 @@ export class DownloaderService implements OnApplicationShutdown {
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
     this.answers = new KeptForRetry(config.downloader.concurrency);
-    this.ports = new PortPolicy({ allowed: config.filter.allowedPorts, blocked: config.filter.blockedPorts });
+    this.ports = new PortPolicy(portRules(config));
   }
 
   /**

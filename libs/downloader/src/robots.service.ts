@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
 import { FetchLog } from '@crawler/logging';
 import { nextRobotsTry, ROBOTS_NAMESPACE, RobotsCache, RobotsFailures, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
 import { HttpFetcher } from './http-fetcher';
-import { parseRetryAfter } from './retry-after';
+import { parseRetryAfter } from '@crawler/net';
 
 /** Where a robots.txt redirect chain stands: the URL to fetch next and the URLs that redirected so far. */
 export interface RobotsHop {
@@ -41,7 +41,7 @@ export class RobotsService {
     private readonly fetchLog: FetchLog,
   ) {
     this.cache = new RobotsCache(state.namespace(ROBOTS_NAMESPACE));
-    this.ports = new PortPolicy({ allowed: config.filter.allowedPorts, blocked: config.filter.blockedPorts });
+    this.ports = new PortPolicy(portRules(config));
   }
 
   /** The cached policy for a page's site, or null when robots.txt must be fetched first. */

@@ -8,6 +8,9 @@ export interface BrowserPoolOptions {
   maxHeapMb: number;
 }
 
+/** Chromium's resolver answers "no such host" for every name and address. */
+export const NO_NETWORK_OF_ITS_OWN = '--host-resolver-rules=MAP * ~NOTFOUND';
+
 /** The browser died (crashed, killed) while a render was using it: the render is worth another try. */
 export class BrowserCrashedError extends Error {
   constructor(detail: string) {
@@ -117,7 +120,17 @@ export class BrowserPool {
       headless: true,
       // No sandbox: containers run Chromium without the user namespaces it needs; the crawler's own
       // checks (every request routed, vetted, robots.txt) are what keep a page in, not the sandbox.
-      args: ['--no-sandbox', '--disable-dev-shm-usage', `--js-flags=--max-old-space-size=${this.options.maxHeapMb}`, '--disable-gpu', '--mute-audio'],
+      // No name, not even an IP literal, resolves inside the browser: what a route never sees (a redirect
+      // it follows by itself, a WebSocket, a preconnect) can connect nowhere, and every byte a page gets
+      // comes through the crawler's gate, from the address it vetted.
+      args: [
+        NO_NETWORK_OF_ITS_OWN,
+        '--no-sandbox',
+        '--disable-dev-shm-usage',
+        `--js-flags=--max-old-space-size=${this.options.maxHeapMb}`,
+        '--disable-gpu',
+        '--mute-audio',
+      ],
     });
     this.server = server;
     this.launches++;

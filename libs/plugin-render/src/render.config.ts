@@ -49,12 +49,13 @@ export const RenderConfigSchema = z
       .default([])
       .meta({ env: 'PLUGIN_RENDER_URL_PATTERNS' }),
     /**
-     * `true`: also render pages whose fetched HTML looks script-built (no `<a href>`, a script, and an empty app root
-     * such as `<div id="root"></div>` or a body of scripts only). Every HTML page then passes through the plugin's
-     * queue (the others go on as fetched).
-     * @defaultValue false
+     * Render the pages whose fetched HTML looks script-built (no `<a href>`, a script, and an empty app root such as
+     * `<div id="root"></div>` or a body of scripts only): what enabling the plugin is for, so on unless turned off.
+     * Every HTML page then passes through the plugin's queue (the others go on as fetched). `false`: only the pages
+     * of `PLUGIN_RENDER_URL_PATTERNS` are rendered, and the others never leave the downloader's path.
+     * @defaultValue true
      */
-    detect: bool.default(false).meta({ env: 'PLUGIN_RENDER_DETECT' }),
+    detect: bool.default(true).meta({ env: 'PLUGIN_RENDER_DETECT' }),
     /**
      * A render (load, scripts, sub-requests, reading the DOM) is cut after this long: the page is closed (which kills
      * a script that never ends) and goes on to the parser as fetched.

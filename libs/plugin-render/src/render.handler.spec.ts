@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -63,14 +65,15 @@ async function setup(env: NodeJS.ProcessEnv = {}, crawlerSettings: Record<string
     };
     return { fetched, body };
   };
-  return { handler, sent, staging, stats, job };
+  return { handler, sent, staging, stats, state, job };
 }
 const handlers: RenderPluginHandler[] = [];
 afterAll(() => Promise.all(handlers.map((h) => h.onApplicationShutdown())));
 
 describe('RenderPluginHandler (real Chromium)', () => {
   it('hands a page that is not script-built on to the parser as fetched, and renders one that is', async () => {
-    const { handler, sent, staging, stats, job } = await setup({ PLUGIN_RENDER_DETECT: 'true' });
+    // No setting but the plugin itself: detection is what enabling it turns on.
+    const { handler, sent, staging, stats, job } = await setup();
     const plain = await job('/plain', '<html><body><a href="/x">x</a><script>1</script></body></html>');
     await handler.onFetched(plain.fetched, plain.body);
     const app = await job('/', '<html><body><div id="app"></div><script>document.getElementById("app").innerHTML = \'<a href="/made">made</a>\'</script></body></html>');
@@ -89,8 +92,39 @@ describe('RenderPluginHandler (real Chromium)', () => {
     expect(await stats.totals()).toMatchObject({ 'plugin.render.passed': 1, 'plugin.render.rendered': 1 });
   }, 30_000);
 
+  it("resolves the browser's requests with the crawl's resolver: a name its shared cache holds, that the system cannot resolve", async () => {
+    const asked: string[] = [];
+    const server = http.createServer((req, res) => {
+      asked.push(req.url!);
+      if (req.url === '/robots.txt') return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('["/found"]');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const { handler, sent, staging, state, job } = await setup({}, { 'dns.allowCidrs': ['127.0.0.1/32'] });
+      // As the DNS resolver service leaves an answer it looked up (DNS_SERVERS, say) for every process of the crawl.
+      await state.namespace('dns').set('cached-only.test', JSON.stringify({ address: '127.0.0.1', ttlMs: 60_000, expiresAt: Date.now() + 60_000 }), 60_000);
+      const page = await job(
+        '/',
+        `<html><body><div id="app"></div><script>
+          fetch('http://cached-only.test:${port}/links.json').then((r) => r.json()).then((links) => {
+            document.getElementById('app').innerHTML = links.map((l) => '<a href="' + l + '">' + l + '</a>').join('');
+          });
+        </script></body></html>`,
+      );
+      await handler.onFetched(page.fetched, page.body);
+      const rendered = sent[0].payload;
+      expect(rendered.via).toBe('render');
+      expect((await staging.read(rendered.bodyKey))!.body.toString('utf8')).toContain('<a href="/found">/found</a>');
+      expect(asked).toEqual(['/robots.txt', '/links.json']);
+    } finally {
+      server.close();
+    }
+  }, 30_000);
+
   it('renders by URL pattern only, without detection', async () => {
-    const { handler, sent, job } = await setup({ PLUGIN_RENDER_URL_PATTERNS: '/app/**' });
+    const { handler, sent, job } = await setup({ PLUGIN_RENDER_URL_PATTERNS: '/app/**', PLUGIN_RENDER_DETECT: 'false' });
     const inside = await job('/app/a/b', '<html><body><p>hi</p><a href="/y">y</a></body></html>');
     const outside = await job('/other', '<html><body><div id="root"></div><script>1</script></body></html>');
     await handler.onFetched(inside.fetched, inside.body);
@@ -139,6 +173,12 @@ describe('render settings', () => {
     } finally {
       process.env.PATH = path;
     }
+  });
+
+  it('enabled with no setting, claims every HTML page and renders those that look script-built', () => {
+    const config = loadPluginConfig(renderPlugin, {}) as RenderConfig;
+    expect(config.detect).toBe(true);
+    expect(renderPlugin.claims instanceof Function && renderPlugin.claims(config)).toEqual({ pages: ['/**'] });
   });
 
   it('refuses bad values, named', () => {

@@ -1,4 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { portRules } from '@crawler/config';
+import { PortPolicy } from '@crawler/url';
 import { globToRegExp, PluginContext, PluginFetched, PluginHandler } from '@crawler/plugin-sdk';
 import { BrowserCrashedError, BrowserPool } from './browser-pool';
 import { RenderConfig } from './render.config';
@@ -12,7 +14,7 @@ const RENDERED_TYPE = 'text/html; charset=utf-8';
 
 /**
  * The pages the downloader hands over before the parser (`claims.pages`): those matching
- * PLUGIN_RENDER_URL_PATTERNS, or that look script-built with PLUGIN_RENDER_DETECT, are rendered and their
+ * PLUGIN_RENDER_URL_PATTERNS, or that look script-built (PLUGIN_RENDER_DETECT, on by default), are rendered and their
  * DOM goes on to the parser in place of the fetched HTML; the others go on as fetched. Every page goes on:
  * a render cut at the time limit goes on as fetched; one that crashed the browser is retried (the job
  * throws) up to PLUGIN_RENDER_CRASH_RETRIES times, then goes on as fetched.
@@ -27,14 +29,22 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
     const { config, crawler } = ctx;
     this.pool = new BrowserPool({ chromiumPath: config.chromiumPath, contexts: config.contexts, maxHeapMb: config.maxHeapMb });
     const gate = new SubrequestGate({
-      allowPrivate: crawler.dns.allowPrivate,
-      allowCidrs: crawler.dns.allowCidrs,
-      hosts: crawler.dns.hosts,
+      resolver: ctx.resolver,
+      ports: new PortPolicy(portRules(crawler)),
       userAgent: crawler.downloader.userAgent,
       maxBytes: crawler.downloader.maxBodyBytes,
+      robots: ctx.robots,
       robotsTtlMs: crawler.downloader.robotsCacheTtlMs,
+      onRobots: (url, status, body, error) => ctx.logger.info({ event: 'robots', url, status, body, error }),
       robotsMaxBytes: crawler.downloader.robotsMaxBytes,
-      hostIntervalMs: crawler.frontier.minDelayMs,
+      turns: ctx.state.namespace('turns'),
+      politeness: {
+        minDelayMs: crawler.frontier.minDelayMs,
+        delayMultiplier: crawler.frontier.delayMultiplier,
+        perIpIntervalMs: crawler.frontier.perIpIntervalMs,
+        maxBackoffMs: crawler.frontier.maxBackoffMs,
+      },
+      maxRedirects: crawler.downloader.maxRedirects,
     });
     this.renderer = new Renderer(this.pool, gate, config);
     this.patterns = config.urlPatterns.map(globToRegExp);

@@ -1,5 +1,10 @@
 import http from 'node:http';
-import { AddressInfo } from 'node:net';
+import net, { AddressInfo } from 'node:net';
+import { loadConfig } from '@crawler/config';
+import { CachedResolver, ResolverEvents } from '@crawler/net';
+import { RobotsCache } from '@crawler/robots';
+import { MemoryStateStore } from '@crawler/state';
+import { PortPolicy } from '@crawler/url';
 import { BrowserCrashedError, BrowserPool } from './browser-pool';
 import { CHROMIUM_NAMES, findOnPath } from './render.config';
 import { Renderer, RenderOptions } from './renderer';
@@ -9,6 +14,9 @@ import { SubrequestGate } from './subrequest-gate';
  * The renderer on a real Chromium against a local web on 127.0.0.1 (the host `app.test`, allowed by a
  * /32 as a crawl would allow its test web) and 127.0.0.2 (loopback the crawl does not allow).
  */
+/** The crawl's resolver, its events counted nowhere. */
+const QUIET: ResolverEvents = { count: async () => undefined, lookup: () => undefined, refresh: () => undefined, warn: () => undefined };
+
 const chromiumPath = findOnPath(CHROMIUM_NAMES);
 if (!chromiumPath) throw new Error('the render plugin tests need Chromium: apt-get install chromium (.ci/run does)');
 
@@ -34,6 +42,10 @@ describe('Renderer (real Chromium)', () => {
   const requests: { address: string; path: string }[] = [];
   const servers: http.Server[] = [];
   let port = 0;
+  /** A bare listener standing in for the crawler's own Redis: it counts the connections it is offered. */
+  let infrastructure: net.Server;
+  let infraPort = 0;
+  let infraConnections = 0;
   let pool: BrowserPool;
   const options: RenderOptions = { timeoutMs: 3000, settleMs: 500, blockTypes: ['image', 'font', 'media'], maxSubrequests: 50 };
   let renderer: Renderer;
@@ -41,8 +53,17 @@ describe('Renderer (real Chromium)', () => {
   const doc = (path: string, html = PAGES[path].body) => ({ url: url(path), status: 200, contentType: 'text/html; charset=utf-8', body: Buffer.from(html) });
 
   beforeAll(async () => {
+    infrastructure = net.createServer((socket) => {
+      infraConnections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => infrastructure.listen(0, '127.0.0.1', resolve));
+    infraPort = (infrastructure.address() as AddressInfo).port;
     const handler: http.RequestListener = (req, res) => {
       requests.push({ address: req.socket.localAddress!.replace(/^::ffff:/, ''), path: req.url! });
+      // To an address literal: the browser, following a redirect by itself, would need no name resolved.
+      if (req.url === '/to-infra') return res.writeHead(302, { location: `http://127.0.0.1:${infraPort}/landing` }).end();
+      if (req.url === '/moved') return res.writeHead(301, { location: '/links.json' }).end();
       const page = PAGES[req.url!];
       if (!page) return res.writeHead(404).end();
       setTimeout(() => res.writeHead(200, { 'content-type': page.type }).end(page.body), page.delayMs ?? 0);
@@ -56,20 +77,28 @@ describe('Renderer (real Chromium)', () => {
     pool = new BrowserPool({ chromiumPath: chromiumPath!, contexts: 2, maxHeapMb: 128 });
     await pool.start();
     const gate = new SubrequestGate({
-      allowPrivate: false,
-      allowCidrs: ['127.0.0.1/32'],
-      hosts: { 'app.test': '127.0.0.1', 'inside.test': '127.0.0.2' },
+      resolver: new CachedResolver(
+        new MemoryStateStore(),
+        loadConfig({}, { 'dns.allowCidrs': ['127.0.0.1/32'], 'dns.hosts': { 'app.test': '127.0.0.1', 'inside.test': '127.0.0.2' } }).dns,
+        QUIET,
+      ),
+      ports: new PortPolicy({ own: [infraPort] }),
       userAgent: 'TestBot/1.0',
       maxBytes: 1 << 20,
+      robots: new RobotsCache(new MemoryStateStore()),
+      onRobots: () => undefined,
       robotsTtlMs: 60_000,
       robotsMaxBytes: 512_000,
-      hostIntervalMs: 0,
+      turns: new MemoryStateStore(),
+      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 3_600_000 },
+      maxRedirects: 5,
     });
     renderer = new Renderer(pool, gate, options);
   }, 30_000);
 
   afterAll(async () => {
     await pool?.close();
+    infrastructure?.close();
     for (const server of servers) {
       server.closeAllConnections();
       server.close();
@@ -110,6 +139,41 @@ describe('Renderer (real Chromium)', () => {
     });
     // Nothing reached the address the crawl does not allow, nor the disallowed path.
     expect(requests.filter((r) => r.address === '127.0.0.2' || r.path.startsWith('/private/') || r.path === '/secret')).toEqual([]);
+  }, 20_000);
+
+  it("never connects to a refused port of an allowed host: not for a script's request, a frame, nor a redirect there", async () => {
+    const infra = `http://app.test:${infraPort}`;
+    const html = `<html><body><iframe src="${infra}/frame"></iframe><script>
+      fetch('/to-infra').catch(() => {});
+      fetch('${infra}/keys').catch(() => {});
+    </script></body></html>`;
+    const outcome = await renderer.render(doc('/ports', html));
+    expect(outcome.kind).toBe('rendered');
+    expect(infraConnections).toBe(0);
+    expect(requests.map((r) => r.path)).toContain('/to-infra');
+    const refused = Object.fromEntries(outcome.refused.map((r) => [r.url, r.reason]));
+    expect(refused).toEqual({ [`${infra}/frame`]: 'port', [`${infra}/keys`]: 'port', [url('/to-infra')]: 'port' });
+    expect(outcome.refused.find((r) => r.url === url('/to-infra'))?.detail).toContain(`redirected to http://127.0.0.1:${infraPort}/landing`);
+  }, 20_000);
+
+  it('follows an allowed redirect itself and gives the page the answer at its end', async () => {
+    const html = `<html><body><div id="out"></div><script>
+      fetch('/moved').then((r) => r.json()).then((links) => (document.getElementById('out').textContent = links.join(' ')));
+    </script></body></html>`;
+    const outcome = await renderer.render(doc('/redirected', html));
+    expect(outcome.kind === 'rendered' && outcome.html).toContain('<div id="out">/p/1 /p/2</div>');
+    expect(requests.map((r) => r.path).filter((p) => p !== '/robots.txt')).toEqual(['/moved', '/links.json']);
+  }, 20_000);
+
+  it('closes every WebSocket unopened, and its server is never connected to', async () => {
+    const html = `<html><body><p id="ws">pending</p><script>
+      const ws = new WebSocket('ws://127.0.0.1:${infraPort}/socket');
+      ws.onclose = () => (document.getElementById('ws').textContent = 'closed');
+    </script></body></html>`;
+    const outcome = await renderer.render(doc('/ws', html));
+    expect(outcome.kind === 'rendered' && outcome.html).toContain('<p id="ws">closed</p>');
+    expect(outcome.refused).toEqual([{ url: `ws://127.0.0.1:${infraPort}/socket`, reason: 'websocket' }]);
+    expect(infraConnections).toBe(0);
   }, 20_000);
 
   it('fails a render whose browser dies as a crash (to be retried), and starts a new browser for the next', async () => {

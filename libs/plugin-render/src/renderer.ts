@@ -18,7 +18,7 @@ export interface FetchedDocument {
 }
 
 /** Why a sub-request was not made. */
-export type Refusal = Extract<GateAnswer, { ok: false }>['reason'] | 'blocked-type' | 'too-many' | 'navigation' | 'timeout';
+export type Refusal = Extract<GateAnswer, { ok: false }>['reason'] | 'blocked-type' | 'too-many' | 'navigation' | 'timeout' | 'websocket';
 
 export interface RenderReport {
   /** Sub-requests answered by the gate. */
@@ -38,7 +38,7 @@ export class RenderCrashedError extends BrowserCrashedError {}
 
 /**
  * Renders one fetched page in a fresh context: the browser gets the fetched bytes for the page itself and
- * every other request goes through the SubrequestGate (or is refused); after the load event and a short
+ * every other request goes through the SubrequestGate (or is refused), every WebSocket is closed unopened; after the load event and a short
  * settle (network idle), the DOM is serialised. The time limit is enforced from outside the page: when it
  * runs out the page is closed, which kills a renderer stuck in a script.
  */
@@ -84,6 +84,12 @@ export class Renderer {
         return route.fulfill({ status: answer.status, headers: answer.headers, body: answer.body }).catch(() => undefined);
       });
 
+      // A WebSocket is no request a route sees, and the gate has no way to pace or vet a connection that
+      // stays open: each is answered here, closed at once, never connected to its server.
+      await context.routeWebSocket(/.*/, (ws) => {
+        report.refused.push({ url: ws.url(), reason: 'websocket' });
+        void ws.close({ code: 1008, reason: 'WebSockets are not crawled' }).catch(() => undefined);
+      });
       page = await context.newPage();
       page.on('crash', () => (crashed = 'the page crashed (out of memory, or killed)'));
       let timedOut = false;

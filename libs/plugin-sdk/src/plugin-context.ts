@@ -4,6 +4,8 @@ import type { BodyStaging, ContentStore, PageStore } from '@crawler/content-stor
 import { decodeHtml, parseHtmlPage } from '@crawler/html';
 import type { Logger } from '@crawler/logging';
 import type { CrawlStats, Pipeline } from '@crawler/runtime';
+import { CachedResolver, DNS_CACHE_NAMESPACE } from '@crawler/net';
+import { ROBOTS_NAMESPACE, RobotsCache } from '@crawler/robots';
 import { hashBucketsFor, PartitionedHash, type StateStore } from '@crawler/state';
 import type { Registry } from 'prom-client';
 
@@ -31,6 +33,13 @@ export class PluginContext<C = Record<string, never>> {
   readonly state: StateStore;
   /** Structured logs, every line with `plugin: <name>`. */
   readonly logger: Logger;
+  /**
+   * The crawl's robots.txt answers, per scheme+host+port, as the downloader cached them: a plugin that makes
+   * requests of its own reads a site's rules here before fetching them, and puts what it fetched for the crawl.
+   */
+  readonly robots: RobotsCache;
+  private dns?: CachedResolver;
+  private readonly dnsCache: StateStore;
   /** Staged bodies handed on to the parser as fetched: the host must not release them (see toParser). */
   private readonly handedOn = new Set<string>();
 
@@ -56,7 +65,25 @@ export class PluginContext<C = Record<string, never>> {
     private readonly staging: BodyStaging,
   ) {
     this.state = state.namespace(`plugin-${name}`);
+    this.robots = new RobotsCache(state.namespace(ROBOTS_NAMESPACE));
     this.logger = logger.child({ plugin: name });
+    this.dnsCache = state.namespace(DNS_CACHE_NAMESPACE);
+  }
+
+  /**
+   * The crawl's resolver: the same hosts maps, shared cache (what the DNS resolver service looked up is
+   * answered from it, and what this one looks up is put there), DNS servers and address rules as the DNS
+   * resolver service; its events are counted as `plugin.<name>.dns.<event>`. For a plugin that connects
+   * anywhere itself: connect to the address it answers, never to a second lookup's.
+   */
+  get resolver(): CachedResolver {
+    this.dns ??= new CachedResolver(this.dnsCache, this.crawler.dns, {
+      count: (event) => this.count(`dns.${event}`),
+      lookup: () => undefined,
+      refresh: () => undefined,
+      warn: (fields) => this.logger.warn(fields),
+    });
+    return this.dns;
   }
 
   /**

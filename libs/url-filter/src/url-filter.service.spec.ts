@@ -254,6 +254,28 @@ describe('UrlFilterService', () => {
       expect(urls({ accepted })).toEqual(['https://site.test/', 'http://site.test:8081/', 'http://site.test:9000/']);
     });
 
+    it("drops links and redirects to the crawler's own ports (its Redis, S3, PostgreSQL, PORT), whatever the block list", async () => {
+      const env = {
+        REDIS_URL: 'redis://127.0.0.1:6390',
+        S3_URL: 'http://KEY:SECRET@127.0.0.1:9199',
+        RECORDS_URL: 'postgres://crawler@127.0.0.1:5433/crawl',
+        PORT: '3100',
+        URL_FILTER_BLOCKED_PORTS: '8081',
+      };
+      const f = filter({}, new MemoryStateStore(), env);
+      const { accepted, rejected } = await f.filter([
+        link('http://site.test:6390/'),
+        redirect('http://site.test:9199/bucket', 1),
+        link('http://site.test:5433/'),
+        link('http://site.test:3100/'),
+        link('http://site.test:6379/'),
+        link('http://site.test:8081/'),
+        link('http://site.test:8082/'),
+      ]);
+      expect(rejected).toEqual({ port: 6 });
+      expect(urls({ accepted })).toEqual(['http://site.test:8082/']);
+    });
+
     it('keeps sites under a private PSL suffix apart', async () => {
       const f = filter({ 'filter.scope': 'domain' });
       await f.filter([seed('https://alice.github.io/')]);

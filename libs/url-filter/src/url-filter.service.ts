@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CrawlUrl } from '@crawler/contracts';
-import { ConfigError, CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { ConfigError, CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
 import { PluginClaims, PluginRegistry } from '@crawler/plugin-host';
 import { hashBucketsFor, PartitionedHash, STATE_STORE, StateStore } from '@crawler/state';
@@ -125,7 +125,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     this.stripParams = stripParamsOption(filter.stripParams);
     this.allowedDomains = allowedDomains(filter.allowedDomains, filter.scope, this.configProblems);
     this.passed = new RecentUrls(filter.recentUrls);
-    this.ports = new PortPolicy({ allowed: filter.allowedPorts, blocked: filter.blockedPorts });
+    this.ports = new PortPolicy(portRules(config));
     this.traps = { maxPathRepeats: filter.maxPathRepeats, calendarWindowDays: filter.calendarWindowDays, maxQueryParams: filter.maxQueryParams };
     if (filter.blocklistFile) this.blocklist = new DomainBlocklist(filter.blocklistFile, filter.blocklistReloadMs, logger);
     this.rules = compileRules(this.ruleTests());

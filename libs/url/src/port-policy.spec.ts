@@ -55,7 +55,7 @@ describe('PortPolicy', () => {
   });
 
   it('never allows a Fetch bad port, even named alone', () => {
-    const open = new PortPolicy({ allowed: ['1-65535', '25', '6000'], blocked: ['none'] });
+    const open = new PortPolicy({ allowed: ['1-65535', '25', '6000', '6379'] });
     expect(open.refusal(at(25))).toMatch(/Fetch standard/);
     expect(open.refusal(at(6000))).toMatch(/Fetch standard/);
     expect(open.refusal(at(6379))).toBeUndefined();
@@ -68,16 +68,24 @@ describe('PortPolicy', () => {
     expect(minio.refusal(at(6379))).toMatch(/URL_FILTER_BLOCKED_PORTS/);
   });
 
-  it('takes a block list of its own, replacing the built-in one', () => {
-    const own = new PortPolicy({ blocked: ['8080', '9000-9010'] });
-    expect(own.refusal(at(8080))).toMatch(/URL_FILTER_BLOCKED_PORTS/);
-    expect(own.refusal(at(9005))).toMatch(/URL_FILTER_BLOCKED_PORTS/);
-    expect(own.refusal(at(6379))).toBeUndefined();
-    expect(new PortPolicy({ blocked: ['none'] }).refusal(at(6379))).toBeUndefined();
+  it('takes more ports to block, on top of the built-in list, which stays whole', () => {
+    const more = new PortPolicy({ blocked: ['8080', '9002-9010'] });
+    expect(more.refusal(at(8080))).toMatch(/URL_FILTER_BLOCKED_PORTS/);
+    expect(more.refusal(at(9005))).toMatch(/URL_FILTER_BLOCKED_PORTS/);
+    for (const port of [6379, 5432, 9000, 11211]) expect(more.refusal(at(port))).toMatch(/URL_FILTER_BLOCKED_PORTS/);
   });
 
-  it('rejects what is not a port or range', () => {
+  it("refuses the crawler's own ports (its Redis, S3, PostgreSQL, HTTP port), unless one is named alone", () => {
+    const own = new PortPolicy({ own: [7000, 9199] });
+    expect(own.refusal(at(7000))).toMatch(/^port 7000 is one of the crawler's own \(REDIS_URL, S3_URL, RECORDS_URL or PORT/);
+    expect(own.refusal(at(9199))).toMatch(/crawler's own/);
+    expect(own.refusal(at(7001))).toBeUndefined();
+    expect(new PortPolicy({ own: [9199], allowed: ['80', '443', '1024-65535', '9199'] }).refusal(at(9199))).toBeUndefined();
+  });
+
+  it('rejects what is not a port or range, `none` included: the built-in list cannot be emptied', () => {
     expect(() => new PortPolicy({ allowed: ['http'] })).toThrow(/not a port or port range: "http"/);
     expect(() => new PortPolicy({ blocked: ['70000'] })).toThrow(/not a port or port range: "70000"/);
+    expect(() => new PortPolicy({ blocked: ['none'] })).toThrow(/not a port or port range: "none"/);
   });
 });

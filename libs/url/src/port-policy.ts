@@ -17,8 +17,8 @@ export const FETCH_BAD_PORTS: ReadonlySet<number> = new Set([
 
 /**
  * Ports of infrastructure a crawler usually runs next to (its own Redis and object store among them) that
- * the Fetch list leaves out because they sit in the range ordinary web servers use too: blocked unless
- * the block list is replaced or the port is named alone in the allowlist.
+ * the Fetch list leaves out because they sit in the range ordinary web servers use too: always blocked
+ * (a configured block list adds to it, never replaces it), unless the port is named alone in the allowlist.
  */
 export const DEFAULT_BLOCKED_PORTS: readonly number[] = Object.freeze([
   1433, // SQL Server
@@ -37,7 +37,8 @@ export const DEFAULT_BLOCKED_PORTS: readonly number[] = Object.freeze([
   5984, // CouchDB
   5985,
   5986, // WinRM
-  6379, // Redis
+  6379,
+  6380, // Redis (a second instance, or its TLS port)
   6443, // Kubernetes API
   8086, // InfluxDB
   8200, // Vault
@@ -62,8 +63,13 @@ export const DEFAULT_ALLOWED_PORTS: readonly string[] = Object.freeze(['80', '44
 export interface PortPolicyOptions {
   /** Ports and ranges (`8000-8999`) that may be fetched. @defaultValue DEFAULT_ALLOWED_PORTS */
   allowed?: readonly string[];
-  /** Ports refused although allowed, unless named alone in `allowed`; `none` = no such list. @defaultValue DEFAULT_BLOCKED_PORTS */
+  /** Ports refused although allowed, on top of DEFAULT_BLOCKED_PORTS, unless named alone in `allowed`. @defaultValue none */
   blocked?: readonly string[];
+  /**
+   * The ports of the crawler's own services and infrastructure (its Redis nodes, S3, PostgreSQL, its HTTP port),
+   * refused like the block list: what a page could reach when private addresses are allowed is first of all these.
+   */
+  own?: readonly number[];
 }
 
 interface PortRange {
@@ -87,14 +93,16 @@ export function portOf(url: URL): number {
 }
 
 /**
- * A port is fetched when it is not a Fetch bad port, lies in an allowed range, and is not on the block
- * list, unless the allowlist names it alone (`URL_FILTER_ALLOWED_PORTS=80,443,1024-65535,9000` opens
- * 9000 and keeps the rest of the block list).
+ * A port is fetched when it is not a Fetch bad port, lies in an allowed range, and is neither on the block
+ * list nor one of the crawler's own, unless the allowlist names it alone
+ * (`URL_FILTER_ALLOWED_PORTS=80,443,1024-65535,9000` opens 9000 and keeps the rest blocked). No setting
+ * empties the block list: opening an infrastructure port takes naming that port.
  */
 export class PortPolicy {
   private readonly allowed: PortRange[];
   private readonly named = new Set<number>();
   private readonly blocked: ReadonlySet<number>;
+  private readonly own: ReadonlySet<number>;
 
   constructor(options: PortPolicyOptions = {}) {
     this.allowed = (options.allowed ?? DEFAULT_ALLOWED_PORTS).map((entry) => {
@@ -103,15 +111,15 @@ export class PortPolicy {
       if (range.from === range.to) this.named.add(range.from);
       return range;
     });
-    const blocked = options.blocked ?? DEFAULT_BLOCKED_PORTS.map(String);
-    this.blocked = new Set(
-      blocked.flatMap((entry) => {
-        if (entry.trim().toLowerCase() === 'none') return [];
+    this.blocked = new Set([
+      ...DEFAULT_BLOCKED_PORTS,
+      ...(options.blocked ?? []).flatMap((entry) => {
         const range = parsePortRange(entry);
         if (!range) throw new Error(`not a port or port range: ${JSON.stringify(entry)}`);
         return Array.from({ length: range.to - range.from + 1 }, (_, i) => range.from + i);
       }),
-    );
+    ]);
+    this.own = new Set(options.own ?? []);
   }
 
   /** Undefined when a request to this URL's port may be made, else why not. */
@@ -121,6 +129,8 @@ export class PortPolicy {
     if (!this.allowed.some(({ from, to }) => port >= from && port <= to)) return `port ${port} is not in URL_FILTER_ALLOWED_PORTS`;
     if (this.blocked.has(port) && !this.named.has(port))
       return `port ${port} is in URL_FILTER_BLOCKED_PORTS (an infrastructure port; name it alone in URL_FILTER_ALLOWED_PORTS to allow it)`;
+    if (this.own.has(port) && !this.named.has(port))
+      return `port ${port} is one of the crawler's own (REDIS_URL, S3_URL, RECORDS_URL or PORT; name it alone in URL_FILTER_ALLOWED_PORTS to allow it)`;
     return undefined;
   }
 }

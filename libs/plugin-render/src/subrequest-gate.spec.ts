@@ -1,0 +1,130 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { loadConfig } from '@crawler/config';
+import { CachedResolver, ResolverEvents } from '@crawler/net';
+import { RobotsCache } from '@crawler/robots';
+import { MemoryStateStore, RedisStateStore } from '@crawler/state';
+import { PortPolicy } from '@crawler/url';
+import { GateOptions, SubrequestGate } from './subrequest-gate';
+
+const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+const QUIET: ResolverEvents = { count: async () => undefined, lookup: () => undefined, refresh: () => undefined, warn: () => undefined };
+
+/**
+ * The gate's pacing, as two render replicas see it: two gates, each with its own connection to one real
+ * Redis (the plugin's shared state in the distributed shape), asking one local site (`a.test` and `b.test`,
+ * both on 127.0.0.1) at once. The site notes when each request arrives.
+ */
+describe('SubrequestGate politeness, shared by render replicas through Redis', () => {
+  let server: http.Server;
+  let port: number;
+  let robotsTxt = '';
+  const arrivals: { host: string; path: string; at: number }[] = [];
+  const stores: RedisStateStore[] = [];
+  const robotsLog: { url: string; status: number | null; body: string | null }[] = [];
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      arrivals.push({ host: req.headers.host!.split(':')[0], path: req.url!, at: performance.now() });
+      if (req.url === '/robots.txt') return res.writeHead(200, { 'content-type': 'text/plain' }).end(robotsTxt);
+      if (req.url === '/busy') return res.writeHead(429, { 'retry-after': '2' }).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    server.close();
+    await stores[0]?.clear();
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  beforeEach(() => (arrivals.length = 0));
+
+  /** Two replicas' gates on one shared Redis prefix, with these politeness settings. */
+  function replicas(politeness: GateOptions['politeness']): SubrequestGate[] {
+    const prefix = `t31h6-render-turns-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    return [0, 1].map(() => {
+      const shared = new RedisStateStore({ url, prefix });
+      stores.push(shared);
+      return new SubrequestGate({
+        resolver: new CachedResolver(
+          new MemoryStateStore(),
+          loadConfig({}, { 'dns.allowCidrs': ['127.0.0.1/32'], 'dns.hosts': { 'a.test': '127.0.0.1', 'b.test': '127.0.0.1' } }).dns,
+          QUIET,
+        ),
+        ports: new PortPolicy(),
+        userAgent: 'TestBot/1.0',
+        maxBytes: 1 << 20,
+        // The site's robots.txt as the downloader cached it for the whole crawl.
+        robots: new RobotsCache(shared.namespace('robots')),
+        onRobots: (robotsUrl, status, body) => robotsLog.push({ url: robotsUrl, status, body }),
+        robotsTtlMs: 60_000,
+        robotsMaxBytes: 512_000,
+        turns: shared.namespace('turns'),
+        politeness,
+        maxRedirects: 5,
+      });
+    });
+  }
+
+  const get = (gate: SubrequestGate, target: string) => gate.fetch(target, { method: 'GET', headers: {} }, new AbortController().signal);
+  /** Gaps between consecutive arrivals of these requests, ms. */
+  const gaps = (keep: (a: (typeof arrivals)[number]) => boolean) => {
+    const times = arrivals.filter(keep).map((a) => a.at);
+    return times.slice(1).map((t, i) => t - times[i]);
+  };
+  // Turns space the sends; arrivals differ from them by each request's own latency, which a loaded machine
+  // stretches (a late first arrival shortens the gap to the next). Without the turns, the gaps are ~0.
+  const SLACK_MS = 100;
+
+  it('spaces the requests of both replicas to one host by FRONTIER_MIN_DELAY_MS, as one crawler', async () => {
+    robotsTxt = 'User-agent: *\nAllow: /\n';
+    const [one, two] = replicas({ minDelayMs: 300, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 60_000 });
+    await Promise.all([
+      get(one, `http://a.test:${port}/1`),
+      get(two, `http://a.test:${port}/2`),
+      get(one, `http://a.test:${port}/3`),
+      get(two, `http://a.test:${port}/4`),
+    ]);
+    const pages = (a: (typeof arrivals)[number]) => a.path !== '/robots.txt';
+    expect(arrivals.filter(pages)).toHaveLength(4);
+    // robots.txt too waits its turn: every request to the host counts.
+    for (const gap of gaps(() => true)) expect(gap).toBeGreaterThanOrEqual(300 - SLACK_MS);
+  }, 20_000);
+
+  it("takes the host's robots.txt Crawl-delay when it is longer", async () => {
+    robotsTxt = 'User-agent: *\nCrawl-delay: 1\n';
+    const [one, two] = replicas({ minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 60_000 });
+    await get(one, `http://a.test:${port}/robots-first`);
+    arrivals.length = 0;
+    await Promise.all([get(one, `http://a.test:${port}/1`), get(two, `http://a.test:${port}/2`)]);
+    expect(gaps(() => true)).toEqual([expect.any(Number)]);
+    expect(gaps(() => true)[0]).toBeGreaterThanOrEqual(1000 - SLACK_MS);
+  }, 20_000);
+
+  it("holds the host for both replicas after a 429, for its Retry-After (longer than the backoff's 1 s)", async () => {
+    robotsTxt = 'User-agent: *\nAllow: /\n';
+    const [one, two] = replicas({ minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 60_000 });
+    await get(one, `http://a.test:${port}/busy`);
+    await get(two, `http://a.test:${port}/after`);
+    const busy = arrivals.find((a) => a.path === '/busy')!.at;
+    const after = arrivals.find((a) => a.path === '/after')!.at;
+    expect(after - busy).toBeGreaterThanOrEqual(2000 - SLACK_MS);
+  }, 20_000);
+
+  it('spaces requests to two hosts on one address by FRONTIER_PER_IP_INTERVAL_MS', async () => {
+    robotsTxt = 'User-agent: *\nAllow: /\n';
+    const [one, two] = replicas({ minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 400, maxBackoffMs: 60_000 });
+    await Promise.all([get(one, `http://a.test:${port}/1`), get(two, `http://b.test:${port}/1`)]);
+    const pages = (a: (typeof arrivals)[number]) => a.path === '/1';
+    expect(
+      arrivals
+        .filter(pages)
+        .map((a) => a.host)
+        .sort(),
+    ).toEqual(['a.test', 'b.test']);
+    expect(gaps(pages)[0]).toBeGreaterThanOrEqual(400 - SLACK_MS);
+  }, 20_000);
+});
