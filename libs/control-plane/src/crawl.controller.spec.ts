@@ -340,11 +340,26 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect(answer.body.message).toBe('records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432');
   });
 
-  it('serves the dashboard: the diagram, the chart, the forms, self-contained', async () => {
+  it('serves the dashboard: the diagram, the chart, the forms, its own script and style, nothing inline', async () => {
     const page = await call('GET', '/');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    const policy = page.headers.get('content-security-policy');
+    expect(policy).toMatch(/default-src 'none'/);
+    expect(policy).toMatch(/script-src 'self'/);
+    expect(policy).toMatch(/style-src 'self'/);
+    expect(policy).not.toMatch(/unsafe-inline|unsafe-eval|data:|\*/);
+    // Nothing inline for the policy to allow: no script or style element with content, no style or on… attribute.
+    expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/i);
+    expect(page.body).toContain('<script src="dashboard.js"></script>');
+    expect(page.body).toContain('<link rel="stylesheet" href="dashboard.css">');
+    const script = await call('GET', '/dashboard.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(script.body).toContain('setInterval(poll, 2000)');
+    const style = await call('GET', '/dashboard.css');
+    expect(style.headers.get('content-type')).toMatch(/^text\/css/);
+    expect(style.body).toMatch(/\.legend i\.fetched \{ background: #1f6feb; \}/);
     for (const id of ['url-filter', 'url-seen', 'frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'storage']) {
       expect(page.body).toContain(`id="box-${id}"`);
     }
@@ -354,7 +369,7 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect(page.body).toContain('id="chart"');
     expect(page.body).toContain('id="seed-form"');
     // Nothing loaded from elsewhere (the placeholders' example URLs are text).
-    expect(page.body).not.toMatch(/<script[^>]+src=|<link[^>]+href=|(src|href)="https?:|url\(['"]?https?:|fetch\(['"]https?:|@import/);
+    for (const text of [page.body, script.body, style.body]) expect(text).not.toMatch(/(src|href)="(https?:)?\/\/|url\(['"]?https?:|fetch\(['"]https?:|@import/);
     expect((await call('GET', '/dashboard')).status).toBe(200);
   });
 });

@@ -61,6 +61,8 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
     bodyParser: false,
     abortOnError: false,
   }).catch(couldNotStart);
+  // Nobody learns from a service's answers what it runs on.
+  app.disable('x-powered-by');
   // A control API checks who asks before it reads a body: a stranger's bad or oversized body gets a 401.
   if (options.controlApi) app.use(new ControlApiAccess(config).beforeBody());
   app.useBodyParser('json', { limit: config.controlPlane.maxBodyBytes });
