@@ -201,14 +201,15 @@ export class CrawlControlService {
     return Promise.all(
       busiest.map(async ({ host, requests }) => {
         const info = await this.frontierStore.hostInfo(host);
+        const override = info.delayMs == null ? undefined : await this.overrides.inForce(info.delayMs);
         return {
           host,
           recentRequests: requests,
           fetched: info.fetched,
           queued: info.queued,
           inFlight: info.inFlight,
-          delayMs: info.delayMs ?? info.politeness?.delayMs ?? null,
-          delayCause: info.delayMs != null ? 'operator' : (info.politeness?.cause ?? null),
+          delayMs: override?.delayMs ?? info.politeness?.delayMs ?? null,
+          delayCause: override ? (override.heldToFloor ? 'floor' : 'operator') : (info.politeness?.cause ?? null),
           nextEligibleAt: info.nextAt === null ? null : new Date(info.nextAt).toISOString(),
         };
       }),
