@@ -203,6 +203,12 @@ export const CrawlerConfigSchema = z.object({
       .max(256 * 1024 * 1024)
       .default(1024 * 1024)
       .meta({ env: 'CONTROL_PLANE_MAX_BODY_BYTES' }),
+    /**
+     * Operator actions the operator audit keeps (seeds, pause, resume, replays, host overrides and purges, each with
+     * who, from where and when; `GET /audit`), newest first, in the state store: about 300 bytes each.
+     * @defaultValue 10000
+     */
+    auditKept: int(1).max(1_000_000).default(10_000).meta({ env: 'CONTROL_PLANE_AUDIT_KEPT' }),
   }),
   /**
    * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close

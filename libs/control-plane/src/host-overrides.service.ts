@@ -48,7 +48,8 @@ export class HostOverrides {
     this.state = state.namespace(HostOverrides.NAMESPACE);
   }
 
-  async set(host: string, controls: HostControls, now: number): Promise<void> {
+  /** Sets the host's controls; answers the delay put in force, when the override sets one (the floor's, when it holds). */
+  async set(host: string, controls: HostControls, now: number): Promise<{ delayInForceMs?: number; heldToFloor?: true }> {
     const { minDelayMs, allowDelayBelowMin } = this.config.frontier;
     const below = controls.delayMs != null && controls.delayMs < minDelayMs;
     if (below && !allowDelayBelowMin) throw new BelowFloorError(controls.delayMs!, minDelayMs);
@@ -66,10 +67,11 @@ export class HostOverrides {
       ...(inForceMs === undefined ? {} : { delayInForceMs: inForceMs }),
       minDelayMs: rule.minDelayMs,
       ...(belowInForce ? { belowFloor: true } : {}),
-      ...(inForceMs !== undefined && inForceMs !== controls.delayMs ? { heldToFloor: true } : {}),
+      ...(inForceMs !== undefined && inForceMs !== controls.delayMs ? { heldToFloor: true as const } : {}),
     };
     await this.frontier.audit(host, [JSON.stringify(entry)]);
     if (controls.delayMs !== undefined && !belowInForce) await this.state.setRemove(HostOverrides.BELOW_FLOOR, host);
+    return inForceMs === undefined ? {} : { delayInForceMs: inForceMs, ...(entry.heldToFloor ? { heldToFloor: true } : {}) };
   }
 
   async purge(host: string, now: number): Promise<number> {
