@@ -117,6 +117,10 @@ describe('control plane process: listening address, token, CLI', () => {
       expect((await cli(['pause', '--reason', 'maintenance', '--token-file', tokenFile], { CONTROL_PLANE_TOKEN: '' })).stderr).toMatch(/paused since/);
       expect((await cli(['status'])).stdout).toMatch(/paused/);
       expect((await cli(['resume'])).stderr).toMatch(/resumed/);
+      // Both kept in the operator audit, with the token's fingerprint, never the token.
+      const audit = (await cli(['operator-audit'])).stdout;
+      expect(audit).toMatch(/resume +token sha256:[0-9a-f]{16} +from [\d.:f]*127\.0\.0\.1 .*\n.*pause +token sha256:.*"reason":"maintenance"/);
+      expect(audit).not.toContain(TOKEN);
     });
 
     it('CLI: a 5,000-line and a 100,000-line --seeds-file go in, split into requests the server accepts', async () => {
