@@ -161,7 +161,10 @@ describe('control plane process: listening address, token, CLI', () => {
     it("keeps the crawl's data behind the token while it listens beyond loopback, and serves the page and probes", async () => {
       for (const path of ['/status', '/urls/content?url=https://a.example/', '/failed-urls'])
         expect({ path, status: (await fetch(base + path)).status }).toEqual({ path, status: 401 });
-      for (const path of ['/', '/health/live']) expect({ path, status: (await fetch(base + path)).status }).toEqual({ path, status: 200 });
+      for (const path of ['/', '/health/live']) {
+        const res = await fetch(base + path);
+        expect({ path, status: res.status, poweredBy: res.headers.get('x-powered-by') }).toEqual({ path, status: 200, poweredBy: null });
+      }
       expect((await fetch(`${base}/status`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     });
 
