@@ -117,6 +117,10 @@ describe('control plane process: listening address, token, CLI', () => {
       expect((await cli(['pause', '--reason', 'maintenance', '--token-file', tokenFile], { CONTROL_PLANE_TOKEN: '' })).stderr).toMatch(/paused since/);
       expect((await cli(['status'])).stdout).toMatch(/paused/);
       expect((await cli(['resume'])).stderr).toMatch(/resumed/);
+      // Both kept in the operator audit, with the token's fingerprint, never the token.
+      const audit = (await cli(['operator-audit'])).stdout;
+      expect(audit).toMatch(/resume +token sha256:[0-9a-f]{16} +from [\d.:f]*127\.0\.0\.1 .*\n.*pause +token sha256:.*"reason":"maintenance"/);
+      expect(audit).not.toContain(TOKEN);
     });
 
     it('CLI: a 5,000-line and a 100,000-line --seeds-file go in, split into requests the server accepts', async () => {
@@ -138,6 +142,30 @@ describe('control plane process: listening address, token, CLI', () => {
         stderr: expect.stringMatching(/bad seeds, nothing submitted: "ftp:\/\/nope.example\/" \(scheme ftp: is not http\(s\)\)/),
       });
       expect(JSON.parse((await cli(['status', '--json'])).stdout).totals.seeds).toBe(105_000);
+    });
+
+    it('checks the token before reading a body: a stranger gets 401 for bad JSON and for a 2 MB body', async () => {
+      const post = (body: string, token?: string) =>
+        fetch(`${base}/seeds`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
+      const huge = JSON.stringify({ urls: Array.from({ length: 90_000 }, (_, i) => `https://x${i}.example/`) });
+      expect(Buffer.byteLength(huge)).toBeGreaterThan(2 * 1024 * 1024);
+      for (const body of ['{"urls": [', huge]) {
+        const res = await post(body);
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+        expect((await post(body, `${TOKEN}-wrong`)).status).toBe(401);
+      }
+      expect((await post('{"urls": [', TOKEN)).status).toBe(400);
+    });
+
+    it("keeps the crawl's data behind the token while it listens beyond loopback, and serves the page and probes", async () => {
+      for (const path of ['/status', '/urls/content?url=https://a.example/', '/failed-urls'])
+        expect({ path, status: (await fetch(base + path)).status }).toEqual({ path, status: 401 });
+      for (const path of ['/', '/health/live']) {
+        const res = await fetch(base + path);
+        expect({ path, status: res.status, poweredBy: res.headers.get('x-powered-by') }).toEqual({ path, status: 200, poweredBy: null });
+      }
+      expect((await fetch(`${base}/status`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     });
 
     it('answers an over-large body with a 413 that names the setting', async () => {

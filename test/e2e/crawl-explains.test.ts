@@ -82,6 +82,19 @@ describe('the embedded crawl says what happened', () => {
     expect(stderr).toMatch(/crawl: nothing was fetched\. 2 hosts resolved to addresses .*--allow-private/);
   });
 
+  it('refuses a seed at a literal refused address before crawling, in the same words (exit 2, nothing fetched); --allow-private lets it in', async () => {
+    pagesServed = 0;
+    const refused = await crawl([`http://0x7f.1:${port}/`, 'javascript:alert(1)']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /crawl: bad seeds: "http:\/\/0x7f\.1:\d+\/" \(address 127\.0\.0\.1 is not public.*--allow-private.*\), "javascript:alert\(1\)" \(scheme javascript: is not http\(s\)\)/,
+    );
+    expect(pagesServed).toBe(0);
+    const allowed = await crawl([`http://0x7f.1:${port}/`, '--allow-private', '--max-pages', '1', '--sitemaps', 'off', '--delay', '0.01']);
+    expect(allowed.code).toBe(0);
+    expect(JSON.parse(allowed.stdout).totals.seeds).toBe(1);
+  });
+
   it('names DNS failures with the first errors', async () => {
     const { code, stdout } = await crawl([`http://nowhere.test:${port}/`], { DNS_SERVERS: `127.0.0.1:${dns.port}` });
     expect(code).toBe(3);

@@ -15,10 +15,10 @@ function chromiumPath(): string {
 }
 
 /**
- * The dashboard of a control plane that wants its token for everything (CONTROL_PLANE_PROTECT_READS), in a
- * real headless Chromium: the page asks once, keeps the token for the tab, sends it as a header (no cookie),
- * and the pause button and the seeds form work with it; hosts an operator set below the politeness floor
- * are listed.
+ * The dashboard of a control plane that wants its token for everything (as it does by default with a token,
+ * listening on every interface), in a real headless Chromium: the page asks once, keeps the token for the
+ * tab, sends it as a header (no cookie), and the pause button and the seeds form work with it; hosts an
+ * operator set below the politeness floor are listed; nothing the page does is refused by its policy.
  */
 describe('dashboard with a control-plane token', () => {
   const prefix = `dashtoken-${randomUUID().slice(0, 8)}`;
@@ -27,6 +27,8 @@ describe('dashboard with a control-plane token', () => {
   let browser: Browser;
   let page: Page;
   const authorized: string[] = [];
+  /** What the page's Content-Security-Policy refused: the console's "Refused to …" lines and securitypolicyviolation events. */
+  const policyViolations: string[] = [];
   const api = (method: string, path: string, body?: unknown) =>
     fetch(base + path, {
       method,
@@ -39,13 +41,20 @@ describe('dashboard with a control-plane token', () => {
       REDIS_URL,
       CRAWLER_PREFIX: prefix,
       CONTROL_PLANE_TOKEN: TOKEN,
-      CONTROL_PLANE_PROTECT_READS: 'true',
       FRONTIER_ALLOW_DELAY_BELOW_MIN: 'true',
     });
     base = `http://127.0.0.1:${cp.port}`;
     browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'] });
     page = await browser.newPage();
     page.on('pageerror', (error) => process.stderr.write(`page error: ${error.message}\n`));
+    page.on('console', (message) => {
+      if (/Refused to|Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
+    });
+    // Injected by the browser itself, so the page's policy does not stop it.
+    await page.addInitScript({
+      content:
+        "document.addEventListener('securitypolicyviolation', (e) => console.error('Content Security Policy violation: ' + e.violatedDirective + ' ' + e.blockedURI))",
+    });
     page.on('request', (request) => {
       if (request.headers().authorization === `Bearer ${TOKEN}`) authorized.push(new URL(request.url()).pathname);
     });
@@ -89,5 +98,10 @@ describe('dashboard with a control-plane token', () => {
     await api('PATCH', '/hosts/fast.example', { delayMs: 50 });
     await page.locator('#below-floor', { hasText: 'fast.example' }).waitFor({ timeout: 10_000 });
     expect(await page.locator('#below-floor tbody').textContent()).toMatch(/fast\.example50 ms2,000 ms/);
+  });
+
+  it('ran with nothing refused by its Content-Security-Policy, which allows nothing inline', async () => {
+    expect((await fetch(`${base}/`)).headers.get('content-security-policy')).not.toMatch(/unsafe-inline/);
+    expect(policyViolations).toEqual([]);
   });
 });

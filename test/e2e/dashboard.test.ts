@@ -43,6 +43,8 @@ describe('dashboard and CLI against a running cluster', () => {
   let page: Page;
   const foreignRequests: string[] = [];
   const pageErrors: string[] = [];
+  /** What the page's Content-Security-Policy refused: the console's "Refused to …" lines and securitypolicyviolation events. */
+  const policyViolations: string[] = [];
   const shots = tempDir('dashboard-');
 
   const cli = (...args: string[]) => run(process.execPath, [CLI, ...args, '--control', cluster.control], { encoding: 'utf8', timeout: 60_000 });
@@ -64,6 +66,14 @@ describe('dashboard and CLI against a running cluster', () => {
       if (!request.url().startsWith(cluster.control)) foreignRequests.push(request.url());
     });
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (/Refused to|Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
+    });
+    // Injected by the browser itself, so the page's policy does not stop it.
+    await page.addInitScript({
+      content:
+        "document.addEventListener('securitypolicyviolation', (e) => console.error('Content Security Policy violation: ' + e.violatedDirective + ' ' + e.blockedURI))",
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -72,6 +82,18 @@ describe('dashboard and CLI against a running cluster', () => {
     await web?.close();
     removeTempDirs();
   });
+
+  it("no service says what it runs on (no X-Powered-By), the control plane's pages and API included", async () => {
+    const answers = await Promise.all(
+      [...cluster.services.map((s) => `http://127.0.0.1:${s.port}/health/live`), `${cluster.control}/`, `${cluster.control}/status`].map(async (url) => {
+        const response = await fetch(url);
+        await response.arrayBuffer();
+        return { url, status: response.status, poweredBy: response.headers.get('x-powered-by') };
+      }),
+    );
+    expect(answers.length).toBeGreaterThanOrEqual(10);
+    for (const answer of answers) expect(answer).toEqual({ ...answer, status: 200, poweredBy: null });
+  }, 30_000);
 
   it('shows the pipeline diagram with every box and queue, idle before any seed', async () => {
     await page.goto(`${cluster.control}/`);
@@ -189,9 +211,10 @@ describe('dashboard and CLI against a running cluster', () => {
     expect(JSON.parse(stdout)).toMatchObject({ complete: true, paused: false });
   }, 60_000);
 
-  it('loaded nothing but the control plane, and ran without script errors', () => {
+  it('loaded nothing but the control plane, and ran without script errors or anything its policy refused', () => {
     expect(foreignRequests).toEqual([]);
     expect(pageErrors).toEqual([]);
+    expect(policyViolations).toEqual([]);
     expect(existsSync(DOCS_SCREENSHOT)).toBe(true);
   });
 });

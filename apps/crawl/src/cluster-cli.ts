@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
-import type { CrawlStatus, KeptLetter, QueueFailures } from '@crawler/control-plane';
+import type { CrawlStatus, KeptLetter, OperatorAuditList, QueueFailures } from '@crawler/control-plane';
 import type { FailedUrlList } from '@crawler/crawl-state';
 import { parseSeed, parseSeedList, SeedParse, seedRequests } from '@crawler/control-plane';
 
@@ -172,6 +172,21 @@ program
     const { letters } = await call<{ letters: KeptLetter[] }>(target(options), 'GET', '/dead-letters', undefined, 'could not list dead letters');
     if (letters.length === 0) process.stdout.write('no dead letters\n');
     for (const l of letters) process.stdout.write(`${l.at}  ${l.queue}  ${l.reason}  ${summary(l.payload)}\n`);
+  });
+
+program
+  .command('operator-audit')
+  .description('the operator actions taken through the control plane (seeds, pause, resume, replays, host overrides and purges), newest first, with who and from where')
+  .option(...controlOption)
+  .option(...tokenOption)
+  .option('--limit <n>', 'how many (default 100, at most CONTROL_PLANE_AUDIT_KEPT)')
+  .option('--json', 'print the list as JSON')
+  .action(async (options: { control: string; tokenFile?: string; limit?: string; json?: boolean }) => {
+    const query = options.limit ? `?limit=${encodeURIComponent(options.limit)}` : '';
+    const list = await call<OperatorAuditList>(target(options), 'GET', `/audit${query}`, undefined, 'could not list the operator audit');
+    if (options.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+    if (list.actions.length === 0) process.stdout.write('no operator actions\n');
+    for (const a of list.actions) process.stdout.write(`${a.at}  ${a.action.padEnd(13)} ${a.who}  from ${a.from}  ${summary(a.detail)}\n`);
   });
 
 /** A payload in one short line: enough to recognise it. */

@@ -181,11 +181,13 @@ export const CrawlerConfigSchema = z.object({
      */
     tokenFile: z.string().min(1).optional().meta({ env: 'CONTROL_PLANE_TOKEN_FILE' }),
     /**
-     * Also require the token to read the crawl (status, history, URLs and their content, hosts, failures, dead
-     * letters). The dashboard's page stays open and asks for the token. Needs a token.
-     * @defaultValue false
+     * Require the token to read the crawl too (status, history, URLs and their stored content, hosts, failures, dead
+     * letters, the operator audit). The dashboard's page stays open and asks for the token. Unset, reads need the
+     * token whenever there is one and the control plane listens beyond loopback (`BIND_ADDRESS` not 127.x or ::1);
+     * `false` opts out, leaving them open to whoever reaches it. `true` needs a token.
+     * @defaultValue true with a token and a non-loopback `BIND_ADDRESS`, else false
      */
-    protectReads: bool.default(false).meta({ env: 'CONTROL_PLANE_PROTECT_READS' }),
+    protectReads: bool.optional().meta({ env: 'CONTROL_PLANE_PROTECT_READS' }),
     /**
      * Let a control plane without a token listen on a `BIND_ADDRESS` other than loopback, where anyone who reaches it
      * controls the crawl. It warns at every start.
@@ -201,6 +203,12 @@ export const CrawlerConfigSchema = z.object({
       .max(256 * 1024 * 1024)
       .default(1024 * 1024)
       .meta({ env: 'CONTROL_PLANE_MAX_BODY_BYTES' }),
+    /**
+     * Operator actions the operator audit keeps (seeds, pause, resume, replays, host overrides and purges, each with
+     * who, from where and when; `GET /audit`), newest first, in the state store: about 300 bytes each.
+     * @defaultValue 10000
+     */
+    auditKept: int(1).max(1_000_000).default(10_000).meta({ env: 'CONTROL_PLANE_AUDIT_KEPT' }),
   }),
   /**
    * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close
@@ -921,7 +929,7 @@ function resolveControlPlaneToken(config: CrawlerConfig): void {
     if (!checked.success) throw new ConfigError([`CONTROL_PLANE_TOKEN_FILE: the token in ${cp.tokenFile} ${checked.error.issues[0].message}`]);
     cp.token = text;
   }
-  if (cp.protectReads && !cp.token) {
+  if (cp.protectReads === true && !cp.token) {
     throw new ConfigError(['CONTROL_PLANE_PROTECT_READS: needs CONTROL_PLANE_TOKEN (or CONTROL_PLANE_TOKEN_FILE): there is no token to protect the reads with']);
   }
 }

@@ -154,9 +154,24 @@ describe('control plane: who may change (and read) the crawl', () => {
       expect(form.status).toBe(415);
     });
 
-    it('leaves reads, the dashboard page, /health and /metrics open by default, and answers any Host', async () => {
-      for (const path of ['/status', '/frontier', '/hosts/a.test', '/failed', '/failed-urls', '/dead-letters', '/', '/health/live', '/metrics']) {
+    it('listening beyond loopback, keeps reads behind the token by default; the page, /health and /metrics stay open, for any Host', async () => {
+      for (const path of ['/status', '/frontier', '/hosts/a.test', '/failed', '/failed-urls', '/dead-letters', '/urls/content?url=http://a.test/']) {
+        expect({ path, status: (await asHost(cp.base, 'crawler.example.org', 'GET', path)).status }).toEqual({ path, status: 401 });
+      }
+      for (const path of ['/', '/health/live', '/metrics']) {
         expect({ path, status: (await asHost(cp.base, 'crawler.example.org', 'GET', path)).status }).toEqual({ path, status: 200 });
+      }
+    });
+  });
+
+  describe('with a token, reads opened explicitly or listening on loopback only', () => {
+    it('leaves reads open with CONTROL_PLANE_PROTECT_READS=false, and on a loopback BIND_ADDRESS; changes still need the token', async () => {
+      for (const env of [{ CONTROL_PLANE_PROTECT_READS: 'false' }, { BIND_ADDRESS: '127.0.0.1' }] as Record<string, string>[]) {
+        const cp = await start({ CONTROL_PLANE_TOKEN: TOKEN, ...env });
+        for (const path of ['/status', '/frontier', '/hosts/a.test', '/failed', '/failed-urls', '/dead-letters', '/', '/health/live', '/metrics']) {
+          expect({ env, path, status: (await asHost(cp.base, 'crawler.example.org', 'GET', path)).status }).toEqual({ env, path, status: 200 });
+        }
+        expect((await fetch(`${cp.base}/pause`, json({}))).status).toBe(401);
       }
     });
   });

@@ -9,9 +9,10 @@ import { DashboardController } from './dashboard.controller';
 import { DeadLetters } from './dead-letters.service';
 import { FrontierController } from './frontier.controller';
 import { HostOverrides } from './host-overrides.service';
+import { OperatorAudit } from './operator-audit.service';
 import { UrlLookupService } from './url-lookup.service';
 
-/** The control plane: seeds, pause/resume, status and history, URL lookup, per-host controls, dead letters and failed work, the dashboard. */
+/** The control plane: seeds, pause/resume, status and history, URL lookup, per-host controls, dead letters and failed work, the operator audit, the dashboard. */
 @Module({
   imports: [CrawlStateModule],
   controllers: [CrawlController, FrontierController, DashboardController],
@@ -22,6 +23,7 @@ import { UrlLookupService } from './url-lookup.service';
     UrlLookupService,
     DeadLetters,
     HostOverrides,
+    OperatorAudit,
     { provide: APP_GUARD, useClass: ControlPlaneAuthGuard },
   ],
   exports: [CrawlControlService, CrawlMonitor, DeadLetters],

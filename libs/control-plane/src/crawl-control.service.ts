@@ -3,13 +3,14 @@ import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import type { OutageRetries, QueueCounts } from '@crawler/queue';
+import { AddressPolicy } from '@crawler/net';
 import { PortPolicy } from '@crawler/url';
 import { CompletionProbe, CrawlActivity, describeWaiting, HostSetAside, HostsAside, HostWaiting, PauseSwitch, PauseState, RecentError } from '@crawler/crawl-state';
 import { RedisMemory, CrawlStats, Pipeline } from '@crawler/runtime';
 import { CrawlMonitor } from './crawl-monitor.service';
 import { BelowFloorHost, HostOverrides } from './host-overrides.service';
 import { derivedTotals, PIPELINE_STAGES } from './pipeline-stages';
-import { parseSeed } from './seed-list';
+import { parseSeed, SeedRules } from './seed-list';
 
 export class SeedError extends Error {
   constructor(readonly problems: { input: string; reason: string }[]) {
@@ -93,8 +94,8 @@ export interface CrawlStatus {
 /** Seeds in, pause and resume, status out: the control plane shared by its HTTP API and the embedded CLI. */
 @Injectable()
 export class CrawlControlService {
-  /** The URL filter's port rule, so that a seed it would drop is refused at submission instead. */
-  private readonly ports: PortPolicy;
+  /** The URL filter's port rule and the resolver's address rule, so that a seed they would drop is refused at submission instead. */
+  private readonly seedRules: SeedRules;
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -108,12 +109,15 @@ export class CrawlControlService {
     private readonly aside: HostsAside,
     @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
   ) {
-    this.ports = new PortPolicy(portRules(config));
+    this.seedRules = {
+      ports: new PortPolicy(portRules(config)),
+      addresses: new AddressPolicy({ allowPrivate: config.dns.allowPrivate, allowCidrs: config.dns.allowCidrs }),
+    };
   }
 
   /** Validates every seed first: one bad seed refuses the whole submission, so nothing half-starts. */
   async submitSeeds(inputs: string[]): Promise<string[]> {
-    const parsed = inputs.map((input) => parseSeed(input, this.ports));
+    const parsed = inputs.map((input) => parseSeed(input, this.seedRules));
     const problems = parsed.flatMap((p) => (p.ok ? [] : [{ input: p.input, reason: p.reason }]));
     if (problems.length || parsed.length === 0) throw new SeedError(problems.length ? problems : [{ input: '', reason: 'no seeds given' }]);
     // A seed given twice (a URL and its bare domain, a list with repeats) is one seed.
@@ -197,14 +201,15 @@ export class CrawlControlService {
     return Promise.all(
       busiest.map(async ({ host, requests }) => {
         const info = await this.frontierStore.hostInfo(host);
+        const override = info.delayMs == null ? undefined : await this.overrides.inForce(info.delayMs);
         return {
           host,
           recentRequests: requests,
           fetched: info.fetched,
           queued: info.queued,
           inFlight: info.inFlight,
-          delayMs: info.delayMs ?? info.politeness?.delayMs ?? null,
-          delayCause: info.delayMs != null ? 'operator' : (info.politeness?.cause ?? null),
+          delayMs: override?.delayMs ?? info.politeness?.delayMs ?? null,
+          delayCause: override ? (override.heldToFloor ? 'floor' : 'operator') : (info.politeness?.cause ?? null),
           nextEligibleAt: info.nextAt === null ? null : new Date(info.nextAt).toISOString(),
         };
       }),

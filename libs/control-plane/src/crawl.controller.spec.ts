@@ -112,6 +112,57 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect((await stats.totals()).seeds).toBe(before.seeds);
   });
 
+  it("refuses seeds at addresses the crawl may not reach (400, in the resolver's words, none sent), and names the scheme of javascript: and data:", async () => {
+    const before = await stats.totals();
+    const seeds = [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://0x7f.1/',
+      '10.0.0.1',
+      'localhost',
+      'javascript:alert(1)',
+      'data:text/html,hi',
+    ];
+    const bad = await call('POST', '/seeds', { urls: ['http://ok.test/', ...seeds] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.problems).toEqual([
+      { input: seeds[0], reason: expect.stringMatching(/^address 169\.254\.169\.254 is a cloud metadata endpoint/) },
+      { input: seeds[1], reason: expect.stringMatching(/^address ::ffff:7f00:1 .*is not public.*DNS_ALLOW_PRIVATE/) },
+      { input: seeds[2], reason: expect.stringMatching(/^address 127\.0\.0\.1 is not public.*DNS_ALLOW_PRIVATE/) },
+      { input: seeds[3], reason: expect.stringMatching(/^address 10\.0\.0\.1 is not public.*DNS_ALLOW_PRIVATE/) },
+      { input: seeds[4], reason: expect.stringMatching(/^localhost is this machine \(127\.0\.0\.1\): address 127\.0\.0\.1 is not public/) },
+      { input: seeds[5], reason: 'scheme javascript: is not http(s)' },
+      { input: seeds[6], reason: 'scheme data: is not http(s)' },
+    ]);
+    expect((await stats.totals()).seeds).toBe(before.seeds);
+  });
+
+  it('accepts seeds at private addresses where the crawl may reach them (DNS_ALLOW_PRIVATE, DNS_ALLOW_CIDRS), never the metadata endpoint', async () => {
+    for (const env of [{ DNS_ALLOW_PRIVATE: 'true' }, { DNS_ALLOW_CIDRS: '127.0.0.0/8,10.0.0.0/8' }] as Record<string, string>[]) {
+      const config = loadConfig(env, { dataDir: dir, logLevel: 'silent', port: 0 });
+      @Module({
+        imports: [RuntimeModule.forRoot({ service: 'control-plane', config, logger: createLogger({ level: 'silent', service: 'control-plane' }) }), ControlPlaneModule],
+      })
+      class OpenModule {}
+      const open = await NestFactory.create(OpenModule, { logger: false });
+      try {
+        await open.listen(0, '127.0.0.1');
+        const post = (urls: string[]) =>
+          fetch(`http://127.0.0.1:${open.getHttpServer().address().port}/seeds`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ urls }),
+          });
+        const accepted = await post(['http://[::ffff:127.0.0.1]/', 'http://0x7f.1/', '10.0.0.1', 'localhost']);
+        expect({ env, status: accepted.status }).toEqual({ env, status: 201 });
+        expect(((await accepted.json()) as any).accepted).toEqual(['http://[::ffff:7f00:1]/', 'http://127.0.0.1/', 'https://10.0.0.1/', 'https://localhost/']);
+        expect((await post(['http://169.254.169.254/'])).status).toBe(400);
+      } finally {
+        await open.close();
+      }
+    }
+  });
+
   it('keeps the dead letters it consumes, newest first, counted by queue', async () => {
     // What a consumer of seen-urls or of a downloader's shard sends when a message does not validate.
     await queues.add(QueueName.DeadLetter, {
@@ -289,11 +340,26 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect(answer.body.message).toBe('records store: PostgreSQL unavailable: connect ECONNREFUSED 127.0.0.1:5432');
   });
 
-  it('serves the dashboard: the diagram, the chart, the forms, self-contained', async () => {
+  it('serves the dashboard: the diagram, the chart, the forms, its own script and style, nothing inline', async () => {
     const page = await call('GET', '/');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    const policy = page.headers.get('content-security-policy');
+    expect(policy).toMatch(/default-src 'none'/);
+    expect(policy).toMatch(/script-src 'self'/);
+    expect(policy).toMatch(/style-src 'self'/);
+    expect(policy).not.toMatch(/unsafe-inline|unsafe-eval|data:|\*/);
+    // Nothing inline for the policy to allow: no script or style element with content, no style or on… attribute.
+    expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/i);
+    expect(page.body).toContain('<script src="dashboard.js"></script>');
+    expect(page.body).toContain('<link rel="stylesheet" href="dashboard.css">');
+    const script = await call('GET', '/dashboard.js');
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(script.body).toContain('setInterval(poll, 2000)');
+    const style = await call('GET', '/dashboard.css');
+    expect(style.headers.get('content-type')).toMatch(/^text\/css/);
+    expect(style.body).toMatch(/\.legend i\.fetched \{ background: #1f6feb; \}/);
     for (const id of ['url-filter', 'url-seen', 'frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'storage']) {
       expect(page.body).toContain(`id="box-${id}"`);
     }
@@ -303,7 +369,7 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect(page.body).toContain('id="chart"');
     expect(page.body).toContain('id="seed-form"');
     // Nothing loaded from elsewhere (the placeholders' example URLs are text).
-    expect(page.body).not.toMatch(/<script[^>]+src=|<link[^>]+href=|(src|href)="https?:|url\(['"]?https?:|fetch\(['"]https?:|@import/);
+    for (const text of [page.body, script.body, style.body]) expect(text).not.toMatch(/(src|href)="(https?:)?\/\/|url\(['"]?https?:|fetch\(['"]https?:|@import/);
     expect((await call('GET', '/dashboard')).status).toBe(200);
   });
 });

@@ -1,4 +1,4 @@
-import { BadRequestException, Body, Controller, Get, HttpCode, Inject, NotFoundException, Post, Query, Res, ServiceUnavailableException } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, HttpCode, Inject, NotFoundException, Post, Query, Req, Res, ServiceUnavailableException } from '@nestjs/common';
 import { z } from 'zod';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { infrastructureCause } from '@crawler/queue';
@@ -7,6 +7,7 @@ import { CrawlControlService, SeedError } from './crawl-control.service';
 import { CrawlMonitor } from './crawl-monitor.service';
 import { DeadLetters, UnknownQueueError } from './dead-letters.service';
 import { UrlLookupError, UrlLookupService } from './url-lookup.service';
+import { AuditedRequest, OperatorAudit } from './operator-audit.service';
 import { ControlPlaneRoute } from './control-plane-route';
 
 const SeedsBody = z.object({ urls: z.array(z.string()).min(1).max(100_000) });
@@ -24,6 +25,11 @@ const failedUrlsQuery = (kept: number) =>
     })
     .strict();
 
+/** GET /audit: at most as many as the audit keeps (CONTROL_PLANE_AUDIT_KEPT). */
+const auditQuery = (kept: number) => z.object({ limit: z.coerce.number().int().min(1).max(kept).default(Math.min(100, kept)) }).strict();
+/** How many of a submission's seeds an audit entry names (the count says the rest). */
+const SEEDS_NAMED = 5;
+
 /** The part of an HTTP response the content route sets headers on (Express's, structurally). */
 interface HeaderSink {
   setHeader(name: string, value: string): unknown;
@@ -38,8 +44,21 @@ export class CrawlController {
     private readonly urls: UrlLookupService,
     private readonly dead: DeadLetters,
     private readonly failedUrls: FailedUrls,
+    private readonly audit: OperatorAudit,
     @Inject(CRAWLER_CONFIG) private readonly config: CrawlerConfig,
   ) {}
+
+  /** GET /audit?limit=<n>: the operator actions taken through the control plane, newest first, with who, from where and when. */
+  @Get('audit')
+  async operatorAudit(@Query() query: Record<string, unknown>) {
+    const kept = this.config.controlPlane.auditKept;
+    const parsed = auditQuery(kept).safeParse(query ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new BadRequestException(`${issue.path.join('.') || 'query'}: ${issue.message} (expected ?limit=1…${kept})`);
+    }
+    return this.audit.list(parsed.data.limit);
+  }
 
   /**
    * GET /failed-urls?limit=<n>&reason=<reason>: the URLs the crawl gave up on, newest first, each with its
@@ -71,10 +90,12 @@ export class CrawlController {
   /** POST /failed/replay {"queue"?: name}: sends failed messages round again (after fixing their cause). */
   @Post('failed/replay')
   @HttpCode(200)
-  async replay(@Body() body: unknown) {
+  async replay(@Body() body: unknown, @Req() request: AuditedRequest) {
     const parsed = ReplayBody.safeParse(body ?? {});
     if (!parsed.success) throw new BadRequestException(`expected {"queue"?: string}: ${parsed.error.issues[0].message}`);
-    return { replayed: await this.queueCall(() => this.dead.replay(parsed.data.queue)) };
+    const replayed = await this.queueCall(() => this.dead.replay(parsed.data.queue));
+    await this.audit.record(request, 'replay-failed', { queue: parsed.data.queue ?? null, replayed });
+    return { replayed };
   }
 
   private async queueCall<T>(run: () => Promise<T>): Promise<T> {
@@ -88,15 +109,18 @@ export class CrawlController {
 
   /** POST /seeds {"urls": ["https://example.com/", "example.org"]} → 201 {"accepted": [canonical seed URLs]} */
   @Post('seeds')
-  async seeds(@Body() body: unknown) {
+  async seeds(@Body() body: unknown, @Req() request: AuditedRequest) {
     const parsed = SeedsBody.safeParse(body);
     if (!parsed.success) throw new BadRequestException(`expected {"urls": [string, …]}: ${parsed.error.issues[0].message}`);
+    let accepted: string[];
     try {
-      return { accepted: await this.control.submitSeeds(parsed.data.urls) };
+      accepted = await this.control.submitSeeds(parsed.data.urls);
     } catch (error) {
       if (error instanceof SeedError) throw new BadRequestException({ message: error.message, problems: error.problems });
       throw error;
     }
+    await this.audit.record(request, 'seeds', { count: accepted.length, first: accepted.slice(0, SEEDS_NAMED) });
+    return { accepted };
   }
 
   /** GET /status: stages with queue depths and rates, totals, pause state, top hosts, recent errors, completion. */
@@ -116,17 +140,21 @@ export class CrawlController {
   /** POST /pause {"reason"?: string}: no URL is dispatched until /resume; requests in flight finish. */
   @Post('pause')
   @HttpCode(200)
-  async pause(@Body() body: unknown) {
+  async pause(@Body() body: unknown, @Req() request: AuditedRequest) {
     const parsed = PauseBody.safeParse(body ?? {});
     if (!parsed.success) throw new BadRequestException(`expected {"reason"?: string}: ${parsed.error.issues[0].message}`);
-    return this.control.pause(parsed.data.reason);
+    const state = await this.control.pause(parsed.data.reason);
+    await this.audit.record(request, 'pause', { reason: parsed.data.reason ?? null, since: state.since });
+    return state;
   }
 
   /** POST /resume: dispatching starts again (within a dispatcher tick, ≤ 200 ms). */
   @Post('resume')
   @HttpCode(200)
-  resume() {
-    return this.control.resume();
+  async resume(@Req() request: AuditedRequest) {
+    const state = await this.control.resume();
+    await this.audit.record(request, 'resume', {});
+    return state;
   }
 
   /** GET /urls?url=<url>: the URL's record (stored, duplicate of…, or unknown → 404) and its host's frontier state. */

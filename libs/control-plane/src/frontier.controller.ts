@@ -1,8 +1,9 @@
-import { BadRequestException, Body, Controller, Delete, Get, Inject, Param, Patch } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Delete, Get, Inject, Param, Patch, Req } from '@nestjs/common';
 import { z } from 'zod';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { BelowFloorError, HostOverrides } from './host-overrides.service';
 import { ControlPlaneRoute } from './control-plane-route';
+import { AuditedRequest, OperatorAudit } from './operator-audit.service';
 
 const nullableMs = z.number().int().min(0).nullable().optional();
 const HostControlsBody = z
@@ -30,6 +31,7 @@ export class FrontierController {
   constructor(
     @Inject(FRONTIER_STORE) private readonly frontier: FrontierStore,
     private readonly overrides: HostOverrides,
+    private readonly audit: OperatorAudit,
   ) {}
 
   @Get('frontier')
@@ -48,7 +50,7 @@ export class FrontierController {
   }
 
   @Patch('hosts/:host')
-  async control(@Param('host') host: string, @Body() body: unknown) {
+  async control(@Param('host') host: string, @Body() body: unknown, @Req() request: AuditedRequest) {
     const parsed = HostControlsBody.safeParse(body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -59,17 +61,21 @@ export class FrontierController {
       ...rest,
       ...(blockedUntil === undefined ? {} : { blockedUntil: typeof blockedUntil === 'string' ? Date.parse(blockedUntil) : blockedUntil }),
     };
+    let inForce: Awaited<ReturnType<HostOverrides['set']>>;
     try {
-      await this.overrides.set(host, controls, Date.now());
+      inForce = await this.overrides.set(host, controls, Date.now());
     } catch (error) {
       if (error instanceof BelowFloorError) throw new BadRequestException(error.message);
       throw error;
     }
+    await this.audit.record(request, 'host-controls', { host, ...controls, ...inForce });
     return this.host(host);
   }
 
   @Delete('hosts/:host/queue')
-  async purge(@Param('host') host: string) {
-    return { host, dropped: await this.overrides.purge(host, Date.now()) };
+  async purge(@Param('host') host: string, @Req() request: AuditedRequest) {
+    const dropped = await this.overrides.purge(host, Date.now());
+    await this.audit.record(request, 'host-purge', { host, dropped });
+    return { host, dropped };
   }
 }

@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@crawler/config';
+import { CrawlActivity, PolitenessFloor } from '@crawler/crawl-state';
 import { RuntimeModule } from '@crawler/runtime';
+import { STATE_STORE, StateStore } from '@crawler/state';
 import { createLogger } from '@crawler/logging';
 import { ControlPlaneModule } from './control-plane.module';
 
@@ -67,5 +69,33 @@ describe('control plane: host delay overrides and the politeness floor', () => {
     const purge = await call(base, 'DELETE', '/hosts/b.test/queue');
     expect(purge.body).toEqual({ host: 'b.test', dropped: 0 });
     expect((await call(base, 'GET', '/hosts/b.test')).body.audit.at(-1)).toMatchObject({ event: 'operator-purge', dropped: 0 });
+  });
+
+  it('reports what is in force: a frontier that holds its 1000 ms floor keeps a 100 ms override at 1000 ms, in the audit, the status and top hosts', async () => {
+    const base = await start({ FRONTIER_MIN_DELAY_MS: '1000', FRONTIER_ALLOW_DELAY_BELOW_MIN: 'true' });
+    // The frontier, started without FRONTIER_ALLOW_DELAY_BELOW_MIN, publishes the floor it holds.
+    const frontierConfig = loadConfig({ FRONTIER_MIN_DELAY_MS: '1000' }, { logLevel: 'silent' });
+    await new PolitenessFloor(apps.at(-1)!.get<StateStore>(STATE_STORE), frontierConfig).publish();
+    const held = await call(base, 'PATCH', '/hosts/d.test', { delayMs: 100 });
+    expect(held.status).toBe(200);
+    expect(held.body.audit.at(-1)).toEqual(expect.objectContaining({ event: 'operator', delayMs: 100, delayInForceMs: 1000, minDelayMs: 1000, heldToFloor: true }));
+    expect(held.body.audit.at(-1).belowFloor).toBeUndefined();
+    await apps
+      .at(-1)!
+      .get(CrawlActivity)
+      .recordOutcome({ host: 'd.test', url: 'http://d.test/', requested: true, kind: 'fetched', status: 200 } as any);
+    const status = (await call(base, 'GET', '/status')).body;
+    expect(status.belowFloor).toEqual([]);
+    expect(status.topHosts).toEqual([expect.objectContaining({ host: 'd.test', delayMs: 1000, delayCause: 'floor' })]);
+    // A frontier that allows it: the override is in force, listed and audited as below the floor.
+    await new PolitenessFloor(
+      apps.at(-1)!.get<StateStore>(STATE_STORE),
+      loadConfig({ FRONTIER_MIN_DELAY_MS: '1000', FRONTIER_ALLOW_DELAY_BELOW_MIN: 'true' }, { logLevel: 'silent' }),
+    ).publish();
+    const fast = await call(base, 'PATCH', '/hosts/d.test', { delayMs: 100 });
+    expect(fast.body.audit.at(-1)).toEqual(expect.objectContaining({ delayMs: 100, delayInForceMs: 100, minDelayMs: 1000, belowFloor: true }));
+    const allowed = (await call(base, 'GET', '/status')).body;
+    expect(allowed.belowFloor).toEqual([{ host: 'd.test', delayMs: 100, minDelayMs: 1000 }]);
+    expect(allowed.topHosts).toEqual([expect.objectContaining({ host: 'd.test', delayMs: 100, delayCause: 'operator' })]);
   });
 });

@@ -6,3 +6,4 @@ export * from './seed-list';
 export * from './url-lookup.service';
 export * from './dead-letters.service';
 export * from './host-overrides.service';
+export * from './operator-audit.service';

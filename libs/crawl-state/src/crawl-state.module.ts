@@ -6,6 +6,7 @@ import { FailedUrls } from './failed-urls.service';
 import { HostsAside } from './hosts-aside.service';
 import { HubLinks } from './hub-links.service';
 import { PauseSwitch } from './pause-switch.service';
+import { PolitenessFloor } from './politeness-floor.service';
 import { UnreachedHostsRegistry } from './unreached-hosts.service';
 
 /**
@@ -25,7 +26,7 @@ class CrawlStateLifecycle implements OnApplicationShutdown {
   }
 }
 
-const RECORDS = [CrawlActivity, HostsAside, UnreachedHostsRegistry, FailedUrls, PauseSwitch, CompletionProbe, HubLinks];
+const RECORDS = [CrawlActivity, HostsAside, UnreachedHostsRegistry, FailedUrls, PauseSwitch, PolitenessFloor, CompletionProbe, HubLinks];
 
 /**
  * The crawl-wide records kept in the state store, for the processes that write or read them (the frontier,

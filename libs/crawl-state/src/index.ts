@@ -4,5 +4,6 @@ export * from './hosts-aside.service';
 export * from './unreached-hosts.service';
 export * from './failed-urls.service';
 export * from './pause-switch.service';
+export * from './politeness-floor.service';
 export * from './completion-probe.service';
 export * from './hub-links.service';

@@ -9,6 +9,7 @@ import { FrontierDispatcher } from './frontier-dispatcher.service';
 import { FrontierMetrics } from './frontier.metrics';
 import { FrontierProcessor } from './frontier.processor';
 import { FrontierService } from './frontier.service';
+import { PolitenessFloorPublisher } from './politeness-floor.publisher';
 import { DefaultPrioritizer, FRONTIER_PRIORITIZER, PrioritizerChain } from './prioritizer';
 
 @Module({
@@ -26,6 +27,7 @@ import { DefaultPrioritizer, FRONTIER_PRIORITIZER, PrioritizerChain } from './pr
     FrontierDispatcher,
     FrontierProcessor,
     FrontierMetrics,
+    PolitenessFloorPublisher,
   ],
   exports: [FrontierService],
 })

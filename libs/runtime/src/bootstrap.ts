@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError, loadConfig } from '@crawler/config';
 import { createProcessLogger, NestPinoLogger } from '@crawler/logging';
+import { ControlApiAccess } from './control-api-access';
 import { listenPlan, ListenPlan } from './listen-address';
 import { checkRecords } from './records-check';
 import { checkRedis } from './redis-policy-check';
@@ -60,6 +61,10 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
     bodyParser: false,
     abortOnError: false,
   }).catch(couldNotStart);
+  // Nobody learns from a service's answers what it runs on.
+  app.disable('x-powered-by');
+  // A control API checks who asks before it reads a body: a stranger's bad or oversized body gets a 401.
+  if (options.controlApi) app.use(new ControlApiAccess(config).beforeBody());
   app.useBodyParser('json', { limit: config.controlPlane.maxBodyBytes });
   app.use(bodyErrors(config.controlPlane.maxBodyBytes));
   // app.close() runs every shutdown hook (workers finish their jobs, then the stores close); unlike

@@ -6,6 +6,7 @@ export * from './periodic-flush';
 export * from './bootstrap';
 export * from './shutdown-deadline';
 export * from './listen-address';
+export * from './control-api-access';
 export * from './redis-policy-check';
 export * from './records-check';
 export * from './redis-memory.service';

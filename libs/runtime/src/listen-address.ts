@@ -53,3 +53,14 @@ export function listenPlan(config: CrawlerConfig, controlApi: boolean): ListenPl
       'so anyone who reaches this address can seed, pause, unblock hosts and replay failed work',
   };
 }
+
+/**
+ * Whether the control plane's reads (the crawl's state, its URLs and stored pages) need the token:
+ * CONTROL_PLANE_PROTECT_READS when set, else whenever it has a token and listens beyond loopback, where
+ * anyone on the network could read them.
+ */
+export function readsProtected(config: CrawlerConfig): boolean {
+  const { token, protectReads } = config.controlPlane;
+  if (!token) return false;
+  return protectReads ?? !isLoopback(config.bindAddress ?? '0.0.0.0');
+}

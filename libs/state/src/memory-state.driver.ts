@@ -209,6 +209,17 @@ export class MemoryStateStore implements StateStore {
     return this.keyspace.find(this.key(key), 'list')?.value.length ?? 0;
   }
 
+  async listPushCapped(key: string, items: string[], max: number): Promise<void> {
+    if (items.length === 0) return;
+    const list = this.keyspace.upsert(this.key(key), 'list', () => []);
+    list.unshift(...[...items].reverse());
+    list.splice(Math.max(0, max));
+  }
+
+  async listHead(key: string, count: number): Promise<string[]> {
+    return (this.keyspace.find(this.key(key), 'list')?.value ?? []).slice(0, Math.max(0, count));
+  }
+
   async bitsTestAndSet(key: string, groups: number[][]): Promise<boolean[]> {
     for (const offset of groups.flat()) {
       if (!Number.isInteger(offset) || offset < 0 || offset > MAX_BIT_OFFSET) {

@@ -228,6 +228,22 @@ export class RedisStateStore implements StateStore {
     return this.redis.llen(this.key(key));
   }
 
+  /** LPUSH then LTRIM in one transaction: one key, so one slot on a cluster. */
+  async listPushCapped(key: string, items: string[], max: number): Promise<void> {
+    if (items.length === 0) return;
+    const results = await this.redis
+      .multi()
+      .lpush(this.key(key), ...items)
+      .ltrim(this.key(key), 0, max - 1)
+      .exec();
+    const failed = results?.find(([error]) => error);
+    if (!results || failed) throw failed?.[0] ?? new Error('listPushCapped: transaction aborted');
+  }
+
+  listHead(key: string, count: number): Promise<string[]> {
+    return count > 0 ? this.redis.lrange(this.key(key), 0, count - 1) : Promise.resolve([]);
+  }
+
   /**
    * One BITFIELD of `SET u1 <offset> 1` per bit: atomic, in order (a group sees the bits of the groups before
    * it), and each answer is the bit's old value. A Lua loop of SETBITs did the same for 2.5× the Redis CPU.

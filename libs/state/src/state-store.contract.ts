@@ -239,6 +239,23 @@ export function stateStoreContract(name: string, make: () => Promise<StateStore>
       });
     });
 
+    describe('capped lists', () => {
+      it('keeps the newest items first, never more than the cap, however many writers push at once', async () => {
+        expect(await store.listHead('log', 10)).toEqual([]);
+        await store.listPushCapped('log', ['1', '2'], 5);
+        await store.listPushCapped('log', ['3'], 5);
+        expect(await store.listHead('log', 10)).toEqual(['3', '2', '1']);
+        await Promise.all(['4', '5', '6', '7'].map((item) => store.listPushCapped('log', [item], 5)));
+        const kept = await store.listHead('log', 10);
+        expect(kept).toHaveLength(5);
+        expect(kept.slice(0, 4).sort()).toEqual(['4', '5', '6', '7']);
+        expect(kept[4]).toBe('3');
+        expect(await store.listHead('log', 2)).toEqual(kept.slice(0, 2));
+        await store.listPushCapped('log', [], 5);
+        expect(await store.listHead('log', 10)).toEqual(kept);
+      });
+    });
+
     describe('bits', () => {
       it('answers per group whether all its bits were already set', async () => {
         expect(await store.bitsTestAndSet('b', [[1, 5, 9]])).toEqual([false]);

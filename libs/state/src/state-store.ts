@@ -62,6 +62,14 @@ export interface StateStore {
   queueLength(key: string): Promise<number>;
 
   /**
+   * Puts items at the head of a list, the last given first, and keeps only its first `max`, in one step: a log
+   * that keeps its newest entries and never grows past `max`.
+   */
+  listPushCapped(key: string, items: string[], max: number): Promise<void>;
+  /** The first `count` items of such a list: the newest first. */
+  listHead(key: string, count: number): Promise<string[]>;
+
+  /**
    * For each group of bit offsets: sets them all and answers whether every one was already set
    * (a Bloom filter's atomic test-and-set). Offsets are < 2^32.
    */
