@@ -334,7 +334,8 @@ export const CrawlerConfigSchema = z.object({
      */
     maxCrawlDelayMs: ms.default(30_000).meta({ env: 'FRONTIER_MAX_CRAWL_DELAY_MS' }),
     /**
-     * A host whose requests time out this many times in a row (no response in between) is backed off (`timeouts`):
+     * A host whose URLs time out, this many distinct ones in a row (no response in between; a URL's retries do not
+     * count again), is backed off (`timeouts`):
      * its URLs are kept but wait `FRONTIER_HOST_TIMEOUT_BACKOFF_MS`, doubling with each further timeout; a response
      * ends it. A crawl left with only such hosts ends and names them. 0 = never.
      * @defaultValue 3

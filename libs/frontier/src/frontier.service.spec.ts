@@ -82,14 +82,18 @@ describe('FrontierService', () => {
     expect(f.logs).toContainEqual(expect.objectContaining({ event: 'frontier-pruned', dropped: 1, maxQueued: 2 }));
   });
 
-  it('holds a URL that failed transiently for a retry after the backoff, while its host goes on, and gives it up after FRONTIER_TRANSIENT_ATTEMPTS', async () => {
+  // A timeout is retried like the other transient failures, after the same waits (not at once, at the head of its host's queue).
+  it.each([
+    ['reset', 'ECONNRESET: read ECONNRESET'],
+    ['timeout-rate', 'ERR_FETCH_TOO_SLOW: body arrived at 1 B/s'],
+  ] as const)('holds a URL that failed transiently (%s) for a retry after the backoff, while its host goes on, and gives it up after FRONTIER_TRANSIENT_ATTEMPTS', async (errorKind, error) => {
     const f = frontier();
     await f.service.add(links('a.test', ['/1', '/2']));
     const reset = ({ retry }: { retry: any }) => ({
       kind: 'error' as const,
       requested: true,
-      error: 'ECONNRESET: read ECONNRESET',
-      errorKind: 'reset' as const,
+      error,
+      errorKind,
       durationMs: 3,
       retry,
     });
@@ -106,12 +110,14 @@ describe('FrontierService', () => {
     expect(await f.store.promoteDue(Date.now() + 75_001, 10)).toBe(1);
     await turn(f, reset);
     expect(await f.store.stats()).toMatchObject({ size: 0, scheduled: 0 });
-    expect(await f.stats.totals()).toMatchObject({ 'frontier.retry.reset': 2, 'failed-urls': 1, 'failed-urls.reset': 1 });
+    expect(await f.stats.totals()).toMatchObject({ [`frontier.retry.${errorKind}`]: 2, 'failed-urls': 1, [`failed-urls.${errorKind}`]: 1 });
     const listed = await f.failed.list();
     expect(listed).toMatchObject({
       total: 1,
-      urls: [{ seq: 1, url: 'http://a.test/1', host: 'a.test', reason: 'reset', attempts: 3, error: 'ECONNRESET: read ECONNRESET' }],
+      urls: [{ seq: 1, url: 'http://a.test/1', host: 'a.test', reason: errorKind, attempts: 3, error }],
     });
+    // One URL failing three times is one strike: its host was never backed off.
+    expect(await f.aside.listSetAside()).toEqual([]);
     expect(Date.parse(listed.urls[0].at)).toBeGreaterThanOrEqual(before);
   });
 
@@ -216,7 +222,7 @@ describe('FrontierService', () => {
     expect(await f.stats.totals()).toMatchObject({ 'set-aside.crawl-delay': 3, 'hosts-set-aside.crawl-delay': 1 });
   });
 
-  it('backs off a host after FRONTIER_HOST_TIMEOUT_STRIKES timeouts in a row, keeps its URLs, lists it until it answers', async () => {
+  it('backs off a host after FRONTIER_HOST_TIMEOUT_STRIKES URLs timed out in a row, keeps its URLs, lists it until it answers', async () => {
     const f = frontier();
     await f.service.add(links('slow.test', ['/1', '/2', '/3', '/4', '/5', '/6']));
     const timedOut = () => ({
@@ -241,7 +247,7 @@ describe('FrontierService', () => {
         reason: 'timeouts',
         urls: 3,
         until: new Date(info.nextAt!).toISOString(),
-        detail: expect.stringMatching(/^3 timeouts in a row .*timeout-rate/),
+        detail: expect.stringMatching(/^3 URLs timed out in a row .*timeout-rate/),
       }),
     ]);
     // Unlike a host set aside for good, links to it found meanwhile are kept.

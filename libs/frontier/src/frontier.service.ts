@@ -7,7 +7,7 @@ import { CrawlActivity, FailedUrls, HostsAside, HubLinks, SetAsideReason, Unreac
 import { CrawlStats } from '@crawler/runtime';
 import { hostOf } from '@crawler/url';
 import { encodeEntry } from './frontier-entry';
-import { isSlowDown, isTimeout, politeDelay } from './politeness';
+import { isSlowDown, isStrike, politeDelay } from './politeness';
 import { FRONTIER_PRIORITIZER, PrioritizerChain } from './prioritizer';
 import { DispatchSignal } from './dispatch-signal';
 import { recrawlInterval } from './recrawl-policy';
@@ -131,12 +131,7 @@ export class FrontierService {
       // page that failed is no reason to stop fetching the site's others, and no reason to fetch it sooner.
       const failures = (outcome.retry.failures ?? 0) + 1;
       const waitMs = failure.kind === 'transient' ? retryDelayMs(failures, frontier, Math.random(), outcome.retryAfterMs) : undefined;
-      if (waitMs !== undefined && isTimeout(outcome)) {
-        // A timeout says as much about the host as about the page: the URL goes back to the head of its
-        // host's queue, paced by the host and backed off with it by the strike rule, so a crawl left with
-        // only such hosts can end and name them instead of waiting on held retries.
-        requeue = encodeEntry({ ...outcome.retry, failures });
-      } else if (waitMs !== undefined) {
+      if (waitMs !== undefined) {
         const entry = { ...outcome.retry, failures };
         const [priority] = await this.prioritizer.of([entry], frontier.frontQueues);
         retryLater = { item: encodeEntry(entry), priority, dueAt: now + waitMs };
@@ -200,7 +195,7 @@ export class FrontierService {
     }
     const strikes = frontier.hostTimeoutStrikes;
     const timeouts = decision.politeness.timeouts ?? 0;
-    if (strikes > 0 && isTimeout(outcome) && timeouts >= strikes) await this.backOff(outcome, timeouts, nextAt);
+    if (strikes > 0 && isStrike(outcome) && timeouts >= strikes) await this.backOff(outcome, timeouts, nextAt);
     else if (strikes > 0 && (host.politeness?.timeouts ?? 0) >= strikes && !timeouts) {
       // It answered: its back-off is over and it is no longer reported.
       await this.aside.answered(outcome.host);
@@ -251,7 +246,7 @@ export class FrontierService {
    */
   private async backOff(outcome: FetchOutcome, timeouts: number, nextAt: number): Promise<void> {
     const { queued } = await this.store.hostInfo(outcome.host);
-    const detail = `${timeouts} timeouts in a row (FRONTIER_HOST_TIMEOUT_STRIKES ${this.config.frontier.hostTimeoutStrikes}), the last ${outcome.errorKind}: ${outcome.error ?? ''}; backed off for ${Math.round((nextAt - Date.now()) / 1000)} s`;
+    const detail = `${timeouts} URLs timed out in a row (FRONTIER_HOST_TIMEOUT_STRIKES ${this.config.frontier.hostTimeoutStrikes}), the last ${outcome.errorKind}: ${outcome.error ?? ''}; backed off for ${Math.round((nextAt - Date.now()) / 1000)} s`;
     await this.aside.backedOff(outcome.host, detail, nextAt, queued);
     await this.stats.count('hosts-backed-off.timeouts');
     this.logger.warn({ event: 'host-backed-off', host: outcome.host, reason: 'timeouts', timeouts, nextAt, urls: queued }, `host backed off: ${detail}`);
