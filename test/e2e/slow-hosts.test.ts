@@ -83,7 +83,7 @@ describe('a slow host does not hold the crawl', () => {
   it('cuts the trickle, backs the host off after three of its URLs timed out, fetches the rest and ends in bounded time', async () => {
     const started = Date.now();
     // The timed-out URLs' retries come back soon (production: 30 s, then 60 s).
-    const { summary, log } = await crawl([`http://fast-a.test:${port}/`, `http://fast-b.test:${port}/`], { FRONTIER_RETRY_BACKOFF_MS: '300' });
+    const { summary, code, log } = await crawl([`http://fast-a.test:${port}/`, `http://fast-b.test:${port}/`], { FRONTIER_RETRY_BACKOFF_MS: '300' });
     const seconds = (Date.now() - started) / 1000;
     expect(seconds).toBeLessThan(30);
 
@@ -104,6 +104,9 @@ describe('a slow host does not hold the crawl', () => {
     expect(aside.urls).toBe(SLOW_PAGES - (summary.totals['failed-urls'] ?? 0));
     expect(summary.notFetched[0]).toEqual(expect.objectContaining({ reason: 'timeouts', hosts: 1, urls: aside.urls }));
     expect(summary.notFetched[0].detail).toMatch(/1 host set aside, their requests kept timing out .*slow\.test/);
+    // It finished without waiting for the backed-off host, and says it left its URLs.
+    expect(summary).toMatchObject({ stopped: 'finished', complete: false, left: aside.urls });
+    expect(code).toBe(0);
   }, 60_000);
 
   it('one trickling page among quick ones fails alone, its retries held like any: the host and its quick pages go on', async () => {
@@ -121,6 +124,7 @@ describe('a slow host does not hold the crawl', () => {
     expect(summary.hostsSetAside).toEqual([]);
     expect(summary.failedUrls).toEqual([expect.objectContaining({ url: `http://mixed.test:${port}/drip/1`, reason: 'timeout-rate', attempts: 3 })]);
     expect(summary.notFetched).toEqual([expect.objectContaining({ reason: 'retries-exhausted', urls: 1 })]);
+    expect(summary).toMatchObject({ stopped: 'finished', complete: true, left: 0 });
     expect(code).toBe(0);
   }, 60_000);
 });

@@ -202,6 +202,15 @@ export const CrawlerConfigSchema = z.object({
       .default(1024 * 1024)
       .meta({ env: 'CONTROL_PLANE_MAX_BODY_BYTES' }),
   }),
+  /** The embedded crawl's own limits (`npm run crawl`); the services of the distributed shape run until stopped. */
+  crawl: z.object({
+    /**
+     * The crawl stops after this long (ms), writes its summary (`stopped: 'time-limit'`, what was left) and exits 4;
+     * 0 = no limit. `--max-time` sets it in seconds.
+     * @defaultValue 0
+     */
+    maxTimeMs: ms.default(0).meta({ env: 'CRAWL_MAX_TIME_MS' }),
+  }),
   /**
    * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close
    * before it exits anyway, saying so; a second signal exits at once. Longer than `DOWNLOADER_TOTAL_TIMEOUT_MS`, so a
@@ -846,6 +855,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     plugins: {},
     breaker: {},
     controlPlane: {},
+    crawl: {},
   };
   const problems: string[] = [];
   for (const [name, path] of Object.entries(ENV_NAMES)) {
