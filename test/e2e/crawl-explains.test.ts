@@ -24,6 +24,7 @@ describe('the embedded crawl says what happened', () => {
     pagesServed = 0;
     const page = (i: number) => `<!doctype html><title>page ${i}</title><p>Page ${i}.</p><a href="/p/${i + 1}">next</a>`;
     site = http.createServer((req, res) => {
+      if (req.url === '/robots.txt' && req.headers.host?.startsWith('loop-b.')) return void res.writeHead(500).end();
       if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
       if (req.url === '/broken') return void res.writeHead(500, { 'content-type': 'text/html' }).end('<!doctype html><title>down</title>');
       if (req.url === '/' || req.url!.startsWith('/p/'))
@@ -122,6 +123,28 @@ describe('the embedded crawl says what happened', () => {
     expect(JSON.parse(missing.stdout)).toMatchObject({ stopped: 'finished', complete: false, pagesFetched: 1, pagesStored: 0 });
     expect(missing.stderr).toMatch(/crawl: nothing was fetched\. every page answered with an HTTP error \(4xx 1\)/);
   });
+
+  it('gives up an unreachable robots.txt (500, connection refused) soon once nothing else is left, naming the cause', async () => {
+    const closed = http.createServer();
+    const closedPort = await listenOnLoopback(closed);
+    await closeServer(closed);
+    const started = Date.now();
+    const { code, stdout } = await crawl([`http://loop-a.test:${closedPort}/`, `http://loop-b.test:${port}/`, '--allow-private', '--sitemaps', 'off'], {
+      DNS_SERVERS: `127.0.0.1:${dns.port}`,
+      CRAWL_ROBOTS_IDLE_WAIT_MS: '1000',
+    });
+    // DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS is left at its 30 minutes: the idle wait is what ended it.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(code).toBe(3);
+    const summary = JSON.parse(stdout);
+    expect(summary.hostsSetAside).toEqual([
+      expect.objectContaining({ host: `loop-a.test:${closedPort}`, reason: 'robots-unreachable', urls: 1, detail: expect.stringMatching(/last connection refused .*CRAWL_ROBOTS_IDLE_WAIT_MS/) }),
+      expect.objectContaining({ host: `loop-b.test:${port}`, reason: 'robots-unreachable', urls: 1, detail: expect.stringMatching(/last answered 500/) }),
+    ]);
+    expect(summary.notFetched).toEqual([expect.objectContaining({ reason: 'robots-unreachable', hosts: 2, urls: 2, detail: expect.stringMatching(/connection refused/) })]);
+    expect(summary.errors).toBe(2);
+    expect(summary.totals).toMatchObject({ 'error.robots.refused': 1, 'error.robots.status-500': 1 });
+  }, 40_000);
 
   it('Ctrl-C writes the summary of what was done, then exits 130', async () => {
     pagesServed = 0;

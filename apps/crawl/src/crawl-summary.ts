@@ -101,7 +101,7 @@ export function notFetched(inputs: NotFetchedInputs, totals: Record<string, numb
     });
   }
   const whys = {
-    'robots-unreachable': 'robots.txt stayed unreachable (DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS)',
+    'robots-unreachable': 'robots.txt stayed unreachable (DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS, or CRAWL_ROBOTS_IDLE_WAIT_MS once nothing else was left)',
     'crawl-delay': 'their Crawl-delay is above FRONTIER_MAX_CRAWL_DELAY_MS',
     timeouts:
       'their requests kept timing out (FRONTIER_HOST_TIMEOUT_STRIKES in a row; DOWNLOADER_MIN_BYTES_PER_SECOND and DOWNLOADER_TOTAL_TIMEOUT_MS decide what is too slow), and the crawl did not wait out their back-off',
@@ -115,7 +115,8 @@ export function notFetched(inputs: NotFetchedInputs, totals: Record<string, numb
       hosts: hosts.length,
       urls: hosts.reduce((n, h) => n + h.urls, 0),
       detail: `${plural(hosts.length, 'host')} set aside, ${why}: ${firstHosts(
-        hosts.slice(0, 3).map((h) => h.host),
+        // Why robots.txt failed is the part to act on: "answered 500", "connection refused".
+        hosts.slice(0, 3).map((h) => (reason === 'robots-unreachable' ? `${h.host} (${h.detail})` : h.host)),
         hosts.length,
       )}.`,
     });

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, CrawlerConfig, loadConfig } from '@crawler/config';
 import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
+import { FrontierService } from '@crawler/frontier';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createProcessLogger, Logger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
@@ -13,6 +14,7 @@ import { checkRecords, checkRedis, surviveUnawaitedRedisErrors, CrawlStats, Runt
 import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { exitCodeOf, formatSummary, isComplete, notFetched, StopReason, summarize } from './crawl-summary';
+import { RobotsIdleWait } from './robots-idle-wait';
 import { serviceModules } from './service-modules';
 
 export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
@@ -126,12 +128,14 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   const inProcess = !config.redisUrl;
   let waitingLine = '';
   let last: PipelineSnapshot | undefined;
+  const robotsIdle = new RobotsIdleWait(app.get(FrontierService), config.crawl.robotsIdleWaitMs, logger);
   await app.get(CompletionProbe).waitForCompletion({
     pollMs: inProcess ? 50 : 200,
     settleMs: inProcess ? 50 : 250,
     signal: interruption.signal,
     onTick: (snapshot) => {
       last = snapshot;
+      robotsIdle.tick(snapshot.waitingOnRobots);
       // Nothing happens until a broken robots.txt is tried again, or an outage ends: say so, or the run looks stuck.
       const outage = Object.keys(snapshot.outageRetries).length || snapshot.redisMemory?.full ? snapshot.waitingOn : null;
       const line = snapshot.waitingOnRobots

@@ -210,6 +210,13 @@ export const CrawlerConfigSchema = z.object({
      * @defaultValue 0
      */
     maxTimeMs: ms.default(0).meta({ env: 'CRAWL_MAX_TIME_MS' }),
+    /**
+     * Once hosts waiting for an unreachable robots.txt are all the crawl has left, it waits for them this long at
+     * most, then gives them up (set aside, `robots-unreachable`, named in the summary with their last failure)
+     * instead of holding the run open until `DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS`; 0 = wait that out.
+     * @defaultValue 120000
+     */
+    robotsIdleWaitMs: ms.default(120_000).meta({ env: 'CRAWL_ROBOTS_IDLE_WAIT_MS' }),
   }),
   /**
    * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close

@@ -201,6 +201,32 @@ describe('FrontierService', () => {
     expect(await f.stats.totals()).toMatchObject({ 'set-aside.robots-unreachable': 5, 'hosts-set-aside.robots-unreachable': 1 });
   });
 
+  it('gives up waiting hosts early when told (the embedded crawl, nothing else left), naming the last failure; a URL still out is dropped with them', async () => {
+    const f = frontier();
+    await f.service.add(links('a.test', ['/1', '/2', '/3']));
+    const since = Date.now() - 5000;
+    const plan = { since, tries: 2, nextTryAt: Date.now() + 60_000, giveUpAt: since + 1_800_000, giveUp: false };
+    const refused = { kind: 'deferred' as const, requested: true, error: 'connect ECONNREFUSED 127.0.0.1:9', errorKind: 'refused' as const, retryAfterMs: 60_000, robotsUnreachable: plan };
+    await turn(f, ({ retry }) => ({ ...refused, retry }));
+    const { hosts } = await f.aside.listWaiting();
+    expect(hosts).toEqual([expect.objectContaining({ host: 'a.test', errorKind: 'refused' })]);
+    // One URL is out when the crawl gives the host up; its outcome comes back after.
+    const [claim] = await f.store.claim({ now: Date.now() + 10 * 60_000, max: 1, leaseMs: 60_000 });
+    await f.service.giveUpWaiting(hosts, 120_000);
+    await f.service.done({ v: 1, leaseId: claim.leaseId, fetchId: 'f', url: 'http://a.test/2', host: 'a.test', durationMs: 0, retry: decodeEntry(claim.item), ...refused });
+    expect(await f.store.stats()).toMatchObject({ size: 0, scheduled: 0 });
+    expect(await f.aside.listWaiting()).toEqual({ count: 0, hosts: [] });
+    expect(await f.aside.listSetAside()).toEqual([
+      expect.objectContaining({
+        host: 'a.test',
+        reason: 'robots-unreachable',
+        urls: 3,
+        detail: expect.stringMatching(/^robots\.txt unreachable for 5 s \(2 tries, last connection refused \(connect ECONNREFUSED 127\.0\.0\.1:9\)\); given up after .* 120 s \(CRAWL_ROBOTS_IDLE_WAIT_MS\)$/),
+      }),
+    ]);
+    expect(await f.stats.totals()).toMatchObject({ 'set-aside.robots-unreachable': 3, 'hosts-set-aside.robots-unreachable': 1 });
+  });
+
   it('sets aside a host whose Crawl-delay exceeds FRONTIER_MAX_CRAWL_DELAY_MS instead of waiting for it', async () => {
     const f = frontier();
     await f.service.add([...links('slow.test', ['/1', '/2', '/3']), ...links('ok.test', ['/1'])]);

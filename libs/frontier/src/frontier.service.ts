@@ -3,7 +3,7 @@ import { CrawlUrl, FetchOutcome } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { Completion, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { LOGGER, Logger } from '@crawler/logging';
-import { CrawlActivity, FailedUrls, HostsAside, HubLinks, SetAsideReason, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { CrawlActivity, FailedUrls, HostsAside, HostWaiting, HubLinks, robotsFailureInWords, SetAsideReason, UnreachedHostsRegistry } from '@crawler/crawl-state';
 import { CrawlStats } from '@crawler/runtime';
 import { hostOf } from '@crawler/url';
 import { encodeEntry } from './frontier-entry';
@@ -116,7 +116,7 @@ export class FrontierService {
       else if (unreachable)
         setAside = {
           reason: 'robots-unreachable',
-          detail: `robots.txt unreachable for ${Math.round((now - unreachable.since) / 1000)} s (${unreachable.tries} tries${outcome.status ? `, last answered ${outcome.status}` : ''})`,
+          detail: `robots.txt unreachable for ${Math.round((now - unreachable.since) / 1000)} s (${unreachable.tries} tries, last ${robotsFailureInWords(outcome)})`,
         };
     } else if (outcome.kind === 'deferred' && outcome.retry) {
       const attempts = (outcome.retry.attempts ?? 0) + 1;
@@ -139,6 +139,13 @@ export class FrontierService {
         // A 4xx is the site's own final answer (counted, in the fetch log); a request that got none is a failure.
         gaveUp = { reason: failure.reason, attempts: requests };
       }
+    }
+    // The host was set aside while this URL was out (giveUpWaiting): the URL joins the host's dropped ones.
+    const droppedWith = (requeue || retryLater) && !setAside ? (await this.aside.setAsideReasons()).get(outcome.host) : undefined;
+    if (droppedWith) {
+      requeue = retryLater = undefined;
+      await this.aside.addUrls(outcome.host, 1);
+      await this.stats.count(`set-aside.${droppedWith}`);
     }
     // A deferred host waits for its robots.txt to be tried again. One millisecond more than the delay:
     // Date.now() drops the fraction, and a fast answer (under a millisecond) could otherwise be followed by
@@ -175,7 +182,7 @@ export class FrontierService {
       await this.unreached.record('dns-failed', outcome.host, outcome.error ?? 'the name kept failing to resolve');
     } else if (setAside) {
       await this.setAside(outcome, setAside.reason, setAside.detail, now);
-    } else if (outcome.kind === 'deferred' && unreachable) {
+    } else if (outcome.kind === 'deferred' && unreachable && !droppedWith) {
       const keepMs = Math.max(unreachable.nextTryAt, unreachable.giveUpAt) - now + frontier.leaseMs;
       const iso = (ms: number) => new Date(ms).toISOString();
       await this.aside.waiting(
@@ -187,6 +194,7 @@ export class FrontierService {
           tries: unreachable.tries,
           status: outcome.status,
           error: outcome.error,
+          errorKind: outcome.errorKind,
         },
         keepMs,
       );
@@ -230,13 +238,32 @@ export class FrontierService {
    * The host's URLs are dropped, now and to come (the store's purge), counted (`set-aside.<reason>`: URLs,
    * `hosts-set-aside.<reason>`: hosts) and listed by name with the reason, for the status and the summary.
    */
-  private async setAside(outcome: FetchOutcome, reason: SetAsideReason, detail: string, now: number): Promise<void> {
+  private setAside(outcome: FetchOutcome, reason: SetAsideReason, detail: string, now: number): Promise<void> {
     // The URL of this turn was not put back: it is one of the URLs dropped.
-    const urls = (await this.store.purgeHost(outcome.host, now)) + (outcome.retry && outcome.kind !== 'fetched' ? 1 : 0);
-    await this.aside.setAside(outcome.host, reason, detail, urls);
+    return this.setAsideHost(outcome.host, reason, detail, outcome.retry && outcome.kind !== 'fetched' ? 1 : 0, now);
+  }
+
+  private async setAsideHost(host: string, reason: SetAsideReason, detail: string, inHand: number, now: number): Promise<void> {
+    const urls = (await this.store.purgeHost(host, now)) + inHand;
+    await this.aside.setAside(host, reason, detail, urls);
     await this.stats.count(`set-aside.${reason}`, urls);
     await this.stats.count(`hosts-set-aside.${reason}`);
-    this.logger.warn({ event: 'host-set-aside', host: outcome.host, reason, detail, urls }, `host set aside: ${detail}`);
+    this.logger.warn({ event: 'host-set-aside', host, reason, detail, urls }, `host set aside: ${detail}`);
+  }
+
+  /**
+   * Gives up hosts waiting for their robots.txt before DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: the embedded crawl
+   * does so once they are all it has left and have been for CRAWL_ROBOTS_IDLE_WAIT_MS (`waitedMs`), rather than
+   * hold the run open for the rest of that time. Each is set aside as `robots-unreachable` with its last failure.
+   */
+  async giveUpWaiting(hosts: HostWaiting[], waitedMs: number): Promise<void> {
+    const now = Date.now();
+    for (const waiting of hosts) {
+      const since = Math.round((now - Date.parse(waiting.since)) / 1000);
+      const detail = `robots.txt unreachable for ${since} s (${waiting.tries} tries, last ${robotsFailureInWords(waiting)}); given up after the crawl had nothing else left for ${Math.round(waitedMs / 1000)} s (CRAWL_ROBOTS_IDLE_WAIT_MS)`;
+      await this.setAsideHost(waiting.host, 'robots-unreachable', detail, 0, now);
+    }
+    this.signal.wake();
   }
 
   /**
