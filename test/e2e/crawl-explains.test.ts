@@ -116,7 +116,12 @@ describe('the embedded crawl says what happened', () => {
       FRONTIER_TRANSIENT_ATTEMPTS: '1',
     });
     expect(broken.code).toBe(3);
-    expect(JSON.parse(broken.stdout)).toMatchObject({ stopped: 'finished', complete: false, pagesStored: 0, notFetched: [expect.objectContaining({ reason: 'retries-exhausted', urls: 1 })] });
+    expect(JSON.parse(broken.stdout)).toMatchObject({
+      stopped: 'finished',
+      complete: false,
+      pagesStored: 0,
+      notFetched: [expect.objectContaining({ reason: 'retries-exhausted', urls: 1 })],
+    });
     expect(broken.stderr).toMatch(/crawl: nothing was fetched\. every page answered with an HTTP error \(5xx 1\)\. 1 URL failed \(status-500 1\)/);
     const missing = await crawl([`http://loop-a.test:${port}/missing`, '--allow-private', '--sitemaps', 'off'], { DNS_SERVERS: `127.0.0.1:${dns.port}` });
     expect(missing.code).toBe(3);
@@ -138,10 +143,17 @@ describe('the embedded crawl says what happened', () => {
     expect(code).toBe(3);
     const summary = JSON.parse(stdout);
     expect(summary.hostsSetAside).toEqual([
-      expect.objectContaining({ host: `loop-a.test:${closedPort}`, reason: 'robots-unreachable', urls: 1, detail: expect.stringMatching(/last connection refused .*CRAWL_ROBOTS_IDLE_WAIT_MS/) }),
+      expect.objectContaining({
+        host: `loop-a.test:${closedPort}`,
+        reason: 'robots-unreachable',
+        urls: 1,
+        detail: expect.stringMatching(/last connection refused .*CRAWL_ROBOTS_IDLE_WAIT_MS/),
+      }),
       expect.objectContaining({ host: `loop-b.test:${port}`, reason: 'robots-unreachable', urls: 1, detail: expect.stringMatching(/last answered 500/) }),
     ]);
-    expect(summary.notFetched).toEqual([expect.objectContaining({ reason: 'robots-unreachable', hosts: 2, urls: 2, detail: expect.stringMatching(/connection refused/) })]);
+    expect(summary.notFetched).toEqual([
+      expect.objectContaining({ reason: 'robots-unreachable', hosts: 2, urls: 2, detail: expect.stringMatching(/connection refused/) }),
+    ]);
     expect(summary.errors).toBe(2);
     expect(summary.totals).toMatchObject({ 'error.robots.refused': 1, 'error.robots.status-500': 1 });
   }, 40_000);

@@ -34,7 +34,9 @@ describe('a slow host does not hold the crawl', () => {
       // The mixed host: its one trickling page first, then five quick ones.
       if (host === 'mixed.test') {
         const links = req.url === '/' ? ['/drip/1', ...Array.from({ length: 5 }, (_, i) => `/p/${i + 1}`)] : [];
-        return void res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${req.url}</title>${links.map((l) => `<a href="${l}">${l}</a>`).join('')}`);
+        return void res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(`<!doctype html><title>${req.url}</title>${links.map((l) => `<a href="${l}">${l}</a>`).join('')}`);
       }
       // Each fast host: a front page linking its own pages and half of the slow host's.
       const first = host === 'fast-a.test' ? 0 : SLOW_PAGES / 2;

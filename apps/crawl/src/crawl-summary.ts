@@ -138,7 +138,7 @@ export function notFetched(inputs: NotFetchedInputs, totals: Record<string, numb
 }
 
 /** Pages that answered with a success, a redirect or "not modified": an HTTP error is no page fetched. */
-export function pagesAnswered(totals: Record<string, number>): number {
+function pagesAnswered(totals: Record<string, number>): number {
   return (totals['status.2xx'] ?? 0) + (totals['status.3xx'] ?? 0) + (totals['status.304'] ?? 0);
 }
 

@@ -192,7 +192,11 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   if (code === 3) {
     const errors = Object.entries(totals).filter(([k]) => k === 'status.4xx' || k === 'status.5xx');
     const answered = errors.length ? `every page answered with an HTTP error (${errors.map(([k, v]) => `${k.slice('status.'.length)} ${v}`).join(', ')}). ` : '';
-    const why = summary.notFetched?.length ? summary.notFetched.map((n) => n.detail).join(' ') : answered ? '' : 'no page could be reached from the seeds (see the totals above).';
+    const why = summary.notFetched?.length
+      ? summary.notFetched.map((n) => n.detail).join(' ')
+      : answered
+        ? ''
+        : 'no page could be reached from the seeds (see the totals above).';
     process.stderr.write(`crawl: nothing was fetched. ${answered}${why}\n`);
   }
   return code;

@@ -28,7 +28,10 @@ export class RobotsIdleWait {
     if (now - this.since < this.waitMs || this.givingUp) return;
     this.givingUp = true;
     const waited = now - this.since;
-    this.logger.warn({ event: 'robots-idle-give-up', hosts: waiting.hosts.map((h) => h.host), waitedMs: waited }, 'giving up hosts whose robots.txt is unreachable: nothing else is left');
+    this.logger.warn(
+      { event: 'robots-idle-give-up', hosts: waiting.hosts.map((h) => h.host), waitedMs: waited },
+      'giving up hosts whose robots.txt is unreachable: nothing else is left',
+    );
     this.frontier
       .giveUpWaiting(waiting.hosts, waited)
       .catch((error) => this.logger.error({ err: error }, 'could not give up the waiting hosts; they wait for their robots.txt as before'))

@@ -107,7 +107,8 @@ describe('politeDelay', () => {
     });
 
     it('counts URLs, not requests: a URL timing out again on its retry is no further strike', () => {
-      const retried = (failures: number) => outcome({ kind: 'error', errorKind: 'timeout-rate', durationMs: 10_000, retry: { url: 'http://a.test/drip', depth: 1, source: 'link', hops: 0, failures } });
+      const retried = (failures: number) =>
+        outcome({ kind: 'error', errorKind: 'timeout-rate', durationMs: 10_000, retry: { url: 'http://a.test/drip', depth: 1, source: 'link', hops: 0, failures } });
       let previous = politeDelay(timeout(), undefined, strikes).politeness;
       for (const failures of [1, 2, 1, 2]) previous = politeDelay(retried(failures), previous, strikes).politeness;
       expect(previous).toMatchObject({ timeouts: 1, cause: 'floor' });
