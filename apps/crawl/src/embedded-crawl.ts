@@ -139,7 +139,7 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
       // Nothing happens until a broken robots.txt is tried again, or an outage ends: say so, or the run looks stuck.
       const outage = Object.keys(snapshot.outageRetries).length || snapshot.redisMemory?.full ? snapshot.waitingOn : null;
       const line = snapshot.waitingOnRobots
-        ? `crawl: ${describeWaiting(snapshot.waitingOnRobots)}`
+        ? `crawl: ${describeWaiting(snapshot.waitingOnRobots)}${robotsIdle.describeGiveUp()}`
         : outage
           ? `crawl: waiting: ${outage.replace(/ since \S+/g, '')}`
           : '';

@@ -18,6 +18,12 @@ export class RobotsIdleWait {
     private readonly logger: Pick<Logger, 'warn' | 'error'>,
   ) {}
 
+  /** "; given up at …" for the line that says what the crawl waits for; empty when the wait is not running. */
+  describeGiveUp(): string {
+    if (this.since === undefined) return '';
+    return `; the crawl gives them up at ${new Date(this.since + this.waitMs).toISOString()} unless other work comes (CRAWL_ROBOTS_IDLE_WAIT_MS)`;
+  }
+
   /** One reading of the probe: `waiting` is set while those hosts are the only work left. */
   tick(waiting: { hosts: HostWaiting[] } | undefined, now = Date.now()): void {
     if (!waiting || this.waitMs <= 0) {

@@ -202,6 +202,30 @@ const SCRIPT = `
       belowRows.appendChild(row);
     });
 
+    // Hosts the crawl waits for (robots.txt failing) or gave up: the status's robotsWaiting and hostsSetAside.
+    var waiting = (s.robotsWaiting && s.robotsWaiting.hosts) || [];
+    var aside = s.hostsSetAside || [];
+    $('#hosts-aside').hidden = waiting.length + aside.length === 0;
+    setText($('#hosts-aside-note'), s.waitingOnly || '');
+    var asideRows = $('#hosts-aside tbody');
+    asideRows.replaceChildren();
+    waiting.forEach(function (w) {
+      var row = document.createElement('tr');
+      cell(row, w.host);
+      cell(row, 'waiting for robots.txt', 'nowrap');
+      cell(row, '–', 'num');
+      cell(row, (w.status ? 'answered ' + w.status : w.error || 'unreachable') + ' · ' + w.tries + ' tries · next ' + new Date(w.nextTryAt).toLocaleTimeString() + ' · given up at ' + new Date(w.giveUpAt).toLocaleTimeString());
+      asideRows.appendChild(row);
+    });
+    aside.forEach(function (h) {
+      var row = document.createElement('tr');
+      cell(row, h.host);
+      cell(row, h.reason === 'timeouts' ? 'backed off: timeouts' : 'set aside: ' + h.reason, 'nowrap');
+      cell(row, fmt(h.urls), 'num');
+      cell(row, h.detail);
+      asideRows.appendChild(row);
+    });
+
     var errors = $('#recent-errors tbody');
     errors.replaceChildren();
     s.recentErrors.forEach(function (e) {
@@ -497,6 +521,11 @@ export const DASHBOARD_HTML = `<!doctype html>
   <section id="below-floor" class="wide warn" hidden>
     <h2>Hosts below the politeness floor <span class="muted">operator overrides under FRONTIER_MIN_DELAY_MS (FRONTIER_ALLOW_DELAY_BELOW_MIN)</span></h2>
     <div class="scroll"><table><thead><tr><th>host</th><th>delay</th><th>floor</th></tr></thead><tbody></tbody></table></div>
+  </section>
+  <section id="hosts-aside" class="wide warn" hidden>
+    <h2>Hosts waiting or left behind <span class="muted">robots.txt failing (DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS), given up, or backed off for timeouts</span></h2>
+    <p id="hosts-aside-note" class="muted"></p>
+    <div class="scroll"><table><thead><tr><th>host</th><th>state</th><th>URLs</th><th>why</th></tr></thead><tbody></tbody></table></div>
   </section>
   <section>
     <h2>Recent errors <span class="muted">last 50</span></h2>
