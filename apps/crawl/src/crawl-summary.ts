@@ -153,6 +153,14 @@ export function exitCodeOf(summary: Pick<CrawlSummary, 'stopped' | 'interrupted'
   return pagesAnswered(summary.totals) === 0 ? 3 : 0;
 }
 
+/** Why a finished crawl fetched nothing, for stderr: the HTTP errors the pages answered, and `notFetched`. */
+export function whyNothingFetched(summary: Pick<CrawlSummary, 'totals' | 'notFetched'>): string {
+  const errors = Object.entries(summary.totals).filter(([k]) => k === 'status.4xx' || k === 'status.5xx');
+  const answered = errors.length ? `every page answered with an HTTP error (${errors.map(([k, v]) => `${k.slice('status.'.length)} ${v}`).join(', ')}). ` : '';
+  if (summary.notFetched?.length) return `${answered}${summary.notFetched.map((n) => n.detail).join(' ')}`;
+  return answered || 'no page could be reached from the seeds (see the totals above).';
+}
+
 /** Finished with nothing left behind (see CrawlSummary.complete). */
 export function isComplete(summary: Pick<CrawlSummary, 'stopped' | 'left' | 'failed' | 'totals'>): boolean {
   return summary.stopped === 'finished' && summary.left === 0 && !Object.keys(summary.failed ?? {}).length && pagesAnswered(summary.totals) > 0;

@@ -13,7 +13,7 @@ import { CompletionProbe, CrawlStateModule, describeWaiting, FailedUrls, HostsAs
 import { checkRecords, checkRedis, surviveUnawaitedRedisErrors, CrawlStats, RuntimeModule, stopWithin } from '@crawler/runtime';
 import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
-import { exitCodeOf, formatSummary, isComplete, notFetched, StopReason, summarize } from './crawl-summary';
+import { exitCodeOf, formatSummary, isComplete, notFetched, StopReason, summarize, whyNothingFetched } from './crawl-summary';
 import { RobotsIdleWait } from './robots-idle-wait';
 import { serviceModules } from './service-modules';
 
@@ -189,16 +189,7 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   writeFileSync(join(options.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n  results in ${options.out}\n`);
   const code = exitCodeOf(summary);
-  if (code === 3) {
-    const errors = Object.entries(totals).filter(([k]) => k === 'status.4xx' || k === 'status.5xx');
-    const answered = errors.length ? `every page answered with an HTTP error (${errors.map(([k, v]) => `${k.slice('status.'.length)} ${v}`).join(', ')}). ` : '';
-    const why = summary.notFetched?.length
-      ? summary.notFetched.map((n) => n.detail).join(' ')
-      : answered
-        ? ''
-        : 'no page could be reached from the seeds (see the totals above).';
-    process.stderr.write(`crawl: nothing was fetched. ${answered}${why}\n`);
-  }
+  if (code === 3) process.stderr.write(`crawl: nothing was fetched. ${whyNothingFetched(summary)}\n`);
   return code;
 }
 
