@@ -58,13 +58,15 @@ export async function runEmbedded(web: BenchWebProcess, options: OursOptions): P
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.pipe(log);
   const code = await exited(child);
-  // Stopped by the page budget (exit 4) is the run's end as much as a crawl of the whole web (0).
+  // Stopped by the page budget (exit 4) is the run's end as much as a crawl of the whole web (0); work left
+  // in the failed set is not.
   const ended = code === 0 || code === 4;
+  const summary = ended ? JSON.parse(stdout) : undefined;
   const run = await meter.finish(web, {
     id: options.id,
     label: options.label,
     settings: `--max-pages ${options.pages}, delay ${options.delayMs} ms, 1 request per host, robots.txt obeyed`,
-    complete: ended,
+    complete: ended && !summary.failed,
     notes: ended ? undefined : [`exit code ${code}`],
   });
   rmSync(dir, { recursive: true, force: true });
