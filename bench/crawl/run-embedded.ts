@@ -58,13 +58,16 @@ export async function runEmbedded(web: BenchWebProcess, options: OursOptions): P
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.pipe(log);
   const code = await exited(child);
-  const summary = code === 0 ? JSON.parse(stdout) : { complete: false };
+  // Stopped by the page budget (exit 4) is the run's end as much as a crawl of the whole web (0); work left
+  // in the failed set is not.
+  const ended = code === 0 || code === 4;
+  const summary = ended ? JSON.parse(stdout) : undefined;
   const run = await meter.finish(web, {
     id: options.id,
     label: options.label,
     settings: `--max-pages ${options.pages}, delay ${options.delayMs} ms, 1 request per host, robots.txt obeyed`,
-    complete: summary.complete === true,
-    notes: code === 0 ? undefined : [`exit code ${code}`],
+    complete: ended && !summary.failed,
+    notes: ended ? undefined : [`exit code ${code}`],
   });
   rmSync(dir, { recursive: true, force: true });
   return run;

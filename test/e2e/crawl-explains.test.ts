@@ -44,7 +44,9 @@ describe('the embedded crawl says what happened', () => {
     const page = (i: number) => `<!doctype html><title>page ${i}</title><p>Page ${i}.</p><a href="/p/${i + 1}">next</a>`;
     site = http.createServer((req, res) => {
       if (req.headers.host?.startsWith('long-links.test')) return longLinksSite(req, res);
+      if (req.url === '/robots.txt' && req.headers.host?.startsWith('loop-b.')) return void res.writeHead(500).end();
       if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
+      if (req.url === '/broken') return void res.writeHead(500, { 'content-type': 'text/html' }).end('<!doctype html><title>down</title>');
       if (req.url === '/' || req.url!.startsWith('/p/'))
         return void (pagesServed++, res.writeHead(200, { 'content-type': 'text/html' }).end(page(Number(req.url!.slice(3)) || 0)));
       res.writeHead(404).end();
@@ -108,14 +110,14 @@ describe('the embedded crawl says what happened', () => {
     ]);
   });
 
-  it('exits 0 with nothing to explain when pages were fetched; a repeated seed is one seed, a missing sitemap no error', async () => {
-    const seed = `http://loop-a.test:${port}/`;
-    const { code, stdout } = await crawl([seed, seed, `http://LOOP-A.test:${port}`, '--max-pages', '3', '--allow-private', '--delay', '0.01'], {
+  it('exits 0 with nothing to explain when the crawl finished; a repeated seed is one seed, a missing sitemap no error', async () => {
+    const seed = `http://loop-a.test:${port}/p/8`;
+    const { code, stdout } = await crawl([seed, seed, `http://LOOP-A.test:${port}/p/8`, '--max-depth', '1', '--allow-private', '--delay', '0.01'], {
       DNS_SERVERS: `127.0.0.1:${dns.port}`,
     });
     expect(code).toBe(0);
     const summary = JSON.parse(stdout);
-    expect(summary.notFetched).toEqual([]);
+    expect(summary).toMatchObject({ stopped: 'finished', complete: true, left: 0, pagesStored: 2, notFetched: [] });
     expect(summary.totals.seeds).toBe(1);
     expect(summary.totals['sitemap.missing']).toBe(1);
     expect(summary.totals['status.4xx']).toBeUndefined();
@@ -128,6 +130,78 @@ describe('the embedded crawl says what happened', () => {
     expect(summary.totals['filtered.too-long']).toBe(2);
     expect(summary.totals.stored).toBe(3); // the seed, the page it links to, the page the sitemap lists
   });
+
+  it('a crawl stopped by --max-pages says so and what it left, and exits 4', async () => {
+    const { code, stdout } = await crawl([`http://loop-a.test:${port}/`, '--max-pages', '3', '--allow-private', '--delay', '0.01', '--sitemaps', 'off'], {
+      DNS_SERVERS: `127.0.0.1:${dns.port}`,
+    });
+    expect(code).toBe(4);
+    const summary = JSON.parse(stdout);
+    // Each page links the next: the third one's link is left queued.
+    expect(summary).toMatchObject({ stopped: 'budget', complete: false, left: 1, pagesFetched: 3 });
+    expect(summary.notFetched).toEqual([
+      { reason: 'budget', urls: 1, detail: '1 URL left in the frontier when the page budget was spent (--max-pages 3, FRONTIER_MAX_PAGES): raise it to fetch more.' },
+    ]);
+  });
+
+  it('a crawl stopped by --max-time says so and what it left, and exits 4', async () => {
+    const { code, stdout } = await crawl([`http://loop-a.test:${port}/`, '--max-time', '2.5', '--allow-private', '--delay', '0.5', '--sitemaps', 'off'], {
+      DNS_SERVERS: `127.0.0.1:${dns.port}`,
+    });
+    expect(code).toBe(4);
+    const summary = JSON.parse(stdout);
+    expect(summary).toMatchObject({ stopped: 'time-limit', complete: false });
+    expect(summary.left).toBeGreaterThanOrEqual(1);
+    expect(summary.notFetched[0]).toMatchObject({ reason: 'time-limit', urls: summary.left, detail: expect.stringMatching(/--max-time 2\.5 s, CRAWL_MAX_TIME_MS/) });
+  });
+
+  it('a crawl whose only seed answers with an HTTP error fetched nothing: not complete, exit 3, and says why', async () => {
+    const broken = await crawl([`http://loop-a.test:${port}/broken`, '--allow-private', '--sitemaps', 'off'], {
+      DNS_SERVERS: `127.0.0.1:${dns.port}`,
+      FRONTIER_TRANSIENT_ATTEMPTS: '1',
+    });
+    expect(broken.code).toBe(3);
+    expect(JSON.parse(broken.stdout)).toMatchObject({
+      stopped: 'finished',
+      complete: false,
+      pagesStored: 0,
+      notFetched: [expect.objectContaining({ reason: 'retries-exhausted', urls: 1 })],
+    });
+    expect(broken.stderr).toMatch(/crawl: nothing was fetched\. every page answered with an HTTP error \(5xx 1\)\. 1 URL failed \(status-500 1\)/);
+    const missing = await crawl([`http://loop-a.test:${port}/missing`, '--allow-private', '--sitemaps', 'off'], { DNS_SERVERS: `127.0.0.1:${dns.port}` });
+    expect(missing.code).toBe(3);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ stopped: 'finished', complete: false, pagesFetched: 1, pagesStored: 0 });
+    expect(missing.stderr).toMatch(/crawl: nothing was fetched\. every page answered with an HTTP error \(4xx 1\)/);
+  });
+
+  it('gives up an unreachable robots.txt (500, connection refused) soon once nothing else is left, naming the cause', async () => {
+    const closed = http.createServer();
+    const closedPort = await listenOnLoopback(closed);
+    await closeServer(closed);
+    const started = Date.now();
+    const { code, stdout } = await crawl([`http://loop-a.test:${closedPort}/`, `http://loop-b.test:${port}/`, '--allow-private', '--sitemaps', 'off'], {
+      DNS_SERVERS: `127.0.0.1:${dns.port}`,
+      CRAWL_ROBOTS_IDLE_WAIT_MS: '1000',
+    });
+    // DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS is left at its 30 minutes: the idle wait is what ended it.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(code).toBe(3);
+    const summary = JSON.parse(stdout);
+    expect(summary.hostsSetAside).toEqual([
+      expect.objectContaining({
+        host: `loop-a.test:${closedPort}`,
+        reason: 'robots-unreachable',
+        urls: 1,
+        detail: expect.stringMatching(/last connection refused .*CRAWL_ROBOTS_IDLE_WAIT_MS/),
+      }),
+      expect.objectContaining({ host: `loop-b.test:${port}`, reason: 'robots-unreachable', urls: 1, detail: expect.stringMatching(/last answered 500/) }),
+    ]);
+    expect(summary.notFetched).toEqual([
+      expect.objectContaining({ reason: 'robots-unreachable', hosts: 2, urls: 2, detail: expect.stringMatching(/connection refused/) }),
+    ]);
+    expect(summary.errors).toBe(2);
+    expect(summary.totals).toMatchObject({ 'error.robots.refused': 1, 'error.robots.status-500': 1 });
+  }, 40_000);
 
   it('Ctrl-C writes the summary of what was done, then exits 130', async () => {
     pagesServed = 0;
@@ -149,7 +223,8 @@ describe('the embedded crawl says what happened', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(130);
     const summary = JSON.parse(stdout);
-    expect(summary).toMatchObject({ complete: false, interrupted: 'SIGINT' });
+    expect(summary).toMatchObject({ stopped: 'interrupted', complete: false, interrupted: 'SIGINT' });
+    expect(summary.notFetched).toEqual([expect.objectContaining({ reason: 'interrupted', urls: summary.left })]);
     expect(summary.pagesFetched).toBeGreaterThanOrEqual(1);
   }, 30_000);
 });

@@ -190,6 +190,16 @@ describe('dashboard and CLI against a running cluster', () => {
     // The test web's failing pages (500, 404) show as recent errors.
     expect(await page.locator('#recent-errors tbody tr').count()).toBeGreaterThan(0);
     expect(await page.locator('#recent-errors tbody').textContent()).toMatch(/http (404|500)/);
+    // Its hosts whose robots.txt answers 500 were given up while it ran, each named with why.
+    const aside = page.locator('#hosts-aside');
+    expect(await aside.isVisible()).toBe(true);
+    for (const host of web.roles.robotsError) {
+      await aside
+        .locator('tr', { hasText: `${host}:` })
+        .filter({ hasText: 'set aside: robots-unreachable' })
+        .filter({ hasText: 'last answered 500' })
+        .waitFor({ timeout: 10_000 });
+    }
   }, 180_000);
 
   it("looks up a URL's record and its stored content", async () => {

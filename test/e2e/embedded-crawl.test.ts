@@ -145,7 +145,8 @@ describe('embedded crawl of loopback names', () => {
     const web = await TestWeb.start({ hosts: 12 });
     try {
       expect(await crawl(web, {})).toMatchObject({
-        complete: true,
+        stopped: 'finished',
+        complete: false,
         pagesFetched: 0,
         errors: 1,
         exitCode: 3,

@@ -165,7 +165,7 @@ describe('robots.txt per RFC 9309, as the sites saw it', () => {
     expect(summary.hostsSetAside).toContainEqual(expect.objectContaining({ host: expect.stringMatching(/^flaky\.test:/), reason: 'robots-unreachable', urls: 1 }));
     expect(summary.totals['hosts-set-aside.robots-unreachable']).toBe(2);
     // While nothing else was left, the run said what it was waiting for.
-    expect(stderr).toMatch(/only waiting for the robots\.txt of \d hosts? .*flaky\.test:\d+ \(next try /);
+    expect(stderr).toMatch(/only waiting for the robots\.txt of \d hosts? .*flaky\.test:\d+ \(answered 500; next try /);
   });
 
   it('sets a host with Crawl-delay 3600 aside at once and ends promptly, reporting it', () => {

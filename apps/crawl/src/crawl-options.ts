@@ -6,6 +6,8 @@ export interface CrawlOptions {
   seeds: string[];
   seedsFile?: string;
   maxPages?: number;
+  /** Seconds (CRAWL_MAX_TIME_MS in ms). */
+  maxTime?: number;
   maxDepth?: number;
   scope?: string;
   delay?: number;
@@ -36,6 +38,7 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .argument('[seeds...]', 'seed URLs or domain names')
     .option('--seeds-file <file>', 'more seeds, one URL or domain a line (# comments)')
     .option('--max-pages <n>', 'stop after fetching this many pages', nonNegative('--max-pages'))
+    .option('--max-time <seconds>', 'stop after this long, writing the summary of what was done and what was left', nonNegative('--max-time'))
     .option('--max-depth <n>', 'follow links this many levels from a seed (default 10)', nonNegative('--max-depth'))
     .option(
       '--scope <scope>',
@@ -70,6 +73,7 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     prefix: options.prefix,
     dataDir: options.out,
     'frontier.maxPages': options.maxPages,
+    'crawl.maxTimeMs': options.maxTime === undefined ? undefined : Math.round(options.maxTime * 1000),
     'frontier.minDelayMs': options.delay === undefined ? undefined : Math.round(options.delay * 1000),
     'filter.maxDepth': options.maxDepth,
     'filter.scope': options.scope,

@@ -1,8 +1,14 @@
 import type { FailedUrl, HostSetAside, UnreachedHosts } from '@crawler/crawl-state';
 
+/**
+ * Why the crawl stopped: `finished` (nothing more would happen by itself), `budget` (--max-pages spent with
+ * URLs left), `time-limit` (--max-time reached) or `interrupted` (SIGINT, SIGTERM).
+ */
+export type StopReason = 'finished' | 'budget' | 'time-limit' | 'interrupted';
+
 /** One reason pages were not fetched: how many hosts or URLs it cost, and in words what happened and what to do. */
 export interface NotFetched {
-  reason: 'address-refused' | 'dns-failed' | 'robots-unreachable' | 'crawl-delay' | 'timeouts' | 'retries-exhausted';
+  reason: 'budget' | 'time-limit' | 'interrupted' | 'address-refused' | 'dns-failed' | 'robots-unreachable' | 'crawl-delay' | 'timeouts' | 'retries-exhausted';
   hosts?: number;
   urls?: number;
   /** A sentence for the terminal: what happened, to which hosts (the first few), and the setting that changes it. */
@@ -16,10 +22,22 @@ export interface NotFetchedInputs {
   setAside: HostSetAside[];
   /** The newest URLs given up on (the record of GET /failed-urls). */
   failedUrls?: FailedUrl[];
+  /** Why the crawl stopped, and the URLs it left in the frontier (`held`: of those, waiting for a retry or a recrawl). */
+  stopped?: { reason: StopReason; left: number; held: number; maxPages: number; maxTimeMs: number };
 }
 
 export interface CrawlSummary {
+  /** Why the crawl stopped. */
+  stopped: StopReason;
+  /**
+   * Finished with nothing left: no URL left in the frontier (a host backed off for timeouts keeps its URLs
+   * there), no failed work, and some page answered. What the crawl decided to drop leaves it complete, named
+   * in `notFetched`: URLs given up after their retries (`failedUrls`), hosts set aside for good (an
+   * unreachable robots.txt, too long a Crawl-delay), refused addresses, names that did not resolve.
+   */
   complete: boolean;
+  /** URLs still in the frontier, not fetched: queued, or held for a retry or a recrawl (a backed-off host's included). */
+  left: number;
   pagesFetched: number;
   pagesStored: number;
   duplicates: number;
@@ -54,7 +72,16 @@ const firstHosts = (hosts: string[], all: number) => `${hosts.join(', ')}${all >
 /** Every reason pages were not fetched, from the registries and the totals; the most common causes first. */
 export function notFetched(inputs: NotFetchedInputs, totals: Record<string, number>): NotFetched[] {
   const out: NotFetched[] = [];
-  const { refused, dnsFailed, setAside } = inputs;
+  const { refused, dnsFailed, setAside, stopped } = inputs;
+  if (stopped && stopped.reason !== 'finished' && stopped.left > 0) {
+    const when = {
+      budget: `the page budget was spent (--max-pages ${stopped.maxPages}, FRONTIER_MAX_PAGES): raise it to fetch more`,
+      'time-limit': `the time limit was reached (--max-time ${stopped.maxTimeMs / 1000} s, CRAWL_MAX_TIME_MS)`,
+      interrupted: 'the crawl was interrupted',
+    }[stopped.reason];
+    const held = stopped.held > 0 ? ` (${stopped.held} of them held for a retry or a recrawl)` : '';
+    out.push({ reason: stopped.reason, urls: stopped.left, detail: `${plural(stopped.left, 'URL')} left in the frontier${held} when ${when}.` });
+  }
   if (refused.hosts > 0) {
     out.push({
       reason: 'address-refused',
@@ -74,7 +101,7 @@ export function notFetched(inputs: NotFetchedInputs, totals: Record<string, numb
     });
   }
   const whys = {
-    'robots-unreachable': 'robots.txt stayed unreachable (DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS)',
+    'robots-unreachable': 'robots.txt stayed unreachable (DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS, or CRAWL_ROBOTS_IDLE_WAIT_MS once nothing else was left)',
     'crawl-delay': 'their Crawl-delay is above FRONTIER_MAX_CRAWL_DELAY_MS',
     timeouts:
       'their requests kept timing out (FRONTIER_HOST_TIMEOUT_STRIKES in a row; DOWNLOADER_MIN_BYTES_PER_SECOND and DOWNLOADER_TOTAL_TIMEOUT_MS decide what is too slow), and the crawl did not wait out their back-off',
@@ -88,7 +115,8 @@ export function notFetched(inputs: NotFetchedInputs, totals: Record<string, numb
       hosts: hosts.length,
       urls: hosts.reduce((n, h) => n + h.urls, 0),
       detail: `${plural(hosts.length, 'host')} set aside, ${why}: ${firstHosts(
-        hosts.slice(0, 3).map((h) => h.host),
+        // Why robots.txt failed is the part to act on: "answered 500", "connection refused".
+        hosts.slice(0, 3).map((h) => (reason === 'robots-unreachable' ? `${h.host} (${h.detail})` : h.host)),
         hosts.length,
       )}.`,
     });
@@ -109,9 +137,33 @@ export function notFetched(inputs: NotFetchedInputs, totals: Record<string, numb
   return out;
 }
 
-/** Pages answered, not counting the crawler's own look for a sitemap that is not there. */
-export function pagesAnswered(totals: Record<string, number>): number {
-  return (totals.fetched ?? 0) - (totals['sitemap.missing'] ?? 0);
+/** Pages that answered with a success, a redirect or "not modified": an HTTP error is no page fetched. */
+function pagesAnswered(totals: Record<string, number>): number {
+  return (totals['status.2xx'] ?? 0) + (totals['status.3xx'] ?? 0) + (totals['status.304'] ?? 0);
+}
+
+/**
+ * The run's exit code, as the README's table documents it: 130/143 interrupted by SIGINT/SIGTERM, 4 stopped
+ * by the page budget or the time limit with URLs left, 3 finished with nothing fetched, 0 finished with pages
+ * (`complete` and `notFetched` say whether anything was left behind).
+ */
+export function exitCodeOf(summary: Pick<CrawlSummary, 'stopped' | 'interrupted' | 'totals'>): number {
+  if (summary.stopped === 'interrupted') return summary.interrupted === 'SIGTERM' ? 143 : 130;
+  if (summary.stopped !== 'finished') return 4;
+  return pagesAnswered(summary.totals) === 0 ? 3 : 0;
+}
+
+/** Why a finished crawl fetched nothing, for stderr: the HTTP errors the pages answered, and `notFetched`. */
+export function whyNothingFetched(summary: Pick<CrawlSummary, 'totals' | 'notFetched'>): string {
+  const errors = Object.entries(summary.totals).filter(([k]) => k === 'status.4xx' || k === 'status.5xx');
+  const answered = errors.length ? `every page answered with an HTTP error (${errors.map(([k, v]) => `${k.slice('status.'.length)} ${v}`).join(', ')}). ` : '';
+  if (summary.notFetched?.length) return `${answered}${summary.notFetched.map((n) => n.detail).join(' ')}`;
+  return answered || 'no page could be reached from the seeds (see the totals above).';
+}
+
+/** Finished with nothing left behind (see CrawlSummary.complete). */
+export function isComplete(summary: Pick<CrawlSummary, 'stopped' | 'left' | 'failed' | 'totals'>): boolean {
+  return summary.stopped === 'finished' && summary.left === 0 && !Object.keys(summary.failed ?? {}).length && pagesAnswered(summary.totals) > 0;
 }
 
 const sum = (totals: Record<string, number>, prefix: string) =>
@@ -119,10 +171,13 @@ const sum = (totals: Record<string, number>, prefix: string) =>
     .filter(([k]) => k.startsWith(prefix))
     .reduce((n, [, v]) => n + v, 0);
 
-export function summarize(totals: Record<string, number>, seconds: number, complete: boolean): CrawlSummary {
+/** The totals in words; `complete` and `left` are settled once what was left is known (isComplete). */
+export function summarize(totals: Record<string, number>, seconds: number, stopped: StopReason = 'finished'): CrawlSummary {
   const pagesFetched = totals.fetched ?? 0;
   return {
-    complete,
+    stopped,
+    complete: false,
+    left: 0,
     pagesFetched,
     pagesStored: totals.stored ?? 0,
     duplicates: totals.duplicate ?? 0,
@@ -143,8 +198,14 @@ export function formatSummary(s: CrawlSummary): string {
     .filter(([k]) => k.startsWith('filtered.'))
     .sort(([, a], [, b]) => b - a)
     .map(([k, v]) => `${k.slice('filtered.'.length)} ${v}`);
+  const ending = {
+    finished: s.complete ? 'Crawl complete' : 'Crawl finished, incomplete',
+    budget: 'Crawl stopped: page budget spent',
+    'time-limit': 'Crawl stopped: time limit reached',
+    interrupted: `Crawl interrupted (${s.interrupted})`,
+  }[s.stopped];
   return [
-    `${s.complete ? 'Crawl complete' : s.interrupted ? `Crawl interrupted (${s.interrupted})` : s.failed ? 'Crawl incomplete' : 'Crawl stopped'} in ${s.durationSeconds} s (${s.pagesPerSecond} pages/s)`,
+    `${ending} in ${s.durationSeconds} s (${s.pagesPerSecond} pages/s)`,
     `  pages fetched      ${s.pagesFetched}`,
     `  pages stored       ${s.pagesStored}`,
     `  duplicates         ${s.duplicates} exact, ${s.nearDuplicates} near`,
@@ -153,6 +214,7 @@ export function formatSummary(s: CrawlSummary): string {
     `  disallowed         ${s.disallowedByRobots}`,
     `  filtered           ${s.filtered}${byReason.length ? ` (${byReason.join(', ')})` : ''}`,
     `  errors             ${s.errors}`,
+    ...(s.left ? [`  left               ${plural(s.left, 'URL')} in the frontier, not fetched`] : []),
     ...(s.urlSeen ? [`  URL-seen           ${s.urlSeen}`] : []),
     ...(s.hostsSetAside?.length
       ? [`  hosts set aside    ${s.hostsSetAside.length}`, ...s.hostsSetAside.map((h) => `    ${h.host}: ${h.reason}, ${h.detail} (${h.urls} URLs not fetched)`)]

@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, CrawlerConfig, loadConfig } from '@crawler/config';
 import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
+import { FrontierService } from '@crawler/frontier';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { createProcessLogger, Logger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
@@ -12,7 +13,8 @@ import { CompletionProbe, CrawlStateModule, describeWaiting, FailedUrls, HostsAs
 import { checkRecords, checkRedis, surviveUnawaitedRedisErrors, CrawlStats, RuntimeModule, stopWithin } from '@crawler/runtime';
 import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
-import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
+import { exitCodeOf, formatSummary, isComplete, notFetched, StopReason, summarize, whyNothingFetched } from './crawl-summary';
+import { RobotsIdleWait } from './robots-idle-wait';
 import { serviceModules } from './service-modules';
 
 export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
@@ -97,6 +99,16 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // --max-time: the wait ends as on a signal, the summary says so and the exit code is the budget's.
+  let timedOut = false;
+  const timeLimit =
+    config.crawl.maxTimeMs > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          interruption.abort();
+          stopWithin({ timeoutMs: config.shutdownTimeoutMs, who: 'crawl', exitCode: 4, say: (line) => (logger.error(line), process.stderr.write(`\n${line}\n`)) });
+        }, config.crawl.maxTimeMs)
+      : undefined;
   const control = app.get(CrawlControlService);
   try {
     await control.submitSeeds(seeds);
@@ -116,16 +128,18 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   const inProcess = !config.redisUrl;
   let waitingLine = '';
   let last: PipelineSnapshot | undefined;
-  const complete = await app.get(CompletionProbe).waitForCompletion({
+  const robotsIdle = new RobotsIdleWait(app.get(FrontierService), config.crawl.robotsIdleWaitMs, logger);
+  await app.get(CompletionProbe).waitForCompletion({
     pollMs: inProcess ? 50 : 200,
     settleMs: inProcess ? 50 : 250,
     signal: interruption.signal,
     onTick: (snapshot) => {
       last = snapshot;
+      robotsIdle.tick(snapshot.waitingOnRobots);
       // Nothing happens until a broken robots.txt is tried again, or an outage ends: say so, or the run looks stuck.
       const outage = Object.keys(snapshot.outageRetries).length || snapshot.redisMemory?.full ? snapshot.waitingOn : null;
       const line = snapshot.waitingOnRobots
-        ? `crawl: ${describeWaiting(snapshot.waitingOnRobots)}`
+        ? `crawl: ${describeWaiting(snapshot.waitingOnRobots)}${robotsIdle.describeGiveUp()}`
         : outage
           ? `crawl: waiting: ${outage.replace(/ since \S+/g, '')}`
           : '';
@@ -135,23 +149,34 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
       void stats.totals().then((t) => {
         const fetched = t.fetched ?? 0;
         bar.setTotal(Math.max(fetched + snapshot.pending, 1));
-        bar.update(fetched, { pending: snapshot.pending, stored: t.stored ?? 0, errors: summarize(t, 0, false).errors });
+        bar.update(fetched, { pending: snapshot.pending, stored: t.stored ?? 0, errors: summarize(t, 0).errors });
       });
     },
   });
   bar?.stop();
+  clearTimeout(timeLimit);
   const totals = await stats.totals();
-  const summary = summarize(totals, (performance.now() - started) / 1000, complete);
+  const frontierStore = app.get<FrontierStore>(FRONTIER_STORE);
+  const inFrontier = await frontierStore.stats();
+  const left = inFrontier.size + inFrontier.scheduled;
+  const stopped: StopReason = interrupted ? 'interrupted' : timedOut ? 'time-limit' : (totals['frontier.budget-spent'] ?? 0) > 0 && left > 0 ? 'budget' : 'finished';
+  const summary = summarize(totals, (performance.now() - started) / 1000, stopped);
+  summary.left = left;
   summary.urlSeen = describeSeenStats(await app.get(UrlSeenService).stats());
   summary.hostsSetAside = await app.get(HostsAside).listSetAside();
   // A backed-off host's URLs were counted when it was backed off; more may have arrived since.
-  const frontierStore = app.get<FrontierStore>(FRONTIER_STORE);
   for (const host of summary.hostsSetAside) if (host.reason === 'timeouts') host.urls = (await frontierStore.hostInfo(host.host)).queued;
   const unreached = app.get(UnreachedHostsRegistry);
   const failed = await app.get(FailedUrls).list(config.frontier.failedUrlsKept);
   if (failed.urls.length) summary.failedUrls = failed.urls;
   summary.notFetched = notFetched(
-    { refused: await unreached.read('address-refused'), dnsFailed: await unreached.read('dns-failed'), setAside: summary.hostsSetAside, failedUrls: failed.urls },
+    {
+      refused: await unreached.read('address-refused'),
+      dnsFailed: await unreached.read('dns-failed'),
+      setAside: summary.hostsSetAside,
+      failedUrls: failed.urls,
+      stopped: { reason: stopped, left, held: inFrontier.scheduled, maxPages: config.frontier.maxPages, maxTimeMs: config.crawl.maxTimeMs },
+    },
     totals,
   );
   if (interrupted) summary.interrupted = interrupted;
@@ -159,19 +184,13 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
     summary.failed = last.failed;
     summary.waitingOn = last.waitingOn ?? undefined;
   }
+  summary.complete = isComplete(summary);
   await app.close();
   writeFileSync(join(options.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n  results in ${options.out}\n`);
-  return exitCode(summary, pagesAnswered(totals), interrupted);
-}
-
-/** The crawl's exit code, as the README documents it. */
-function exitCode(summary: { notFetched?: { detail: string }[] }, answered: number, interrupted?: NodeJS.Signals): number {
-  if (interrupted) return interrupted === 'SIGINT' ? 130 : 143;
-  if (answered > 0) return 0;
-  const why = summary.notFetched?.length ? summary.notFetched.map((n) => n.detail).join(' ') : 'no page could be reached from the seeds (see the totals above).';
-  process.stderr.write(`crawl: nothing was fetched. ${why}\n`);
-  return 3;
+  const code = exitCodeOf(summary);
+  if (code === 3) process.stderr.write(`crawl: nothing was fetched. ${whyNothingFetched(summary)}\n`);
+  return code;
 }
 
 function progressBar(): SingleBar {

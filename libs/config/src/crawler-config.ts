@@ -210,6 +210,22 @@ export const CrawlerConfigSchema = z.object({
      */
     auditKept: int(1).max(1_000_000).default(10_000).meta({ env: 'CONTROL_PLANE_AUDIT_KEPT' }),
   }),
+  /** The embedded crawl's own limits (`npm run crawl`); the services of the distributed shape run until stopped. */
+  crawl: z.object({
+    /**
+     * The crawl stops after this long (ms), writes its summary (`stopped: 'time-limit'`, what was left) and exits 4;
+     * 0 = no limit. `--max-time` sets it in seconds.
+     * @defaultValue 0
+     */
+    maxTimeMs: ms.default(0).meta({ env: 'CRAWL_MAX_TIME_MS' }),
+    /**
+     * Once hosts waiting for an unreachable robots.txt are all the crawl has left, it waits for them this long at
+     * most, then gives them up (set aside, `robots-unreachable`, named in the summary with their last failure)
+     * instead of holding the run open until `DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS`; 0 = wait that out.
+     * @defaultValue 120000
+     */
+    robotsIdleWaitMs: ms.default(120_000).meta({ env: 'CRAWL_ROBOTS_IDLE_WAIT_MS' }),
+  }),
   /**
    * How long a process told to stop (SIGTERM, SIGINT, Ctrl-C) waits for its work in hand and its stores to close
    * before it exits anyway, saying so; a second signal exits at once. The default is the downloader's: longer than
@@ -344,7 +360,8 @@ export const CrawlerConfigSchema = z.object({
      */
     maxCrawlDelayMs: ms.default(30_000).meta({ env: 'FRONTIER_MAX_CRAWL_DELAY_MS' }),
     /**
-     * A host whose requests time out this many times in a row (no response in between) is backed off (`timeouts`):
+     * A host whose URLs time out, this many distinct ones in a row (no response in between; a URL's retries do not
+     * count again), is backed off (`timeouts`):
      * its URLs are kept but wait `FRONTIER_HOST_TIMEOUT_BACKOFF_MS`, doubling with each further timeout; a response
      * ends it. A crawl left with only such hosts ends and names them. 0 = never.
      * @defaultValue 3
@@ -865,6 +882,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     plugins: {},
     breaker: {},
     controlPlane: {},
+    crawl: {},
   };
   const problems: string[] = [];
   for (const [name, path] of Object.entries(ENV_NAMES)) {

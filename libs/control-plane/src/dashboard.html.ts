@@ -175,6 +175,11 @@ export const DASHBOARD_HTML = `<!doctype html>
     <h2>Hosts below the politeness floor <span class="muted">operator overrides under FRONTIER_MIN_DELAY_MS (FRONTIER_ALLOW_DELAY_BELOW_MIN)</span></h2>
     <div class="scroll"><table><thead><tr><th>host</th><th>delay</th><th>floor</th></tr></thead><tbody></tbody></table></div>
   </section>
+  <section id="hosts-aside" class="wide warn" hidden>
+    <h2>Hosts waiting or left behind <span class="muted">robots.txt failing (DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS), given up, or backed off for timeouts</span></h2>
+    <p id="hosts-aside-note" class="muted"></p>
+    <div class="scroll"><table><thead><tr><th>host</th><th>state</th><th>URLs</th><th>why</th></tr></thead><tbody></tbody></table></div>
+  </section>
   <section>
     <h2>Recent errors <span class="muted">last 50</span></h2>
     <div class="scroll"><table id="recent-errors"><thead><tr><th>time</th><th>kind</th><th>URL</th><th>error</th></tr></thead><tbody></tbody></table></div>

@@ -90,6 +90,30 @@ export const DASHBOARD_SCRIPT = `
       belowRows.appendChild(row);
     });
 
+    // Hosts the crawl waits for (robots.txt failing) or gave up: the status's robotsWaiting and hostsSetAside.
+    var waiting = (s.robotsWaiting && s.robotsWaiting.hosts) || [];
+    var aside = s.hostsSetAside || [];
+    $('#hosts-aside').hidden = waiting.length + aside.length === 0;
+    setText($('#hosts-aside-note'), s.waitingOnly || '');
+    var asideRows = $('#hosts-aside tbody');
+    asideRows.replaceChildren();
+    waiting.forEach(function (w) {
+      var row = document.createElement('tr');
+      cell(row, w.host);
+      cell(row, 'waiting for robots.txt', 'nowrap');
+      cell(row, '–', 'num');
+      cell(row, (w.status ? 'answered ' + w.status : w.error || 'unreachable') + ' · ' + w.tries + ' tries · next ' + new Date(w.nextTryAt).toLocaleTimeString() + ' · given up at ' + new Date(w.giveUpAt).toLocaleTimeString());
+      asideRows.appendChild(row);
+    });
+    aside.forEach(function (h) {
+      var row = document.createElement('tr');
+      cell(row, h.host);
+      cell(row, h.reason === 'timeouts' ? 'backed off: timeouts' : 'set aside: ' + h.reason, 'nowrap');
+      cell(row, fmt(h.urls), 'num');
+      cell(row, h.detail);
+      asideRows.appendChild(row);
+    });
+
     var errors = $('#recent-errors tbody');
     errors.replaceChildren();
     s.recentErrors.forEach(function (e) {

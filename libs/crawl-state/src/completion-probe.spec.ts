@@ -46,7 +46,7 @@ describe('CompletionProbe: a crawl that only waits for robots.txt', () => {
     expect(snapshot.pending).toBe(2);
     expect(snapshot.waitingOnRobots).toEqual({ count: 1, hosts: [waiting('down.test')] });
     expect(describeWaiting(snapshot.waitingOnRobots!)).toBe(
-      'only waiting for the robots.txt of 1 host (5xx, 429 or unreachable): down.test (next try 2030-01-01T00:01:00.000Z, given up at 2030-01-01T00:30:00.000Z)',
+      'only waiting for the robots.txt of 1 host (5xx, 429 or unreachable): down.test (answered 500; next try 2030-01-01T00:01:00.000Z, given up at 2030-01-01T00:30:00.000Z)',
     );
     // Another host with work: the crawl is not only waiting.
     await store.enqueue([{ host: 'up.test', priority: 0, item: 'c' }], Date.now());

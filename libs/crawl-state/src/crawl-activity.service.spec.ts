@@ -43,7 +43,7 @@ describe('CrawlActivity', () => {
     await activity.recordOutcome(outcome({ url: 'http://e.test/', host: 'e.test', kind: 'deferred', error: 'DNS lookup of e.test failed: ETIMEOUT' }));
     expect((await activity.recentErrors()).map((e) => [e.kind, e.url, e.error])).toEqual([
       ['address', 'http://e.test/', 'DNS lookup of e.test failed: ETIMEOUT: site deferred'],
-      ['robots', 'http://d.test/', 'robots.txt unreachable: site deferred'],
+      ['robots', 'http://d.test/', 'robots.txt unreachable (DNS-like wording): site deferred'],
       ['address', 'http://c.test/', 'the server timed out: site deferred'],
     ]);
   });

@@ -134,7 +134,7 @@ function errorOf(o: FetchOutcome): Omit<RecentError, 'seq' | 'at'> | null {
   const base = { url: o.url, host: o.host };
   if (o.kind === 'error') return { ...base, kind: o.requested ? 'fetch' : 'address', error: o.error };
   if (o.kind === 'deferred' && deferredByDns(o)) return { ...base, kind: 'address', error: `${o.error}: site deferred` };
-  if (o.kind === 'deferred') return { ...base, kind: 'robots', status: o.status, error: 'robots.txt unreachable: site deferred' };
+  if (o.kind === 'deferred') return { ...base, kind: 'robots', status: o.status, error: `robots.txt unreachable${o.error ? ` (${o.error})` : ''}: site deferred` };
   // A sitemap that is not there is no error: /sitemap.xml is a guess (SITEMAP_MODE=robots+probe).
   const missingSitemap = o.retry?.kind === 'sitemap' && (o.status === 404 || o.status === 410);
   if (o.kind === 'fetched' && o.status !== undefined && o.status >= 400 && !missingSitemap) return { ...base, kind: 'http', status: o.status };

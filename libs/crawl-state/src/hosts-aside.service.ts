@@ -29,9 +29,32 @@ export interface HostWaiting {
   nextTryAt: string;
   giveUpAt: string;
   tries: number;
-  /** The last failed answer's status, or the error when there was no answer. */
+  /** The last failed answer's status, or the error when there was no answer (and its kind: `refused`, `timeout-connect`…). */
   status?: number;
   error?: string;
+  errorKind?: string;
+}
+
+/** Failure kinds in the words a terminal shows. */
+const FAILURE_WORDS: Record<string, string> = {
+  refused: 'connection refused',
+  reset: 'connection reset',
+  'timeout-connect': 'connection timed out',
+  'timeout-headers': 'no answer in time',
+  'timeout-body': 'answer cut off in time',
+  'timeout-total': 'timed out',
+  'timeout-rate': 'answered too slowly',
+  dns: 'name did not resolve',
+  tls: 'TLS failed',
+  protocol: 'not valid HTTP',
+};
+
+/** A robots.txt's last failure in words: "answered 500", "connection refused (connect ECONNREFUSED 127.0.0.1:9)". */
+export function robotsFailureInWords(failure: { status?: number; error?: string; errorKind?: string }): string {
+  if (failure.status !== undefined) return `answered ${failure.status}`;
+  const words = failure.errorKind ? FAILURE_WORDS[failure.errorKind] : undefined;
+  if (words) return failure.error ? `${words} (${failure.error})` : words;
+  return failure.error ?? 'unreachable';
 }
 
 /** How long the names of set-aside hosts are trusted in a process before they are read again. */
@@ -151,7 +174,7 @@ function parse<T>(raw: string): T | null {
 
 /** One line for a status page or a terminal: which hosts the crawl waits for, and until when. */
 export function describeWaiting(waiting: { count: number; hosts: HostWaiting[] }, shown = 5): string {
-  const names = waiting.hosts.slice(0, shown).map((h) => `${h.host} (next try ${h.nextTryAt}, given up at ${h.giveUpAt})`);
+  const names = waiting.hosts.slice(0, shown).map((h) => `${h.host} (${robotsFailureInWords(h)}; next try ${h.nextTryAt}, given up at ${h.giveUpAt})`);
   const more = waiting.count - names.length;
   const hosts = waiting.count === 1 ? 'host' : 'hosts';
   return `only waiting for the robots.txt of ${waiting.count} ${hosts} (5xx, 429 or unreachable): ${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;

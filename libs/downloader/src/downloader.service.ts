@@ -162,6 +162,8 @@ export class DownloaderService implements OnApplicationShutdown {
     const plan = await this.robots.failed(request.url, robots.retryAfterMs, now);
     await this.robots.remember(request.url, robots.policy, Math.max(1, plan.nextTryAt - now));
     await this.stats.count('deferred.robots-unreachable');
+    // A failed robots.txt is an error of the site's like a failed page: `error.robots.refused`, `error.robots.status-500`…
+    await this.stats.count(`error.robots.${robots.errorKind ?? (robots.status !== null ? `status-${robots.status}` : 'refused-hop')}`);
     return {
       ...base,
       kind: 'deferred',
@@ -172,6 +174,8 @@ export class DownloaderService implements OnApplicationShutdown {
       retryAfterMs: plan.nextTryAt - now,
       retry: crawlUrlOf(request),
       robotsUnreachable: plan,
+      ...(robots.error ? { error: robots.error } : {}),
+      ...(robots.errorKind ? { errorKind: robots.errorKind } : {}),
     };
   }
 

@@ -4,6 +4,8 @@ import { FetchLog } from '@crawler/logging';
 import { nextRobotsTry, ROBOTS_NAMESPACE, RobotsCache, RobotsFailures, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
+import type { FetchErrorKind } from '@crawler/contracts';
+import { classifyFetchError } from './http-errors';
 import { HttpFetcher } from './http-fetcher';
 import { parseRetryAfter } from '@crawler/net';
 
@@ -24,6 +26,9 @@ export interface RobotsFetch {
   hop?: RobotsHop;
   /** What a failed answer's Retry-After asked for, in ms. */
   retryAfterMs?: number;
+  /** Why no answer came (the error, and its kind: `refused`, `timeout-connect`…), or why the chain may not go on. */
+  error?: string;
+  errorKind?: FetchErrorKind;
 }
 
 /**
@@ -120,14 +125,14 @@ export class RobotsService {
         error: message,
         robots: true,
       });
-      return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status: null, durationMs };
+      return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status: null, durationMs, error: message, errorKind: classifyFetchError(error) };
     }
   }
 
   /** A redirect led to a host that did not resolve or may not be reached: robots.txt is unreachable (disallow all). */
   refused(pageUrl: string, hop: RobotsHop, refusal: string): RobotsFetch {
     this.fetchLog.robots(hop.url, null, null, refusal, hop.chain);
-    return { policy: RobotsPolicy.unreachable(robotsUrlFor(pageUrl), this.config.downloader.userAgent), status: null, durationMs: 0 };
+    return { policy: RobotsPolicy.unreachable(robotsUrlFor(pageUrl), this.config.downloader.userAgent), status: null, durationMs: 0, error: refusal };
   }
 
   /**

@@ -82,38 +82,49 @@ describe('FrontierService', () => {
     expect(f.logs).toContainEqual(expect.objectContaining({ event: 'frontier-pruned', dropped: 1, maxQueued: 2 }));
   });
 
-  it('holds a URL that failed transiently for a retry after the backoff, while its host goes on, and gives it up after FRONTIER_TRANSIENT_ATTEMPTS', async () => {
-    const f = frontier();
-    await f.service.add(links('a.test', ['/1', '/2']));
-    const reset = ({ retry }: { retry: any }) => ({
-      kind: 'error' as const,
-      requested: true,
-      error: 'ECONNRESET: read ECONNRESET',
-      errorKind: 'reset' as const,
-      durationMs: 3,
-      retry,
-    });
-    const before = Date.now();
-    await turn(f, reset);
-    expect(await f.store.stats()).toMatchObject({ size: 1, scheduled: 1, leased: 0 });
-    // Held for 30 s ± 25 %, not given to the host again at once: its other URL comes first.
-    expect(await f.store.promoteDue(before + 22_499, 10)).toBe(0);
-    expect(await turn(f, ({ retry }) => (expect(retry.url).toBe('http://a.test/2'), { kind: 'fetched', requested: true, status: 200, durationMs: 3, retry }))).toBe(true);
-    expect(await f.store.promoteDue(Date.now() + 37_501, 10)).toBe(1);
-    await turn(f, ({ retry }) => (expect(retry).toMatchObject({ url: 'http://a.test/1', failures: 1 }), reset({ retry })));
-    // The second wait is doubled: 60 s ± 25 %.
-    expect(await f.store.promoteDue(Date.now() + 44_000, 10)).toBe(0);
-    expect(await f.store.promoteDue(Date.now() + 75_001, 10)).toBe(1);
-    await turn(f, reset);
-    expect(await f.store.stats()).toMatchObject({ size: 0, scheduled: 0 });
-    expect(await f.stats.totals()).toMatchObject({ 'frontier.retry.reset': 2, 'failed-urls': 1, 'failed-urls.reset': 1 });
-    const listed = await f.failed.list();
-    expect(listed).toMatchObject({
-      total: 1,
-      urls: [{ seq: 1, url: 'http://a.test/1', host: 'a.test', reason: 'reset', attempts: 3, error: 'ECONNRESET: read ECONNRESET' }],
-    });
-    expect(Date.parse(listed.urls[0].at)).toBeGreaterThanOrEqual(before);
-  });
+  // A timeout is retried like the other transient failures, after the same waits (not at once, at the head of its host's queue).
+  it.each([
+    ['reset', 'ECONNRESET: read ECONNRESET'],
+    ['timeout-rate', 'ERR_FETCH_TOO_SLOW: body arrived at 1 B/s'],
+  ] as const)(
+    'holds a URL that failed transiently (%s) for a retry after the backoff, while its host goes on, and gives it up after FRONTIER_TRANSIENT_ATTEMPTS',
+    async (errorKind, error) => {
+      const f = frontier();
+      await f.service.add(links('a.test', ['/1', '/2']));
+      const reset = ({ retry }: { retry: any }) => ({
+        kind: 'error' as const,
+        requested: true,
+        error,
+        errorKind,
+        durationMs: 3,
+        retry,
+      });
+      const before = Date.now();
+      await turn(f, reset);
+      expect(await f.store.stats()).toMatchObject({ size: 1, scheduled: 1, leased: 0 });
+      // Held for 30 s ± 25 %, not given to the host again at once: its other URL comes first.
+      expect(await f.store.promoteDue(before + 22_499, 10)).toBe(0);
+      expect(await turn(f, ({ retry }) => (expect(retry.url).toBe('http://a.test/2'), { kind: 'fetched', requested: true, status: 200, durationMs: 3, retry }))).toBe(
+        true,
+      );
+      expect(await f.store.promoteDue(Date.now() + 37_501, 10)).toBe(1);
+      await turn(f, ({ retry }) => (expect(retry).toMatchObject({ url: 'http://a.test/1', failures: 1 }), reset({ retry })));
+      // The second wait is doubled: 60 s ± 25 %.
+      expect(await f.store.promoteDue(Date.now() + 44_000, 10)).toBe(0);
+      expect(await f.store.promoteDue(Date.now() + 75_001, 10)).toBe(1);
+      await turn(f, reset);
+      expect(await f.store.stats()).toMatchObject({ size: 0, scheduled: 0 });
+      expect(await f.stats.totals()).toMatchObject({ [`frontier.retry.${errorKind}`]: 2, 'failed-urls': 1, [`failed-urls.${errorKind}`]: 1 });
+      const listed = await f.failed.list();
+      expect(listed).toMatchObject({
+        total: 1,
+        urls: [{ seq: 1, url: 'http://a.test/1', host: 'a.test', reason: errorKind, attempts: 3, error }],
+      });
+      // One URL failing three times is one strike: its host was never backed off.
+      expect(await f.aside.listSetAside()).toEqual([]);
+      expect(Date.parse(listed.urls[0].at)).toBeGreaterThanOrEqual(before);
+    },
+  );
 
   it('tries a 500 again and counts the page once it is fetched; a 404 and a TLS failure are not tried again', async () => {
     const f = frontier();
@@ -195,6 +206,50 @@ describe('FrontierService', () => {
     expect(await f.stats.totals()).toMatchObject({ 'set-aside.robots-unreachable': 5, 'hosts-set-aside.robots-unreachable': 1 });
   });
 
+  it('gives up waiting hosts early when told (the embedded crawl, nothing else left), naming the last failure; a URL still out is dropped with them', async () => {
+    const f = frontier();
+    await f.service.add(links('a.test', ['/1', '/2', '/3']));
+    const since = Date.now() - 5000;
+    const plan = { since, tries: 2, nextTryAt: Date.now() + 60_000, giveUpAt: since + 1_800_000, giveUp: false };
+    const refused = {
+      kind: 'deferred' as const,
+      requested: true,
+      error: 'connect ECONNREFUSED 127.0.0.1:9',
+      errorKind: 'refused' as const,
+      retryAfterMs: 60_000,
+      robotsUnreachable: plan,
+    };
+    await turn(f, ({ retry }) => ({ ...refused, retry }));
+    const { hosts } = await f.aside.listWaiting();
+    expect(hosts).toEqual([expect.objectContaining({ host: 'a.test', errorKind: 'refused' })]);
+    // One URL is out when the crawl gives the host up; its outcome comes back after.
+    const [claim] = await f.store.claim({ now: Date.now() + 10 * 60_000, max: 1, leaseMs: 60_000 });
+    await f.service.giveUpWaiting(hosts, 120_000);
+    await f.service.done({
+      v: 1,
+      leaseId: claim.leaseId,
+      fetchId: 'f',
+      url: 'http://a.test/2',
+      host: 'a.test',
+      durationMs: 0,
+      retry: decodeEntry(claim.item),
+      ...refused,
+    });
+    expect(await f.store.stats()).toMatchObject({ size: 0, scheduled: 0 });
+    expect(await f.aside.listWaiting()).toEqual({ count: 0, hosts: [] });
+    expect(await f.aside.listSetAside()).toEqual([
+      expect.objectContaining({
+        host: 'a.test',
+        reason: 'robots-unreachable',
+        urls: 3,
+        detail: expect.stringMatching(
+          /^robots\.txt unreachable for 5 s \(2 tries, last connection refused \(connect ECONNREFUSED 127\.0\.0\.1:9\)\); given up after .* 120 s \(CRAWL_ROBOTS_IDLE_WAIT_MS\)$/,
+        ),
+      }),
+    ]);
+    expect(await f.stats.totals()).toMatchObject({ 'set-aside.robots-unreachable': 3, 'hosts-set-aside.robots-unreachable': 1 });
+  });
+
   it('sets aside a host whose Crawl-delay exceeds FRONTIER_MAX_CRAWL_DELAY_MS instead of waiting for it', async () => {
     const f = frontier();
     await f.service.add([...links('slow.test', ['/1', '/2', '/3']), ...links('ok.test', ['/1'])]);
@@ -216,7 +271,7 @@ describe('FrontierService', () => {
     expect(await f.stats.totals()).toMatchObject({ 'set-aside.crawl-delay': 3, 'hosts-set-aside.crawl-delay': 1 });
   });
 
-  it('backs off a host after FRONTIER_HOST_TIMEOUT_STRIKES timeouts in a row, keeps its URLs, lists it until it answers', async () => {
+  it('backs off a host after FRONTIER_HOST_TIMEOUT_STRIKES URLs timed out in a row, keeps its URLs, lists it until it answers', async () => {
     const f = frontier();
     await f.service.add(links('slow.test', ['/1', '/2', '/3', '/4', '/5', '/6']));
     const timedOut = () => ({
@@ -241,7 +296,7 @@ describe('FrontierService', () => {
         reason: 'timeouts',
         urls: 3,
         until: new Date(info.nextAt!).toISOString(),
-        detail: expect.stringMatching(/^3 timeouts in a row .*timeout-rate/),
+        detail: expect.stringMatching(/^3 URLs timed out in a row .*timeout-rate/),
       }),
     ]);
     // Unlike a host set aside for good, links to it found meanwhile are kept.

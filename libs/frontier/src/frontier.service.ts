@@ -3,11 +3,11 @@ import { CrawlUrl, FetchOutcome } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { Completion, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { LOGGER, Logger } from '@crawler/logging';
-import { CrawlActivity, FailedUrls, HostsAside, HubLinks, SetAsideReason, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { CrawlActivity, FailedUrls, HostsAside, HostWaiting, HubLinks, robotsFailureInWords, SetAsideReason, UnreachedHostsRegistry } from '@crawler/crawl-state';
 import { CrawlStats } from '@crawler/runtime';
 import { hostOf } from '@crawler/url';
 import { encodeEntry } from './frontier-entry';
-import { isSlowDown, isTimeout, politeDelay } from './politeness';
+import { isSlowDown, isStrike, politeDelay } from './politeness';
 import { FRONTIER_PRIORITIZER, PrioritizerChain } from './prioritizer';
 import { DispatchSignal } from './dispatch-signal';
 import { recrawlInterval } from './recrawl-policy';
@@ -116,7 +116,7 @@ export class FrontierService {
       else if (unreachable)
         setAside = {
           reason: 'robots-unreachable',
-          detail: `robots.txt unreachable for ${Math.round((now - unreachable.since) / 1000)} s (${unreachable.tries} tries${outcome.status ? `, last answered ${outcome.status}` : ''})`,
+          detail: `robots.txt unreachable for ${Math.round((now - unreachable.since) / 1000)} s (${unreachable.tries} tries, last ${robotsFailureInWords(outcome)})`,
         };
     } else if (outcome.kind === 'deferred' && outcome.retry) {
       const attempts = (outcome.retry.attempts ?? 0) + 1;
@@ -131,12 +131,7 @@ export class FrontierService {
       // page that failed is no reason to stop fetching the site's others, and no reason to fetch it sooner.
       const failures = (outcome.retry.failures ?? 0) + 1;
       const waitMs = failure.kind === 'transient' ? retryDelayMs(failures, frontier, Math.random(), outcome.retryAfterMs) : undefined;
-      if (waitMs !== undefined && isTimeout(outcome)) {
-        // A timeout says as much about the host as about the page: the URL goes back to the head of its
-        // host's queue, paced by the host and backed off with it by the strike rule, so a crawl left with
-        // only such hosts can end and name them instead of waiting on held retries.
-        requeue = encodeEntry({ ...outcome.retry, failures });
-      } else if (waitMs !== undefined) {
+      if (waitMs !== undefined) {
         const entry = { ...outcome.retry, failures };
         const [priority] = await this.prioritizer.of([entry], frontier.frontQueues);
         retryLater = { item: encodeEntry(entry), priority, dueAt: now + waitMs };
@@ -144,6 +139,13 @@ export class FrontierService {
         // A 4xx is the site's own final answer (counted, in the fetch log); a request that got none is a failure.
         gaveUp = { reason: failure.reason, attempts: requests };
       }
+    }
+    // The host was set aside while this URL was out (giveUpWaiting): the URL joins the host's dropped ones.
+    const droppedWith = (requeue || retryLater) && !setAside ? (await this.aside.setAsideReasons()).get(outcome.host) : undefined;
+    if (droppedWith) {
+      requeue = retryLater = undefined;
+      await this.aside.addUrls(outcome.host, 1);
+      await this.stats.count(`set-aside.${droppedWith}`);
     }
     // A deferred host waits for its robots.txt to be tried again. One millisecond more than the delay:
     // Date.now() drops the fraction, and a fast answer (under a millisecond) could otherwise be followed by
@@ -180,7 +182,7 @@ export class FrontierService {
       await this.unreached.record('dns-failed', outcome.host, outcome.error ?? 'the name kept failing to resolve');
     } else if (setAside) {
       await this.setAside(outcome, setAside.reason, setAside.detail, now);
-    } else if (outcome.kind === 'deferred' && unreachable) {
+    } else if (outcome.kind === 'deferred' && unreachable && !droppedWith) {
       const keepMs = Math.max(unreachable.nextTryAt, unreachable.giveUpAt) - now + frontier.leaseMs;
       const iso = (ms: number) => new Date(ms).toISOString();
       await this.aside.waiting(
@@ -192,6 +194,7 @@ export class FrontierService {
           tries: unreachable.tries,
           status: outcome.status,
           error: outcome.error,
+          errorKind: outcome.errorKind,
         },
         keepMs,
       );
@@ -200,7 +203,7 @@ export class FrontierService {
     }
     const strikes = frontier.hostTimeoutStrikes;
     const timeouts = decision.politeness.timeouts ?? 0;
-    if (strikes > 0 && isTimeout(outcome) && timeouts >= strikes) await this.backOff(outcome, timeouts, nextAt);
+    if (strikes > 0 && isStrike(outcome) && timeouts >= strikes) await this.backOff(outcome, timeouts, nextAt);
     else if (strikes > 0 && (host.politeness?.timeouts ?? 0) >= strikes && !timeouts) {
       // It answered: its back-off is over and it is no longer reported.
       await this.aside.answered(outcome.host);
@@ -235,13 +238,32 @@ export class FrontierService {
    * The host's URLs are dropped, now and to come (the store's purge), counted (`set-aside.<reason>`: URLs,
    * `hosts-set-aside.<reason>`: hosts) and listed by name with the reason, for the status and the summary.
    */
-  private async setAside(outcome: FetchOutcome, reason: SetAsideReason, detail: string, now: number): Promise<void> {
+  private setAside(outcome: FetchOutcome, reason: SetAsideReason, detail: string, now: number): Promise<void> {
     // The URL of this turn was not put back: it is one of the URLs dropped.
-    const urls = (await this.store.purgeHost(outcome.host, now)) + (outcome.retry && outcome.kind !== 'fetched' ? 1 : 0);
-    await this.aside.setAside(outcome.host, reason, detail, urls);
+    return this.setAsideHost(outcome.host, reason, detail, outcome.retry && outcome.kind !== 'fetched' ? 1 : 0, now);
+  }
+
+  private async setAsideHost(host: string, reason: SetAsideReason, detail: string, inHand: number, now: number): Promise<void> {
+    const urls = (await this.store.purgeHost(host, now)) + inHand;
+    await this.aside.setAside(host, reason, detail, urls);
     await this.stats.count(`set-aside.${reason}`, urls);
     await this.stats.count(`hosts-set-aside.${reason}`);
-    this.logger.warn({ event: 'host-set-aside', host: outcome.host, reason, detail, urls }, `host set aside: ${detail}`);
+    this.logger.warn({ event: 'host-set-aside', host, reason, detail, urls }, `host set aside: ${detail}`);
+  }
+
+  /**
+   * Gives up hosts waiting for their robots.txt before DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: the embedded crawl
+   * does so once they are all it has left and have been for CRAWL_ROBOTS_IDLE_WAIT_MS (`waitedMs`), rather than
+   * hold the run open for the rest of that time. Each is set aside as `robots-unreachable` with its last failure.
+   */
+  async giveUpWaiting(hosts: HostWaiting[], waitedMs: number): Promise<void> {
+    const now = Date.now();
+    for (const waiting of hosts) {
+      const since = Math.round((now - Date.parse(waiting.since)) / 1000);
+      const detail = `robots.txt unreachable for ${since} s (${waiting.tries} tries, last ${robotsFailureInWords(waiting)}); given up after the crawl had nothing else left for ${Math.round(waitedMs / 1000)} s (CRAWL_ROBOTS_IDLE_WAIT_MS)`;
+      await this.setAsideHost(waiting.host, 'robots-unreachable', detail, 0, now);
+    }
+    this.signal.wake();
   }
 
   /**
@@ -251,7 +273,7 @@ export class FrontierService {
    */
   private async backOff(outcome: FetchOutcome, timeouts: number, nextAt: number): Promise<void> {
     const { queued } = await this.store.hostInfo(outcome.host);
-    const detail = `${timeouts} timeouts in a row (FRONTIER_HOST_TIMEOUT_STRIKES ${this.config.frontier.hostTimeoutStrikes}), the last ${outcome.errorKind}: ${outcome.error ?? ''}; backed off for ${Math.round((nextAt - Date.now()) / 1000)} s`;
+    const detail = `${timeouts} URLs timed out in a row (FRONTIER_HOST_TIMEOUT_STRIKES ${this.config.frontier.hostTimeoutStrikes}), the last ${outcome.errorKind}: ${outcome.error ?? ''}; backed off for ${Math.round((nextAt - Date.now()) / 1000)} s`;
     await this.aside.backedOff(outcome.host, detail, nextAt, queued);
     await this.stats.count('hosts-backed-off.timeouts');
     this.logger.warn({ event: 'host-backed-off', host: outcome.host, reason: 'timeouts', timeouts, nextAt, urls: queued }, `host backed off: ${detail}`);

@@ -106,6 +106,15 @@ describe('politeDelay', () => {
       expect(politeDelay(timeout(), answered.politeness, strikes)).toMatchObject({ delayMs: 1000, cause: 'floor' });
     });
 
+    it('counts URLs, not requests: a URL timing out again on its retry is no further strike', () => {
+      const retried = (failures: number) =>
+        outcome({ kind: 'error', errorKind: 'timeout-rate', durationMs: 10_000, retry: { url: 'http://a.test/drip', depth: 1, source: 'link', hops: 0, failures } });
+      let previous = politeDelay(timeout(), undefined, strikes).politeness;
+      for (const failures of [1, 2, 1, 2]) previous = politeDelay(retried(failures), previous, strikes).politeness;
+      expect(previous).toMatchObject({ timeouts: 1, cause: 'floor' });
+      expect(politeDelay(timeout(), previous, strikes).politeness.timeouts).toBe(2);
+    });
+
     it('never rests less than the usual delay, and is off at 0', () => {
       const previous = { recentMs: [], backoff: 0, timeouts: 2, delayMs: 0, cause: 'floor' };
       expect(politeDelay({ ...timeout(), crawlDelayMs: 90_000 }, previous, strikes)).toMatchObject({ delayMs: 90_000, cause: 'robots' });

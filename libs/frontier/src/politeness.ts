@@ -8,7 +8,7 @@ export interface PolitenessSettings {
   maxBackoffMs: number;
   /** An operator's override may go under minDelayMs (FRONTIER_ALLOW_DELAY_BELOW_MIN); otherwise the floor holds. */
   allowDelayBelowMin?: boolean;
-  /** Timeouts in a row that back a host off (FRONTIER_HOST_TIMEOUT_STRIKES); 0 or absent = never. */
+  /** Timeouts of distinct URLs in a row that back a host off (FRONTIER_HOST_TIMEOUT_STRIKES); 0 or absent = never. */
   hostTimeoutStrikes?: number;
   /** The first such back-off, doubled per further timeout up to maxBackoffMs (FRONTIER_HOST_TIMEOUT_BACKOFF_MS). */
   hostTimeoutBackoffMs?: number;
@@ -26,7 +26,13 @@ export interface DelayDecision {
 export const isSlowDown = (status?: number) => status === 429 || status === 503;
 
 /** A request that got no full response in time: no connection, no headers, a silent or too slow body. */
-export const isTimeout = (outcome: Pick<FetchOutcome, 'kind' | 'errorKind'>) => outcome.kind === 'error' && !!outcome.errorKind?.startsWith('timeout-');
+const isTimeout = (outcome: Pick<FetchOutcome, 'kind' | 'errorKind'>) => outcome.kind === 'error' && !!outcome.errorKind?.startsWith('timeout-');
+
+/**
+ * A timeout that counts towards the host's strikes: the URL's first failure. Its retries say nothing new of
+ * the host (one slow page times out every time), so a URL that keeps failing fails alone.
+ */
+export const isStrike = (outcome: Pick<FetchOutcome, 'kind' | 'errorKind' | 'retry'>) => isTimeout(outcome) && !outcome.retry?.failures;
 
 /**
  * How long a host rests after a turn, and why:
@@ -36,8 +42,9 @@ export const isTimeout = (outcome: Pick<FetchOutcome, 'kind' | 'errorKind'>) => 
  *   the last few response times).
  * Only responses feed "the last few response times": a failed request's time is that of a timeout (up to
  * the total timeout), not of the host's pages, and would make the host rest half a minute between pages it
- * serves quickly. Timeouts are counted instead; at hostTimeoutStrikes in a row the host rests
- * hostTimeoutBackoffMs, doubled for each further one (cause `timeouts`), until a response resets the count.
+ * serves quickly. Timeouts are counted instead, one per URL (isStrike); at hostTimeoutStrikes in a row the
+ * host rests hostTimeoutBackoffMs, doubled for each further one (cause `timeouts`), until a response resets
+ * the count.
  * An override may raise the floor freely, but lowers it only where FRONTIER_ALLOW_DELAY_BELOW_MIN allows:
  * an override set before that rule (or written to the store by hand) cannot remove the floor.
  */
@@ -78,11 +85,12 @@ export function politeDelay(
 function afterFailure(outcome: FetchOutcome, previous: HostPoliteness | undefined, settings: PolitenessSettings, overrideMs: number | null | undefined): DelayDecision {
   const recentMs = [...(previous?.recentMs ?? [])];
   const backoff = previous?.backoff ?? 0;
-  // Other failures (a reset, a refused connection) neither count as a strike nor forgive one.
-  const timeouts = (previous?.timeouts ?? 0) + (isTimeout(outcome) ? 1 : 0);
+  // Other failures (a reset, a refused connection, a retry timing out again) neither count as a strike nor forgive one.
+  const strike = isStrike(outcome);
+  const timeouts = (previous?.timeouts ?? 0) + (strike ? 1 : 0);
   const usual = usualDelay(outcome, recentMs, settings, overrideMs);
   const strikes = settings.hostTimeoutStrikes ?? 0;
-  if (strikes > 0 && isTimeout(outcome) && timeouts >= strikes) {
+  if (strikes > 0 && strike && timeouts >= strikes) {
     const backedOff = Math.min(settings.maxBackoffMs, (settings.hostTimeoutBackoffMs ?? 60_000) * 2 ** Math.min(30, timeouts - strikes));
     const [delayMs, cause]: [number, DelayCause] = backedOff >= usual[0] ? [backedOff, 'timeouts'] : usual;
     return { delayMs, cause, politeness: { recentMs, backoff, timeouts, delayMs, cause } };
