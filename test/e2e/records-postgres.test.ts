@@ -34,7 +34,8 @@ describe('distributed crawl with its records in PostgreSQL', () => {
     recordKeys = keys.filter((key) => /content-seen:(urls|original|duplicates|simhash)|warc:captures/.test(key));
     const client = new Client({ connectionString: database.url });
     await client.connect();
-    const count = async (table: string) => Number((await client.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
+    // In the schema CRAWLER_PREFIX names.
+    const count = async (table: string) => Number((await client.query(`SELECT count(*) AS n FROM "${prefix}".${table}`)).rows[0].n);
     rows = { pages: await count('pages'), duplicates: await count('duplicates'), owners: await count('content_owners'), simhashBands: await count('simhash_bands') };
     await client.end();
   }, 240_000);
@@ -60,9 +61,10 @@ describe('distributed crawl with its records in PostgreSQL', () => {
 
 describe('a service whose RECORDS_URL it cannot use', () => {
   const MAIN = join(__dirname, '../../dist/apps/content-seen/src/main.js');
+  const prefix = `t18r-refused-${process.pid}`;
   const run = (recordsUrl: string, env: Record<string, string> = {}) =>
     spawnSync(process.execPath, [MAIN], {
-      env: { ...process.env, PORT: '0', REDIS_URL, CRAWLER_PREFIX: `t18r-refused-${process.pid}`, RECORDS_URL: recordsUrl, ...env },
+      env: { ...process.env, PORT: '0', REDIS_URL, CRAWLER_PREFIX: prefix, RECORDS_URL: recordsUrl, ...env },
       encoding: 'utf8',
       timeout: 30_000,
     });
@@ -82,7 +84,7 @@ describe('a service whose RECORDS_URL it cannot use', () => {
     try {
       const client = new Client({ connectionString: database.url });
       await client.connect();
-      await client.query('CREATE TABLE pages (x int)'); // in the way of the migration's own
+      await client.query(`CREATE SCHEMA "${prefix}"; CREATE TABLE "${prefix}".pages (x int)`); // in the way of the migration's own
       await client.end();
       const refused = run(database.url);
       expect(refused.status).toBe(2);
@@ -95,8 +97,8 @@ describe('a service whose RECORDS_URL it cannot use', () => {
   it('refuses to start (exit 2) on a database migrated by a newer version, or with a table of the wrong shape', async () => {
     const database = await createDatabase('newer');
     try {
-      await (await PostgresRecordsStore.open({ url: database.url, poolSize: 1 })).close();
-      const client = new Client({ connectionString: database.url });
+      await (await PostgresRecordsStore.open({ url: database.url, schema: prefix, poolSize: 1 })).close();
+      const client = new Client({ connectionString: database.url, options: `-c search_path="${prefix}"` });
       await client.connect();
       await client.query(`INSERT INTO records_migrations (name, run_on) VALUES ('9999999999999_from-a-newer-version', now())`);
       const newer = run(database.url);
