@@ -79,6 +79,14 @@ describe('a service whose RECORDS_URL it cannot use', () => {
     );
   });
 
+  it("refuses to start (exit 2), naming CRAWLER_PREFIX, when the prefix cannot name the crawl's schema", () => {
+    const refused = run('postgres://crawler:secret@127.0.0.1:1/crawl', { CRAWLER_PREFIX: 'public' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(
+      /content-seen: refusing to start: CRAWLER_PREFIX "public" names the crawl's schema in RECORDS_URL's database, and is the default schema/,
+    );
+  });
+
   it('refuses to start (exit 2), naming the setting, when a migration fails', async () => {
     const database = await createDatabase('refused');
     try {
