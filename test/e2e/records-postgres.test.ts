@@ -21,6 +21,7 @@ describe('distributed crawl with its records in PostgreSQL', () => {
   let status: any;
   let rows: { pages: number; duplicates: number; owners: number; simhashBands: number };
   let recordKeys: string[];
+  let aPage: { url: string; content_key: string };
 
   beforeAll(async () => {
     database = await createDatabase('e2e');
@@ -37,6 +38,7 @@ describe('distributed crawl with its records in PostgreSQL', () => {
     // In the schema CRAWLER_PREFIX names.
     const count = async (table: string) => Number((await client.query(`SELECT count(*) AS n FROM "${prefix}".${table}`)).rows[0].n);
     rows = { pages: await count('pages'), duplicates: await count('duplicates'), owners: await count('content_owners'), simhashBands: await count('simhash_bands') };
+    [aPage] = (await client.query(`SELECT url, content_key FROM "${prefix}".pages ORDER BY url LIMIT 1`)).rows;
     await client.end();
   }, 240_000);
 
@@ -56,6 +58,25 @@ describe('distributed crawl with its records in PostgreSQL', () => {
     // Every stored page's simhash filed under its 4 bands (distance 3); a near duplicate's never was.
     expect(rows.simhashBands).toBe(4 * rows.pages);
     expect(recordKeys).toEqual([]);
+  });
+
+  it('answers GET /urls and /urls/content from its own records while a crawl of another CRAWLER_PREFIX records the same URL in the same database', async () => {
+    // What that crawl's content-seen writes: its records in the schema its prefix names.
+    const other = await PostgresRecordsStore.open({ url: database.url, schema: `${prefix}-other`, poolSize: 1 });
+    try {
+      const theirs = { url: aPage.url, fetchedAt: new Date().toISOString(), status: 200, contentKey: 'pages/elsewhere.gz#0.1', contentHash: 'h-theirs' };
+      await other.recordPages([theirs]);
+      expect((await other.lookup([aPage.url]))[0].page?.contentKey).toBe(theirs.contentKey);
+    } finally {
+      await other.close();
+    }
+    const query = `url=${encodeURIComponent(aPage.url)}`;
+    const lookup = await fetch(`${cluster.control}/urls?${query}`);
+    expect(lookup.status).toBe(200);
+    expect(((await lookup.json()) as { record: { contentKey: string } }).record.contentKey).toBe(aPage.content_key);
+    const content = await fetch(`${cluster.control}/urls/content?${query}`);
+    expect(content.status).toBe(200);
+    expect(content.headers.get('x-content-key')).toBe(aPage.content_key);
   });
 });
 
