@@ -109,6 +109,9 @@ async function load(store: PostgresRecordsStore): Promise<number> {
   });
 }
 
+/** The schema the records go in, as a crawl's go in the one its CRAWLER_PREFIX names. */
+const SCHEMA = 'crawler';
+
 /** Each records table's partitions, heap and indexes (pg_total_relation_size counts a table's indexes). */
 async function diskBytes(url: string): Promise<{ table: string; bytes: number }[]> {
   const client = new Client({ connectionString: url });
@@ -118,7 +121,7 @@ async function diskBytes(url: string): Promise<{ table: string; bytes: number }[
     const { rows } = await client.query<{ table: string; bytes: string }>(
       `SELECT parent.relname AS table, sum(pg_total_relation_size(child.oid))::bigint AS bytes
        FROM pg_inherits JOIN pg_class parent ON parent.oid = inhparent JOIN pg_class child ON child.oid = inhrelid
-       WHERE parent.relnamespace = 'public'::regnamespace AND parent.relkind = 'p' GROUP BY parent.relname ORDER BY 2 DESC`,
+       WHERE parent.relnamespace = '${SCHEMA}'::regnamespace AND parent.relkind = 'p' GROUP BY parent.relname ORDER BY 2 DESC`,
     );
     return rows.map((r) => ({ table: r.table, bytes: Number(r.bytes) }));
   } finally {
@@ -134,7 +137,7 @@ async function main() {
   const dropped = () => (KEEP ? Promise.resolve() : admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
   process.on('SIGINT', () => void dropped().finally(() => process.exit(130)));
   try {
-    const store = await PostgresRecordsStore.open({ url: url.href, poolSize: Math.max(IN_FLIGHT, 4) });
+    const store = await PostgresRecordsStore.open({ url: url.href, schema: SCHEMA, poolSize: Math.max(IN_FLIGHT, 4) });
     const batching = new BatchingRecordsStore(store, { lingerMs: 5, maxItems: 500 });
     try {
       process.stderr.write(`Database ${name}: loading ${fmt(ROWS)} pages in batches of ${fmt(BATCH)}, ${IN_FLIGHT} in flight\n`);

@@ -73,7 +73,8 @@ afterAll(() => {
       () => postgres.start(),
       OUTAGE_MS,
     );
-    const client = new Client({ connectionString: postgres.url });
+    // The crawl's records are in the schema its CRAWLER_PREFIX names.
+    const client = new Client({ connectionString: postgres.url, options: `-c search_path="${outcome.prefix}"` });
     await client.connect();
     const pages = (await client.query<{ url: string; changes: number }>('SELECT url, changes FROM pages')).rows;
     const duplicates = (await client.query<{ url: string }>('SELECT url FROM duplicates')).rows.map((r) => r.url);

@@ -21,6 +21,7 @@ describe('distributed crawl with its records in PostgreSQL', () => {
   let status: any;
   let rows: { pages: number; duplicates: number; owners: number; simhashBands: number };
   let recordKeys: string[];
+  let aPage: { url: string; content_key: string };
 
   beforeAll(async () => {
     database = await createDatabase('e2e');
@@ -34,8 +35,10 @@ describe('distributed crawl with its records in PostgreSQL', () => {
     recordKeys = keys.filter((key) => /content-seen:(urls|original|duplicates|simhash)|warc:captures/.test(key));
     const client = new Client({ connectionString: database.url });
     await client.connect();
-    const count = async (table: string) => Number((await client.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
+    // In the schema CRAWLER_PREFIX names.
+    const count = async (table: string) => Number((await client.query(`SELECT count(*) AS n FROM "${prefix}".${table}`)).rows[0].n);
     rows = { pages: await count('pages'), duplicates: await count('duplicates'), owners: await count('content_owners'), simhashBands: await count('simhash_bands') };
+    [aPage] = (await client.query(`SELECT url, content_key FROM "${prefix}".pages ORDER BY url LIMIT 1`)).rows;
     await client.end();
   }, 240_000);
 
@@ -56,13 +59,33 @@ describe('distributed crawl with its records in PostgreSQL', () => {
     expect(rows.simhashBands).toBe(4 * rows.pages);
     expect(recordKeys).toEqual([]);
   });
+
+  it('answers GET /urls and /urls/content from its own records while a crawl of another CRAWLER_PREFIX records the same URL in the same database', async () => {
+    // What that crawl's content-seen writes: its records in the schema its prefix names.
+    const other = await PostgresRecordsStore.open({ url: database.url, schema: `${prefix}-other`, poolSize: 1 });
+    try {
+      const theirs = { url: aPage.url, fetchedAt: new Date().toISOString(), status: 200, contentKey: 'pages/elsewhere.gz#0.1', contentHash: 'h-theirs' };
+      await other.recordPages([theirs]);
+      expect((await other.lookup([aPage.url]))[0].page?.contentKey).toBe(theirs.contentKey);
+    } finally {
+      await other.close();
+    }
+    const query = `url=${encodeURIComponent(aPage.url)}`;
+    const lookup = await fetch(`${cluster.control}/urls?${query}`);
+    expect(lookup.status).toBe(200);
+    expect(((await lookup.json()) as { record: { contentKey: string } }).record.contentKey).toBe(aPage.content_key);
+    const content = await fetch(`${cluster.control}/urls/content?${query}`);
+    expect(content.status).toBe(200);
+    expect(content.headers.get('x-content-key')).toBe(aPage.content_key);
+  });
 });
 
 describe('a service whose RECORDS_URL it cannot use', () => {
   const MAIN = join(__dirname, '../../dist/apps/content-seen/src/main.js');
+  const prefix = `t18r-refused-${process.pid}`;
   const run = (recordsUrl: string, env: Record<string, string> = {}) =>
     spawnSync(process.execPath, [MAIN], {
-      env: { ...process.env, PORT: '0', REDIS_URL, CRAWLER_PREFIX: `t18r-refused-${process.pid}`, RECORDS_URL: recordsUrl, ...env },
+      env: { ...process.env, PORT: '0', REDIS_URL, CRAWLER_PREFIX: prefix, RECORDS_URL: recordsUrl, ...env },
       encoding: 'utf8',
       timeout: 30_000,
     });
@@ -77,12 +100,20 @@ describe('a service whose RECORDS_URL it cannot use', () => {
     );
   });
 
+  it("refuses to start (exit 2), naming CRAWLER_PREFIX, when the prefix cannot name the crawl's schema", () => {
+    const refused = run('postgres://crawler:secret@127.0.0.1:1/crawl', { CRAWLER_PREFIX: 'public' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(
+      /content-seen: refusing to start: CRAWLER_PREFIX "public" names the crawl's schema in RECORDS_URL's database, and is the default schema/,
+    );
+  });
+
   it('refuses to start (exit 2), naming the setting, when a migration fails', async () => {
     const database = await createDatabase('refused');
     try {
       const client = new Client({ connectionString: database.url });
       await client.connect();
-      await client.query('CREATE TABLE pages (x int)'); // in the way of the migration's own
+      await client.query(`CREATE SCHEMA "${prefix}"; CREATE TABLE "${prefix}".pages (x int)`); // in the way of the migration's own
       await client.end();
       const refused = run(database.url);
       expect(refused.status).toBe(2);
@@ -95,8 +126,8 @@ describe('a service whose RECORDS_URL it cannot use', () => {
   it('refuses to start (exit 2) on a database migrated by a newer version, or with a table of the wrong shape', async () => {
     const database = await createDatabase('newer');
     try {
-      await (await PostgresRecordsStore.open({ url: database.url, poolSize: 1 })).close();
-      const client = new Client({ connectionString: database.url });
+      await (await PostgresRecordsStore.open({ url: database.url, schema: prefix, poolSize: 1 })).close();
+      const client = new Client({ connectionString: database.url, options: `-c search_path="${prefix}"` });
       await client.connect();
       await client.query(`INSERT INTO records_migrations (name, run_on) VALUES ('9999999999999_from-a-newer-version', now())`);
       const newer = run(database.url);

@@ -38,6 +38,8 @@ export async function readinessUntil(port: number, ok: (r: { code: number; faili
 }
 
 export interface FaultOutcome {
+  /** The crawl's CRAWLER_PREFIX (its records' schema with RECORDS_URL). */
+  prefix: string;
   figures: CrawlFigures;
   status: any;
   fetchedAtFault: number;
@@ -138,6 +140,7 @@ export async function crawlThroughOutage(
     const store = await MinioContentStore.connect({ url: cluster.s3Url, bucket: cluster.prefix });
     const stored = await storedPages(store);
     return {
+      prefix: cluster.prefix,
       figures: crawlFigures(web),
       status,
       fetchedAtFault: before.totals.fetched,

@@ -49,7 +49,7 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
       return 2;
     }
   }
-  const recordsRefused = await checkRecords(config);
+  const recordsRefused = await checkRecords(config, (line) => process.stderr.write(`crawl: ${line}\n`));
   if (recordsRefused) {
     process.stderr.write(`crawl: refusing to start: ${recordsRefused.message}\n`);
     return 2;

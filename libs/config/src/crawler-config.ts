@@ -92,7 +92,8 @@ export const CrawlerConfigSchema = z.object({
   /**
    * Where the per-page records live (stored pages with their validators and change history, content-hash owners,
    * duplicates, WARC captures): `postgres://user:password@host:5432/database` for PostgreSQL, whose tables are
-   * created or migrated at start (under an advisory lock: many processes may start at once). Checked at start: a
+   * created or migrated at start (under an advisory lock: many processes may start at once) in the schema
+   * `CRAWLER_PREFIX` names, so crawls of different prefixes share the database. Checked at start: a
    * database that does not answer within `RECORDS_STARTUP_WAIT_MS`, a migration that fails, a migration recorded in
    * the database that this version does not know (a newer version migrated it), or a table whose columns are not of
    * the types this version reads stops the process (exit 2) with a message naming the setting. After start an outage
@@ -144,7 +145,12 @@ export const CrawlerConfigSchema = z.object({
     .meta({ env: 'S3_BUCKET' }),
   /** Where the filesystem content store and the embedded run's outputs live. @defaultValue './crawl-data' */
   dataDir: z.string().min(1).default('./crawl-data').meta({ env: 'CRAWLER_DATA_DIR' }),
-  /** Namespace of every Redis key and queue, so several crawls can share one Redis. @defaultValue 'crawler' */
+  /**
+   * Namespace of every Redis key and queue, and with `RECORDS_URL` the PostgreSQL schema of the crawl's records, so
+   * several crawls can share one Redis and one database. With `RECORDS_URL` it must also be a schema name of its
+   * own: at most 63 characters, not `public` nor `pg_…` ([content.md](content.md#one-schema-per-crawl)).
+   * @defaultValue 'crawler'
+   */
   prefix: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/)

@@ -11,12 +11,15 @@ recordsStoreContract('batching over memory', async () => new BatchingRecordsStor
 let contractSchema: string;
 recordsStoreContract(
   'batching over postgres',
-  async () =>
-    new BatchingRecordsStore(await PostgresRecordsStore.open({ url: POSTGRES_URL, schema: (contractSchema = uniqueSchema('batching')), poolSize: 4 }), {
-      lingerMs: 2,
-      maxItems: 8,
-    }),
-  () => dropSchema(contractSchema),
+  async (crawl) =>
+    new BatchingRecordsStore(
+      await PostgresRecordsStore.open({ url: POSTGRES_URL, schema: crawl ? `${contractSchema}-${crawl}` : (contractSchema = uniqueSchema('batching')), poolSize: 4 }),
+      { lingerMs: 2, maxItems: 8 },
+    ),
+  async () => {
+    await dropSchema(contractSchema);
+    await dropSchema(`${contractSchema}-Other-Crawl`);
+  },
 );
 
 /** The memory store, with the batches it was handed counted (and a failure to inject on demand). */

@@ -1,5 +1,5 @@
 import { Client, Pool } from 'pg';
-import { migrateRecords } from './postgres-migrate';
+import { migrateRecords, recordsSchemaProblem } from './postgres-migrate';
 import { guardPool, isoTime, isRecordsConnectionError, RecordsDataError } from './records-errors';
 import {
   Capture,
@@ -23,8 +23,11 @@ export interface PostgresRecordsOptions {
   url: string;
   /** Connections this process opens at most (RECORDS_POOL_SIZE). @defaultValue 10 */
   poolSize?: number;
-  /** The schema the tables live in, created when missing (tests use one each). @defaultValue 'public' */
-  schema?: string;
+  /**
+   * The schema the crawl's tables live in, created when missing: its CRAWLER_PREFIX, so crawls of different
+   * prefixes share a database as they share a Redis (tests use one each). See `recordsSchemaProblem`.
+   */
+  schema: string;
   /** How long connecting may take before it fails. @defaultValue 5000 */
   connectTimeoutMs?: number;
   /**
@@ -32,13 +35,19 @@ export interface PostgresRecordsOptions {
    * started with its database, or while it restarts, waits for it. @defaultValue 0 (one try)
    */
   startupWaitMs?: number;
+  /** node-pg-migrate's lines. */
   log?: (message: string) => void;
+  /** A line the operator should see: the tables of the old layout were adopted (see migrateRecords). */
+  notice?: (line: string) => void;
 }
 
-/** RECORDS_URL names a database the crawl cannot use, or its tables could not be brought up to date. */
+/**
+ * RECORDS_URL names a database the crawl cannot use, or its tables could not be brought up to date (or, with
+ * `setting` CRAWLER_PREFIX, the prefix cannot name the crawl's schema).
+ */
 export class RecordsSettingError extends Error {
-  constructor(message: string) {
-    super(`RECORDS_URL ${message}`);
+  constructor(message: string, setting = 'RECORDS_URL') {
+    super(`${setting} ${message}`);
   }
 }
 
@@ -61,19 +70,22 @@ export class PostgresRecordsStore implements RecordsStore {
    * setting, when the database cannot be reached or a migration fails: the service must not start.
    */
   static async open(options: PostgresRecordsOptions): Promise<PostgresRecordsStore> {
-    const schema = options.schema ?? 'public';
-    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`records schema must be a lower-case SQL name (got ${JSON.stringify(schema)})`);
+    const { schema } = options;
+    const problem = recordsSchemaProblem(schema);
+    if (problem) throw new Error(`records schema ${JSON.stringify(schema)} ${problem}`);
     const where = describePostgres(options.url);
     const connection = { connectionString: options.url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000 };
     const client = await connectWithin(connection, where, options.startupWaitMs ?? 0);
     try {
-      await migrateRecords(client, schema, options.log);
+      if (await migrateRecords(client, schema, options.log)) {
+        options.notice?.(`records: the tables of the default schema (written before one schema per CRAWLER_PREFIX) were moved into "${schema}", with their rows`);
+      }
     } catch (error) {
       throw new RecordsSettingError(`${where}: a migration of the records tables failed: ${(error as Error).message}`);
     } finally {
       await client.end().catch(() => {});
     }
-    const pool = new Pool({ ...connection, max: options.poolSize ?? 10, options: `-c search_path=${schema}` });
+    const pool = new Pool({ ...connection, max: options.poolSize ?? 10, options: `-c search_path="${schema}"` });
     // An idle connection dropped by the server is replaced on next use; the error must not crash the process.
     pool.on('error', () => {});
     const store = new PostgresRecordsStore(pool);

@@ -2,9 +2,11 @@ import type { FetchedPage, RecordsStore } from './records-store';
 
 /**
  * The behaviour every RecordsStore driver must share, registered as jest tests. `make` builds a fresh, empty
- * store per test; after each test it is closed, then `cleanup` runs (drops what the test created).
+ * store per test; after each test it is closed, then `cleanup` runs (drops what the test created). `make(crawl)`
+ * builds, on the same server as the test's store, the store of another crawl: the one a process given
+ * CRAWLER_PREFIX=`crawl` would open there (`crawl` holds upper-case letters and a `-`, as a prefix may).
  */
-export function recordsStoreContract(name: string, make: () => Promise<RecordsStore>, cleanup?: () => Promise<void>): void {
+export function recordsStoreContract(name: string, make: (crawl?: string) => Promise<RecordsStore>, cleanup?: () => Promise<void>): void {
   describe(`RecordsStore contract: ${name}`, () => {
     let store: RecordsStore;
 
@@ -69,6 +71,33 @@ export function recordsStoreContract(name: string, make: () => Promise<RecordsSt
           null,
         ]);
         expect((await store.lookup([url]))[0].page).toMatchObject({ contentHash: 'v3', changes: 2 });
+      });
+    });
+
+    describe('crawls', () => {
+      it('keeps the records of another crawl (another CRAWLER_PREFIX) on the same server apart: each reads its own', async () => {
+        const other = await make('Other-Crawl');
+        try {
+          const url = 'http://shared.test/';
+          await store.recordPages([page(url, 'h-mine', '2026-01-01T00:00:00.000Z', { etag: '"mine"' })]);
+          await other.recordPages([page(url, 'h-theirs', '2026-01-02T00:00:00.000Z')]);
+          await other.recordPages([page(url, 'h-theirs-2', '2026-01-03T00:00:00.000Z')]);
+          await other.recordDuplicates([{ url: 'http://copy.test/', duplicateOf: { kind: 'exact', original: url } }]);
+          const [mine, copy] = await store.lookup([url, 'http://copy.test/']);
+          expect(mine.page).toMatchObject({ contentKey: 'seg-1#h-mine', contentHash: 'h-mine', etag: '"mine"', changes: 0 });
+          expect(copy).toEqual({ page: null, duplicateOf: null });
+          expect((await other.lookup([url]))[0].page).toMatchObject({ contentKey: 'seg-1#h-theirs-2', changes: 1 });
+          expect(await store.validators([url])).toEqual([expect.objectContaining({ fetchedAt: '2026-01-01T00:00:00.000Z', changes: 0 })]);
+          // Claims of one content hash or one simhash, and captures: each crawl's first claim is its own.
+          expect(await store.claimContent([{ contentHash: 'h', url: 'http://a.test/' }])).toEqual(['http://a.test/']);
+          expect(await other.claimContent([{ contentHash: 'h', url: 'http://b.test/' }])).toEqual(['http://b.test/']);
+          expect(await store.claimSimhashes([{ simhash: '0123456789abcdef', owner: 'h-a' }], 3)).toEqual(['h-a']);
+          expect(await other.claimSimhashes([{ simhash: '0123456789abcdef', owner: 'h-b' }], 3)).toEqual(['h-b']);
+          await other.recordCaptures([{ contentHash: 'h', url: 'http://b.test/', date: 'd', digest: 'g', recordId: 'r' }]);
+          expect(await store.capturesOf(['h'])).toEqual([null]);
+        } finally {
+          await other.close();
+        }
       });
     });
 

@@ -38,7 +38,7 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
       process.exit(2);
     });
   }
-  const recordsRefused = await checkRecords(config);
+  const recordsRefused = await checkRecords(config, (line) => process.stderr.write(`${service}: ${line}\n`));
   if (recordsRefused) {
     process.stderr.write(`${service}: refusing to start: ${recordsRefused.message}\n`);
     process.exit(2);

@@ -24,10 +24,37 @@ describe('createRecordsStore', () => {
       await store.close();
       const client = new Client({ connectionString: url });
       await client.connect();
-      const { rows } = await client.query('SELECT url, content_key FROM pages');
+      // In the schema of the default CRAWLER_PREFIX.
+      const { rows } = await client.query('SELECT url, content_key FROM crawler.pages');
       await client.end();
       expect(rows).toEqual([{ url: 'http://a.test/', content_key: 'k' }]);
     } finally {
+      await dropDatabase(name);
+    }
+  });
+
+  it('keeps the records of crawls with different CRAWLER_PREFIX values on one RECORDS_URL apart, each in the schema its prefix names', async () => {
+    const { name, url } = await createDatabase('prefixes');
+    const prefixes = ['crawl-one', 'Crawl-Two', 'crawler'];
+    const stores = await Promise.all(prefixes.map((prefix) => createRecordsStore(loadConfig({ RECORDS_URL: url, CRAWLER_PREFIX: prefix }), state)));
+    try {
+      const fetched = (at: number) => ({
+        url: 'http://a.test/',
+        fetchedAt: `2026-01-0${at + 1}T00:00:00.000Z`,
+        status: 200,
+        contentKey: `k-${at}`,
+        contentHash: `h-${at}`,
+      });
+      for (const [at, store] of stores.entries()) await store.recordPages([fetched(at)]);
+      const pages = await Promise.all(stores.map(async (store) => (await store.lookup(['http://a.test/']))[0].page));
+      expect(pages).toEqual(prefixes.map((_, at) => expect.objectContaining({ contentKey: `k-${at}`, changes: 0 })));
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query(`SELECT schemaname FROM pg_tables WHERE tablename = 'pages' ORDER BY 1`);
+      await client.end();
+      expect(rows.map((r) => r.schemaname)).toEqual([...prefixes].sort());
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
       await dropDatabase(name);
     }
   });
@@ -39,5 +66,12 @@ describe('checkRecords', () => {
     const refused = await checkRecords(loadConfig({ RECORDS_URL: 'postgres://postgres@127.0.0.1:1/none', RECORDS_STARTUP_WAIT_MS: '300' }));
     expect(refused).toBeInstanceOf(RecordsSettingError);
     expect(refused?.message).toMatch(/^RECORDS_URL postgres:\/\/postgres@127\.0\.0\.1:1\/none: cannot connect within 300 ms \(RECORDS_STARTUP_WAIT_MS\)/);
+  });
+
+  it('answers an error naming CRAWLER_PREFIX, before connecting, when the prefix cannot name a schema of its own', async () => {
+    const check = (prefix: string) => checkRecords(loadConfig({ RECORDS_URL: 'postgres://postgres@127.0.0.1:1/none', CRAWLER_PREFIX: prefix }));
+    expect((await check('public'))?.message).toMatch(/^CRAWLER_PREFIX "public" names the crawl's schema in RECORDS_URL's database, and is the default schema/);
+    expect((await check('pg_crawl'))?.message).toMatch(/^CRAWLER_PREFIX "pg_crawl" .* PostgreSQL keeps for its own schemas/);
+    expect((await check('c'.repeat(64)))?.message).toMatch(/^CRAWLER_PREFIX "c{64}" .* must be 1 to 63 letters, digits, _ or -/);
   });
 });

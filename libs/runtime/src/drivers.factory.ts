@@ -37,16 +37,16 @@ export function createStateStore(config: CrawlerConfig, onError?: (error: Error)
 }
 
 /**
- * The per-page records: PostgreSQL when RECORDS_URL is set (connected and migrated here: a database that
- * cannot be reached or migrated rejects with RecordsSettingError), else the state store's Redis hashes when
- * REDIS_URL is, else memory. Only PostgreSQL's calls are batched across jobs (RECORDS_BATCH_LINGER_MS,
- * RECORDS_BATCH_MAX): memory has no round trip to save, and Redis answers a page's few commands in well under
- * a millisecond.
+ * The per-page records: PostgreSQL when RECORDS_URL is set, in the schema CRAWLER_PREFIX names (connected and
+ * migrated here: a database that cannot be reached or migrated rejects with RecordsSettingError), else the state
+ * store's Redis hashes when REDIS_URL is, else memory. Only PostgreSQL's calls are batched across jobs
+ * (RECORDS_BATCH_LINGER_MS, RECORDS_BATCH_MAX): memory has no round trip to save, and Redis answers a page's few
+ * commands in well under a millisecond.
  */
 export async function createRecordsStore(config: CrawlerConfig, state: StateStore): Promise<RecordsStore> {
   if (config.recordsUrl) {
     // Each content-seen job records one page: coalesced across jobs, PostgreSQL gets a statement per batch.
-    const postgres = await PostgresRecordsStore.open({ url: config.recordsUrl, poolSize: config.recordsPoolSize });
+    const postgres = await PostgresRecordsStore.open({ url: config.recordsUrl, schema: config.prefix, poolSize: config.recordsPoolSize });
     return new BatchingRecordsStore(postgres, { lingerMs: config.recordsBatchLingerMs, maxItems: config.recordsBatchMax });
   }
   return config.redisUrl ? new RedisRecordsStore({ state, buckets: hashBucketsFor(config.redisUrl) }) : new MemoryRecordsStore();
