@@ -5,6 +5,7 @@ import { infrastructureCause } from '@crawler/queue';
 import { FailedUrls } from '@crawler/crawl-state';
 import { CrawlControlService, SeedError } from './crawl-control.service';
 import { CrawlMonitor } from './crawl-monitor.service';
+import { LiveStatus } from './live-status.service';
 import { DeadLetters, UnknownQueueError } from './dead-letters.service';
 import { UrlLookupError, UrlLookupService } from './url-lookup.service';
 import { ControlPlaneRoute } from './control-plane-route';
@@ -35,6 +36,7 @@ export class CrawlController {
   constructor(
     private readonly control: CrawlControlService,
     private readonly monitor: CrawlMonitor,
+    private readonly live: LiveStatus,
     private readonly urls: UrlLookupService,
     private readonly dead: DeadLetters,
     private readonly failedUrls: FailedUrls,
@@ -99,10 +101,13 @@ export class CrawlController {
     }
   }
 
-  /** GET /status: stages with queue depths and rates, totals, pause state, top hosts, recent errors, completion. */
+  /**
+   * GET /status: stages with queue depths and rates, totals, pause state, top hosts, recent errors,
+   * completion; within CONTROL_PLANE_STATUS_TIMEOUT_MS, with the stores that are down (see LiveStatus).
+   */
   @Get('status')
   status() {
-    return this.control.status();
+    return this.live.current();
   }
 
   /** GET /status/history?since=<ms>: the throughput chart's points (rates per sample period), oldest first. */

@@ -132,7 +132,11 @@ const SCRIPT = `
   }
 
   function renderStatus(s) {
-    var state = s.paused ? (s.drained ? 'paused' : 'pausing') : s.complete ? 'complete' : s.pending > 0 ? 'crawling' : 'idle';
+    var outages = s.outages || [];
+    var state = s.paused ? (s.drained ? 'paused' : 'pausing') : s.complete ? 'complete' : outages.length || s.stale ? 'degraded' : s.pending > 0 ? 'crawling' : 'idle';
+    var down = outages.map(function (o) { return o.dependency + ' unavailable since ' + new Date(o.since).toLocaleTimeString() + ' (' + o.error + ')'; });
+    if (s.stale) down.push(Date.parse(s.at) > 0 ? 'figures from ' + Math.round(s.ageMs / 1000) + ' s ago' : 'no figures yet');
+    setText($('#outages'), down.join(' · '));
     var badge = $('#state');
     badge.textContent = state;
     badge.className = 'badge ' + state;
@@ -397,7 +401,7 @@ const STYLE = `
   header h1 { font-size: 18px; margin: 0; }
   .badge { padding: 2px 10px; border-radius: 12px; font-weight: 600; background: #eee; }
   .badge.crawling { background: #dbeafe; color: #1e40af; } .badge.paused, .badge.pausing { background: #fff3cd; color: #8a6d00; }
-  .badge.complete { background: #d1fae5; color: #065f46; }
+  .badge.complete { background: #d1fae5; color: #065f46; } .badge.degraded { background: #fee2e2; color: #991b1b; }
   button { font: inherit; padding: 6px 14px; border: 1px solid var(--accent); background: var(--accent); color: #fff; border-radius: 6px; cursor: pointer; }
   #pause-button { background: #fff; color: var(--accent); }
   .muted { color: var(--muted); font-size: 12px; }
@@ -452,6 +456,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <span style="flex:1"></span>
   <form id="token-form" hidden><span id="token-note" class="bad"></span><input id="token-input" type="password" autocomplete="off" placeholder="control plane token" aria-label="control plane token"> <button type="submit">Use token</button></form>
   <span id="connection"></span>
+  <span id="outages" class="bad"></span>
   <span id="updated" class="muted"></span>
 </header>
 <main>
