@@ -24,7 +24,7 @@ const CLUSTER_CLI = join(__dirname, '../../dist/apps/crawl/src/cluster-cli.js');
  * Whether a service's readiness depends on `dependency`: Redis, every pipeline service; S3 (the content
  * store) or PostgreSQL (the records), those that use it. The control plane never: it stays ready, degraded.
  */
-export function readinessNeeds(service: string, dependency: string): boolean {
+function readinessNeeds(service: string, dependency: string): boolean {
   if (service === 'control-plane') return false;
   return dependency === 'redis' || storesUsedBy(service).has(dependency === 's3' ? 'content' : 'records');
 }
