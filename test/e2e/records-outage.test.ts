@@ -82,7 +82,8 @@ afterAll(() => {
 
     expectRecovered(outcome, 'postgresql');
     // While it was down the status said what the crawl waited on; it never called itself complete.
-    expect(outcome.statusWhileDown?.waitingOn).toMatch(/postgresql unavailable since /);
+    expect(outcome.statusWhileDown?.waitingOn).toMatch(/postgresql unavailable since |\d+ messages? of [\w.-]+ retrying after PostgreSQL errors since /);
+    expect(outcome.statusesWhileDown.some((s) => s.status?.outages?.some((o: any) => o.dependency === 'postgresql'))).toBe(true);
     expect(outcome.statusWhileDown?.complete).toBe(false);
     // Waited out, not failed: the crawl completed by itself, nothing for an operator to replay.
     expect(outcome.status.complete).toBe(true);
