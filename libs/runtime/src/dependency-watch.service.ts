@@ -83,7 +83,9 @@ export class DependencyWatch implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async checkAll(): Promise<Record<string, string>> {
-    // In the dependencies' order, whichever answers first.
+    // In the dependencies' order, whichever answers first. An outage dates from the check that found it, not
+    // from when that check gave up.
+    const started = Date.now();
     const results = await Promise.all(this.dependencies.map((d) => probe(d.check)));
     const checks: Record<string, string> = {};
     this.dependencies.forEach(({ name }, i) => {
@@ -94,7 +96,7 @@ export class DependencyWatch implements OnApplicationBootstrap, BeforeApplicatio
         this.log.up(name, {}, `${name} is back`);
       } else {
         this.failing.set(name, result);
-        this.log.down(name, { error: result }, `${name} unavailable: ${result}`);
+        this.log.down(name, { error: result }, `${name} unavailable: ${result}`, started);
       }
     });
     return checks;

@@ -208,4 +208,23 @@ describe('HealthController', () => {
     const together = healthOf('frontier+content-parser', config, new MemoryStateStore(), s3Down, inStateStore, roomy);
     expect(await failure(together.ready())).toMatchObject({ status: 503, body: { failing: ['s3'] } });
   });
+
+  it('knows what is down since when without waiting on it (DependencyWatch.outages), and forgets it once it is back', async () => {
+    const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
+    let up = false;
+    const state = { get: () => (up ? Promise.resolve(null) : Promise.reject(new Error('Connection is closed.'))) } as unknown as StateStore;
+    const watch = new DependencyWatch('url-filter', config, state, new FsContentStore(dir), inStateStore, roomy, quiet);
+    expect(watch.outages()).toEqual([]);
+    const before = Date.now();
+    expect(await watch.check()).toEqual({ redis: 'Connection is closed.' });
+    const [outage] = watch.outages();
+    expect(outage).toEqual({ dependency: 'redis', since: expect.any(String), error: 'Connection is closed.' });
+    expect(Date.parse(outage.since)).toBeGreaterThanOrEqual(before);
+    // A second failed check keeps the first one's time.
+    await watch.check();
+    expect(watch.outages()[0].since).toBe(outage.since);
+    up = true;
+    await watch.check();
+    expect(watch.outages()).toEqual([]);
+  });
 });

@@ -26,12 +26,15 @@ export class OutageLog {
     return this.open.get(key)?.since;
   }
 
-  /** One more failure of `key`: logged if it starts an outage, or if the last reminder is old enough. */
-  down(key: string, fields: Record<string, unknown>, message: string): void {
+  /**
+   * One more failure of `key` (`at`: when the failed call was made, if not now): logged if it starts an
+   * outage, or if the last reminder is old enough.
+   */
+  down(key: string, fields: Record<string, unknown>, message: string, at = Date.now()): void {
     const now = Date.now();
     const outage = this.open.get(key);
     if (!outage) {
-      this.open.set(key, { since: now, lastLoggedAt: now, held: 0 });
+      this.open.set(key, { since: at, lastLoggedAt: now, held: 0 });
       this.logger.warn({ event: 'outage-start', outage: key, ...fields }, message);
       return;
     }
