@@ -58,7 +58,7 @@ afterAll(() => {
     }
   }, 120_000);
 
-  it('for 30 s mid-crawl: waited out, services unready naming it, messages retried, the crawl completes with every page recorded once', async () => {
+  it('for 30 s mid-crawl: waited out, content-seen unready naming it, the control plane degraded, messages retried, the crawl completes with every page recorded once', async () => {
     const env = {
       RECORDS_URL: postgres.url,
       RECORDS_POOL_SIZE: '2',
