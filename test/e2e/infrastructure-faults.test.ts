@@ -8,7 +8,8 @@ import { removeTempDirs, tempDir } from '../support/temp-dirs';
 /**
  * The infrastructure fails under a running crawl: the Redis server crashes (SIGKILL, AOF on) and comes back
  * on the same port and directory; the S3 server stops and comes back on the same port and directory. While
- * it is down every service stays up and answers 503 on /health/ready naming it; once it is back the crawl
+ * it is down every service stays up, those that use it answer 503 on /health/ready naming it, the control
+ * plane stays ready (degraded) and its status answers within its bound naming it; once it is back the crawl
  * completes with nothing lost. The shared Redis (6379) is never touched: the Redis crash runs on a private
  * redis-server.
  *

@@ -9,7 +9,8 @@ import { removeTempDirs, tempDir } from '../support/temp-dirs';
 /**
  * PostgreSQL, where the records live (RECORDS_URL), stops for 30 s under a running distributed crawl (every
  * service its own process) and comes back on the same port and directory. While it is down every service
- * stays up and answers 503 on /health/ready naming `postgresql`, the status names it as what the crawl waits
+ * stays up, content-seen (which writes the records) answers 503 on /health/ready naming `postgresql`, the
+ * control plane stays ready (degraded), the status names it as what the crawl waits
  * on, and the messages that needed it (content-seen's) are retried with backoff as an outage, not spent as
  * failures. Once it is back the crawl completes by itself: every page fetched, stored and recorded once.
  *
