@@ -235,7 +235,7 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
             port,
           });
         }
-        // Readiness checks Redis and S3 within HEALTH_CHECK_TIMEOUT_MS (2 s) each: the probe must wait longer.
+        // Readiness checks the stores a service uses within HEALTH_CHECK_TIMEOUT_MS (2 s) each: the probe must wait longer.
         expect(container.readinessProbe.timeoutSeconds).toBeGreaterThan(2);
       }
     }

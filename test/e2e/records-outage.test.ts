@@ -9,7 +9,8 @@ import { removeTempDirs, tempDir } from '../support/temp-dirs';
 /**
  * PostgreSQL, where the records live (RECORDS_URL), stops for 30 s under a running distributed crawl (every
  * service its own process) and comes back on the same port and directory. While it is down every service
- * stays up and answers 503 on /health/ready naming `postgresql`, the status names it as what the crawl waits
+ * stays up, content-seen (which writes the records) answers 503 on /health/ready naming `postgresql`, the
+ * control plane stays ready (degraded), the status names it as what the crawl waits
  * on, and the messages that needed it (content-seen's) are retried with backoff as an outage, not spent as
  * failures. Once it is back the crawl completes by itself: every page fetched, stored and recorded once.
  *
@@ -58,7 +59,7 @@ afterAll(() => {
     }
   }, 120_000);
 
-  it('for 30 s mid-crawl: waited out, services unready naming it, messages retried, the crawl completes with every page recorded once', async () => {
+  it('for 30 s mid-crawl: waited out, content-seen unready naming it, the control plane degraded, messages retried, the crawl completes with every page recorded once', async () => {
     const env = {
       RECORDS_URL: postgres.url,
       RECORDS_POOL_SIZE: '2',
@@ -83,7 +84,8 @@ afterAll(() => {
 
     expectRecovered(outcome, 'postgresql');
     // While it was down the status said what the crawl waited on; it never called itself complete.
-    expect(outcome.statusWhileDown?.waitingOn).toMatch(/\d+ messages? of [\w.-]+ retrying after PostgreSQL errors since /);
+    expect(outcome.statusWhileDown?.waitingOn).toMatch(/postgresql unavailable since |\d+ messages? of [\w.-]+ retrying after PostgreSQL errors since /);
+    expect(outcome.statusesWhileDown.some((s) => s.status?.outages?.some((o: any) => o.dependency === 'postgresql'))).toBe(true);
     expect(outcome.statusWhileDown?.complete).toBe(false);
     // Waited out, not failed: the crawl completed by itself, nothing for an operator to replay.
     expect(outcome.status.complete).toBe(true);

@@ -117,7 +117,7 @@ describe('faults of a Redis Cluster mid-crawl', () => {
     expect(masters[0]).toBeLessThan(5461 - moved / 2);
   }, 300_000);
 
-  it('the whole cluster stops answering for 30 s: every service says so on /health/ready, waits, and the crawl resumes and completes', async () => {
+  it('the whole cluster stops answering for 30 s: every service says so on /health/ready (the control plane ready and degraded), waits, and the crawl resumes and completes', async () => {
     await redis.waitHealthy();
     const outcome = await crawlThroughOutage(
       43,

@@ -80,9 +80,9 @@ function printServiceTails(cluster: TestWebCluster | undefined, lines = 20): voi
 }
 
 /** The control plane's status, or undefined while it (or Redis) cannot answer. */
-export async function statusOrUndefined(cluster: TestWebCluster): Promise<any> {
+export async function statusOrUndefined(cluster: TestWebCluster, timeoutMs = 3000): Promise<any> {
   try {
-    const response = await fetch(`${cluster.control}/status`, { signal: AbortSignal.timeout(3000) });
+    const response = await fetch(`${cluster.control}/status`, { signal: AbortSignal.timeout(timeoutMs) });
     return response.ok ? await response.json() : undefined;
   } catch {
     return undefined;

@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { storesUsedBy } from '@crawler/contracts';
 import { MinioContentStore } from '@crawler/content-store';
 import { collectKeys } from '@crawler/content-store/testing';
 import { expectedStoredPages } from '../e2e/crawl-expectations';
@@ -14,6 +17,35 @@ import { storedPages } from './stored-pages';
 export const OUTAGE_DELAY_MS = 1000;
 /** How long a dependency stays down by default. */
 const OUTAGE_MS = 4000;
+/** The cluster CLI, built. */
+const CLUSTER_CLI = join(__dirname, '../../dist/apps/crawl/src/cluster-cli.js');
+
+/**
+ * Whether a service's readiness depends on `dependency`: Redis, every pipeline service; S3 (the content
+ * store) or PostgreSQL (the records), those that use it. The control plane never: it stays ready, degraded.
+ */
+function readinessNeeds(service: string, dependency: string): boolean {
+  if (service === 'control-plane') return false;
+  return dependency === 'redis' || storesUsedBy(service).has(dependency === 's3' ? 'content' : 'records');
+}
+
+/** `seed --wait` of the cluster CLI, run to its end: what it printed and its exit code. */
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** ms since the epoch it exited. */
+  exitedAt: number;
+}
+
+function seedAndWait(control: string, seeds: string[]): Promise<CliRun> {
+  const child = spawn(process.execPath, [CLUSTER_CLI, 'seed', '--control', control, '--wait', ...seeds], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr, exitedAt: Date.now() })));
+}
 
 /** /health/ready of a service: its status code and the dependencies it names as failing. */
 async function readiness(port: number): Promise<{ code: number; failing: string[] }> {
@@ -59,6 +91,16 @@ export interface FaultOutcome {
   afterReplay: any;
   /** The first status read while the dependency was down that named it in `waitingOn` (else the last one read). */
   statusWhileDown: any;
+  /** Every status read while the dependency was down, each with how long it took to answer (null: no answer within 5 s). */
+  statusesWhileDown: { ms: number | null; status: any }[];
+  /** When it went down and came back (ms since the epoch). */
+  downAt: number;
+  upAt: number;
+  /** Lines the services printed that are not one JSON object, and the lines of each service while it was down. */
+  notJson: string[];
+  linesWhileDown: Record<string, number>;
+  /** With `seedWithCli`: the cluster CLI's `seed --wait` that submitted the seeds, run to its end. */
+  cli?: CliRun;
 }
 
 export function row(fault: string, o: FaultOutcome) {
@@ -81,6 +123,8 @@ export function row(fault: string, o: FaultOutcome) {
     ),
     replayed: o.replayed,
     failedAfterReplay: leftovers(o.afterReplay).failed,
+    statusMs: o.statusesWhileDown.map((s) => s.ms),
+    linesWhileDown: o.linesWhileDown,
   };
 }
 
@@ -95,33 +139,54 @@ export async function crawlThroughOutage(
   down: () => Promise<void>,
   up: () => Promise<void>,
   outageMs = OUTAGE_MS,
+  seedWithCli = false,
 ): Promise<FaultOutcome> {
   const env = { ...FAST_RECOVERY_ENV, FRONTIER_MIN_DELAY_MS: String(OUTAGE_DELAY_MS), ...clusterOptions.env };
   return crawlOnCluster(seed, { ...clusterOptions, env }, async (web, cluster) => {
     const died: string[] = [];
     for (const s of cluster.services) s.process.once('exit', () => died.push(s.name));
-    await cluster.seed(web.seeds());
+    const cli = seedWithCli ? seedAndWait(cluster.control, web.seeds()) : undefined;
+    if (!cli) await cluster.seed(web.seeds());
     const threshold = Math.round(web.expected.reachable.size / 3);
     const before = await waitFor(cluster, (s) => (s.totals.fetched ?? 0) >= threshold, 60_000, `${threshold} pages fetched`, 100);
 
     const downAt = Date.now();
+    const linesAtDown = cluster.services.map((svc) => svc.output.length);
     await down();
     const whileDown: FaultOutcome['whileDown'] = {};
     const namesIt = (s: any) => typeof s?.waitingOn === 'string' && s.waitingOn.toLowerCase().includes(dependency);
     let statusWhileDown: any;
+    const statusesWhileDown: FaultOutcome['statusesWhileDown'] = [];
+    const needing = cluster.services.filter((svc) => readinessNeeds(svc.name, dependency));
     await Promise.all([
-      ...cluster.services.map(async (s) => (whileDown[s.name] = await readinessUntil(s.port, (r) => r.code === 503 && r.failing.includes(dependency), outageMs))),
       (async () => {
-        // Redis down: the control plane cannot read anything, so only an S3 outage can be named while it lasts.
-        // Under load the first write to fail may come late: the S3 outage is held until it is named (or 3 s more).
+        // The services that need it say so; then the others (the control plane among them) are read: still ready.
+        await Promise.all(
+          needing.map(async (svc) => (whileDown[svc.name] = await readinessUntil(svc.port, (r) => r.code === 503 && r.failing.includes(dependency), outageMs))),
+        );
+        const others = cluster.services.filter((svc) => !needing.includes(svc));
+        await Promise.all(
+          others.map(
+            async (svc) => (whileDown[svc.name] = await readinessUntil(svc.port, (r) => svc.name !== 'control-plane' || r.failing.includes(dependency), outageMs)),
+          ),
+        );
+      })(),
+      (async () => {
+        // Read throughout the outage. Under load the first write to fail may come late: an S3 outage is held
+        // until it is named (or 3 s more).
         const until = downAt + outageMs + (dependency === 's3' ? 3000 : -500);
-        while (Date.now() < until && !namesIt(statusWhileDown)) {
-          statusWhileDown = (await statusOrUndefined(cluster)) ?? statusWhileDown;
+        while (Date.now() < until || (dependency === 's3' && !namesIt(statusWhileDown) && Date.now() < until + 3000)) {
+          const started = Date.now();
+          const status = await statusOrUndefined(cluster, 5000);
+          statusesWhileDown.push({ ms: status ? Date.now() - started : null, status });
+          if (!namesIt(statusWhileDown)) statusWhileDown = status ?? statusWhileDown;
           await new Promise((r) => setTimeout(r, 250));
         }
       })(),
     ]);
     await new Promise((r) => setTimeout(r, Math.max(0, downAt + outageMs - Date.now())));
+    const linesWhileDown = Object.fromEntries(cluster.services.map((svc, i) => [svc.name, svc.output.length - linesAtDown[i]]));
+    const upAt = Date.now();
     await up();
 
     // Work that failed for good during the outage is sent round again.
@@ -137,6 +202,7 @@ export async function crawlThroughOutage(
             .map((l) => `${l.slice(0, 400)}\n`)
             .join('')}`,
         );
+    const notJson = cluster.services.flatMap((svc) => svc.output.filter((line) => !isJsonObject(line)).map((line) => `${svc.name}: ${line.slice(0, 300)}`));
     const store = await MinioContentStore.connect({ url: cluster.s3Url, bucket: cluster.prefix });
     const stored = await storedPages(store);
     return {
@@ -154,15 +220,36 @@ export async function crawlThroughOutage(
       replayed,
       afterReplay,
       statusWhileDown,
+      statusesWhileDown,
+      downAt,
+      upAt,
+      notJson,
+      linesWhileDown,
+      cli: await cli,
     };
   });
 }
 
+function isJsonObject(line: string): boolean {
+  try {
+    const parsed = JSON.parse(line);
+    return typeof parsed === 'object' && parsed !== null;
+  } catch {
+    return false;
+  }
+}
+
 export function expectRecovered(o: FaultOutcome, dependency: string) {
-  // Every service stayed up, said it was unavailable because of the dependency, and is ready again.
+  // Every service stayed up; those that need the dependency said they were unavailable because of it, the
+  // others stayed ready, and the control plane (ready, degraded) named it. All are ready again.
   expect(o.died).toEqual([]);
-  for (const [service, r] of Object.entries(o.whileDown))
-    expect({ service, ...r, failing: r.failing.includes(dependency) }).toEqual({ service, code: 503, failing: true });
+  // Every line each service wrote is one JSON object: no raw error dump of a lost connection.
+  expect(o.notJson).toEqual([]);
+  for (const [service, r] of Object.entries(o.whileDown)) {
+    const needs = readinessNeeds(service, dependency);
+    const names = needs || service === 'control-plane';
+    expect({ service, ...r, failing: r.failing.includes(dependency) }).toEqual({ service, code: needs ? 503 : 200, failing: names });
+  }
   for (const [service, r] of Object.entries(o.after)) expect({ service, code: r.code }).toEqual({ service, code: 200 });
   // The crawl settled with every reachable allowed page fetched, nothing disallowed, nothing stuck. It is
   // called complete only if nothing failed.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { SingleBar } from 'cli-progress';
 import { Command } from 'commander';
-import type { CrawlStatus, KeptLetter, OperatorAuditList, QueueFailures } from '@crawler/control-plane';
+import type { KeptLetter, LiveCrawlStatus as CrawlStatus, OperatorAuditList, QueueFailures } from '@crawler/control-plane';
 import type { FailedUrlList } from '@crawler/crawl-state';
 import { parseSeed, parseSeedList, SeedParse, seedRequests } from '@crawler/control-plane';
 
@@ -201,14 +201,30 @@ interface FollowOptions {
   progress: (s: CrawlStatus) => { value: number; total: number };
 }
 
-/** Polls the status until `done`, with a progress bar on a terminal and a line every few seconds otherwise. */
+/**
+ * Polls the status until `done`, with a progress bar on a terminal and a line every few seconds otherwise.
+ * An outage does not end the wait: a stale status (the control plane could not read the crawl) is shown and
+ * never judged done, and a control plane that answers 5xx or cannot be reached (restarting) is asked again.
+ */
 async function follow(control: Target, options: FollowOptions): Promise<CrawlStatus> {
   const bar = process.stderr.isTTY ? new SingleBar({ format: options.format, hideCursor: true, stream: process.stderr }) : undefined;
   let started = false;
   let lastLine = 0;
+  let lastProblem = 0;
   try {
     for (;;) {
-      const status = await getStatus(control);
+      let status: CrawlStatus;
+      try {
+        status = await getStatus(control);
+      } catch (error) {
+        if (!passing(error)) throw error;
+        if (Date.now() - lastProblem >= LINE_EVERY_MS) {
+          lastProblem = Date.now();
+          process.stderr.write(`${(error as Error).message.split('\n')[0]} (still waiting)\n`);
+        }
+        await new Promise((r) => setTimeout(r, POLL_MS));
+        continue;
+      }
       const { value, total } = options.progress(status);
       const payload = {
         rate: status.rates.fetched ?? 0,
@@ -216,16 +232,17 @@ async function follow(control: Target, options: FollowOptions): Promise<CrawlSta
         errors: errorCount(status.totals),
         state: state(status),
       };
+      const done = !status.stale && options.done(status);
       if (bar) {
         if (!started) bar.start(Math.max(total, 1), value, payload);
         started = true;
         bar.setTotal(Math.max(total, 1));
         bar.update(value, payload);
-      } else if (Date.now() - lastLine >= LINE_EVERY_MS || options.done(status)) {
+      } else if (Date.now() - lastLine >= LINE_EVERY_MS || done) {
         lastLine = Date.now();
         process.stderr.write(`${value}/${total} · ${payload.rate}/s · ${payload.stored} stored · ${payload.errors} errors · ${payload.state}\n`);
       }
-      if (options.done(status)) return status;
+      if (done) return status;
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   } finally {
@@ -233,7 +250,13 @@ async function follow(control: Target, options: FollowOptions): Promise<CrawlSta
   }
 }
 
+/** A failure that passes: the control plane unreachable (restarting) or answering 5xx. A refusal (4xx) ends the wait. */
+function passing(error: unknown): boolean {
+  return error instanceof ControlPlaneError && (error.status === 0 || error.status >= 500);
+}
+
 function state(s: CrawlStatus): string {
+  if (s.stale) return `figures from ${Math.round(s.ageMs / 1000)} s ago${s.waitingOn ? `: ${s.waitingOn}` : ''}${s.readError ? ` (${s.readError})` : ''}`;
   if (s.paused) return s.drained ? 'paused' : `pausing (${s.inFlight} in flight)`;
   if (s.complete) return 'complete';
   const waiting = [s.waitingOnly, s.waitingOn].filter(Boolean).join('; ');
@@ -331,7 +354,7 @@ async function call<T>(to: Target, method: string, path: string, body: unknown, 
     response = await fetch(new URL(path, to.control), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`cannot reach the control plane at ${to.control}: ${cause?.code ?? cause?.message ?? String(error)}`);
+    throw new ControlPlaneError(`cannot reach the control plane at ${to.control}: ${cause?.code ?? cause?.message ?? String(error)}`, 0);
   }
   const text = await response.text();
   if (response.status === 401) {

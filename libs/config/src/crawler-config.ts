@@ -215,6 +215,12 @@ export const CrawlerConfigSchema = z.object({
      * @defaultValue 10000
      */
     auditKept: int(1).max(1_000_000).default(10_000).meta({ env: 'CONTROL_PLANE_AUDIT_KEPT' }),
+    /**
+     * Longest `GET /status` waits for a fresh reading of the crawl. Past it (Redis away or slow) it answers at once
+     * with the last reading it has, marked stale with its age, and the outages the control plane knows of.
+     * @defaultValue 1500
+     */
+    statusTimeoutMs: int(100).default(1500).meta({ env: 'CONTROL_PLANE_STATUS_TIMEOUT_MS' }),
   }),
   /** The embedded crawl's own limits (`npm run crawl`); the services of the distributed shape run until stopped. */
   crawl: z.object({
@@ -242,6 +248,19 @@ export const CrawlerConfigSchema = z.object({
    * @defaultValue 70000
    */
   shutdownTimeoutMs: int(100).default(70_000).meta({ env: 'SHUTDOWN_TIMEOUT_MS' }),
+  /**
+   * How often each process checks the stores it uses (Redis, S3, the records' PostgreSQL), each within 2 s, to know
+   * what is down since when: an outage is logged once when it starts and once when it ends, and the control plane's
+   * status lists it.
+   * @defaultValue 5000
+   */
+  healthWatchMs: int(100).default(5000).meta({ env: 'HEALTH_WATCH_MS' }),
+  /**
+   * While an outage lasts, how often it is logged again (one line, with the failures held back meanwhile). Failures
+   * of one outage are never logged one by one.
+   * @defaultValue 60000
+   */
+  outageLogReminderMs: int(1000).default(60_000).meta({ env: 'OUTAGE_LOG_REMINDER_MS' }),
   /** Least severe level logged. @defaultValue 'info' */
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').meta({ env: 'LOG_LEVEL' }),
   /**

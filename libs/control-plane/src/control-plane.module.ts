@@ -9,6 +9,7 @@ import { DashboardController } from './dashboard.controller';
 import { DeadLetters } from './dead-letters.service';
 import { FrontierController } from './frontier.controller';
 import { HostOverrides } from './host-overrides.service';
+import { LiveStatus } from './live-status.service';
 import { OperatorAudit } from './operator-audit.service';
 import { UrlLookupService } from './url-lookup.service';
 
@@ -20,6 +21,7 @@ import { UrlLookupService } from './url-lookup.service';
     CrawlControlService,
     { provide: CRAWL_MONITOR_OPTIONS, useValue: DEFAULT_MONITOR_OPTIONS },
     CrawlMonitor,
+    LiveStatus,
     UrlLookupService,
     DeadLetters,
     HostOverrides,

@@ -55,7 +55,10 @@ export interface CrawlStatus {
   failed: Record<string, number>;
   /** Messages retrying after an outage of Redis, S3 or PostgreSQL, by queue. */
   outageRetries: Record<string, OutageRetries>;
-  /** What stands between the crawl and "complete" besides work in progress (Redis memory full, outage retries, failed work), in words. */
+  /**
+   * What stands between the crawl and "complete" besides work in progress (Redis memory full, outage retries,
+   * failed work), in words; GET /status names the stores that are down first (LiveStatus).
+   */
   waitingOn: string | null;
   /** Redis's memory use against its maxmemory; `full`: intake paused (REDIS_MEMORY_HIGH_WATER). Null without Redis. */
   redisMemory: RedisMemory | null;

@@ -5,6 +5,7 @@ import { infrastructureCause } from '@crawler/queue';
 import { FailedUrls } from '@crawler/crawl-state';
 import { CrawlControlService, SeedError } from './crawl-control.service';
 import { CrawlMonitor } from './crawl-monitor.service';
+import { LiveStatus } from './live-status.service';
 import { DeadLetters, UnknownQueueError } from './dead-letters.service';
 import { UrlLookupError, UrlLookupService } from './url-lookup.service';
 import { AuditedRequest, OperatorAudit } from './operator-audit.service';
@@ -41,6 +42,7 @@ export class CrawlController {
   constructor(
     private readonly control: CrawlControlService,
     private readonly monitor: CrawlMonitor,
+    private readonly live: LiveStatus,
     private readonly urls: UrlLookupService,
     private readonly dead: DeadLetters,
     private readonly failedUrls: FailedUrls,
@@ -123,10 +125,13 @@ export class CrawlController {
     return { accepted };
   }
 
-  /** GET /status: stages with queue depths and rates, totals, pause state, top hosts, recent errors, completion. */
+  /**
+   * GET /status: stages with queue depths and rates, totals, pause state, top hosts, recent errors,
+   * completion; within CONTROL_PLANE_STATUS_TIMEOUT_MS, with the stores that are down (see LiveStatus).
+   */
   @Get('status')
   status() {
-    return this.control.status();
+    return this.live.current();
   }
 
   /** GET /status/history?since=<ms>: the throughput chart's points (rates per sample period), oldest first. */

@@ -132,6 +132,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   <span class="spacer"></span>
   <form id="token-form" hidden><span id="token-note" class="bad"></span><input id="token-input" type="password" autocomplete="off" placeholder="control plane token" aria-label="control plane token"> <button type="submit">Use token</button></form>
   <span id="connection"></span>
+  <span id="outages" class="bad"></span>
   <span id="updated" class="muted"></span>
 </header>
 <main>

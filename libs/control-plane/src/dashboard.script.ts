@@ -20,7 +20,11 @@ export const DASHBOARD_SCRIPT = `
   }
 
   function renderStatus(s) {
-    var state = s.paused ? (s.drained ? 'paused' : 'pausing') : s.complete ? 'complete' : s.pending > 0 ? 'crawling' : 'idle';
+    var outages = s.outages || [];
+    var state = s.paused ? (s.drained ? 'paused' : 'pausing') : s.complete ? 'complete' : outages.length || s.stale ? 'degraded' : s.pending > 0 ? 'crawling' : 'idle';
+    var down = outages.map(function (o) { return o.dependency + ' unavailable since ' + new Date(o.since).toLocaleTimeString() + ' (' + o.error + ')'; });
+    if (s.stale) down.push(Date.parse(s.at) > 0 ? 'figures from ' + Math.round(s.ageMs / 1000) + ' s ago' : 'no figures yet');
+    setText($('#outages'), down.join(' · '));
     var badge = $('#state');
     badge.textContent = state;
     badge.className = 'badge ' + state;

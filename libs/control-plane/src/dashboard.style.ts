@@ -10,7 +10,7 @@ export const DASHBOARD_STYLE = `
   header h1 { font-size: 18px; margin: 0; }
   .badge { padding: 2px 10px; border-radius: 12px; font-weight: 600; background: #eee; }
   .badge.crawling { background: #dbeafe; color: #1e40af; } .badge.paused, .badge.pausing { background: #fff3cd; color: #8a6d00; }
-  .badge.complete { background: #d1fae5; color: #065f46; }
+  .badge.complete { background: #d1fae5; color: #065f46; } .badge.degraded { background: #fee2e2; color: #991b1b; }
   button { font: inherit; padding: 6px 14px; border: 1px solid var(--accent); background: var(--accent); color: #fff; border-radius: 6px; cursor: pointer; }
   #pause-button { background: #fff; color: var(--accent); }
   .muted { color: var(--muted); font-size: 12px; }

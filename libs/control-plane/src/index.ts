@@ -1,6 +1,7 @@
 export * from './control-plane.module';
 export * from './crawl-control.service';
 export * from './crawl-monitor.service';
+export * from './live-status.service';
 export * from './pipeline-stages';
 export * from './seed-list';
 export * from './url-lookup.service';

@@ -41,6 +41,8 @@ export class RedisFrontierStore implements FrontierShard {
       url?: string;
       /** a client shared with other stores (the shards of one frontier), left open by close(). */
       client?: RedisClient;
+      /** With `url`: told of the connection's errors (ioredis keeps reconnecting; without a listener it prints each one raw). */
+      onError?: (error: Error) => void;
       prefix: string;
       /** Test seam: called after each slice of an enqueue is stored (a throw stands for a crash there). */
       afterSlice?: (slice: number) => void;
@@ -50,6 +52,7 @@ export class RedisFrontierStore implements FrontierShard {
     if (!options.client && !options.url) throw new Error('RedisFrontierStore: needs a url or a client');
     // Lazy: every process has the store injected, only the frontier and the control plane use it.
     this.redis = options.client ?? createRedis(options.url!, { enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: true });
+    if (!options.client) this.redis.on('error', options.onError ?? (() => undefined));
     this.prefix = `${options.prefix}:`;
     this.routeKey = `${this.prefix}init`;
     this.config = JSON.stringify({

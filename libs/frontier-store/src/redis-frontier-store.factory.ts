@@ -11,6 +11,8 @@ export interface RedisFrontierTarget {
   prefix: string;
   /** FRONTIER_SHARDS. @defaultValue 1 on a node, CLUSTER_DEFAULT_SHARDS on a cluster */
   shards?: number;
+  /** Told of connection errors (ioredis keeps reconnecting; without a listener it prints each one raw). */
+  onError?: (error: Error) => void;
 }
 
 /**
@@ -22,9 +24,10 @@ export interface RedisFrontierTarget {
 export function createRedisFrontierStore(target: RedisFrontierTarget, settings: FrontierStoreOptions): FrontierStore {
   const cluster = parseRedisUrl(target.url).cluster;
   const count = target.shards ?? (cluster ? CLUSTER_DEFAULT_SHARDS : 1);
-  if (count === 1 && !cluster) return new RedisFrontierStore({ url: target.url, prefix: target.prefix }, settings);
+  if (count === 1 && !cluster) return new RedisFrontierStore({ url: target.url, prefix: target.prefix, onError: target.onError }, settings);
   // Lazy: every process has the store injected, only the frontier and the control plane use it.
   const client = createRedis(target.url, { enableAutoPipelining: true, maxRetriesPerRequest: null, lazyConnect: true });
+  client.on('error', target.onError ?? (() => undefined));
   const perShard = { ...settings, backQueues: backQueuesPerShard(settings.backQueues, count) };
   const shards = shardPrefixes(target.prefix, count).map((prefix) => new RedisFrontierStore({ client, prefix }, perShard));
   return new ShardedFrontierStore(

@@ -44,7 +44,7 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
     process.exit(2);
   }
   const logger = createProcessLogger({ level: config.logLevel, service });
-  @Module({ imports: [RuntimeModule.forRoot({ service, config, logger }), serviceModule] })
+  @Module({ imports: [RuntimeModule.forRoot({ service, config, logger, staysReady: options.controlApi === true }), serviceModule] })
   class ServiceAppModule {}
 
   surviveUnawaitedRedisErrors(logger);

@@ -16,7 +16,7 @@ import { BatchingRecordsStore, MemoryRecordsStore, PostgresRecordsStore, Records
 import { hashBucketsFor, MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 
 /** Redis when configured (distributed, durable), otherwise in-process memory (embedded). */
-export function createQueueTransport(config: CrawlerConfig): QueueTransport {
+export function createQueueTransport(config: CrawlerConfig, onError?: (error: Error) => void): QueueTransport {
   const outage = { outageMaxMs: config.queueInfraOutageMaxMs, outageBackoffMaxMs: config.queueInfraBackoffMaxMs };
   return config.redisUrl
     ? new BullmqQueueTransport({
@@ -27,6 +27,7 @@ export function createQueueTransport(config: CrawlerConfig): QueueTransport {
         attempts: config.queueAttempts,
         backoffMs: config.queueBackoffMs,
         countMaxJobs: config.queueCountMaxJobs,
+        onError,
         ...outage,
       })
     : new MemoryQueueTransport({ validate: config.queueValidateInProcess, maxWaiting: config.queueMaxWaitingInProcess, ...outage });
@@ -53,7 +54,7 @@ export async function createRecordsStore(config: CrawlerConfig, state: StateStor
 }
 
 /** The frontier's queues and heap: in Redis (shared, durable; sharded on a cluster) or in memory. */
-export function createFrontierStore(config: CrawlerConfig): FrontierStore {
+export function createFrontierStore(config: CrawlerConfig, onError?: (error: Error) => void): FrontierStore {
   const f = config.frontier;
   const options = {
     frontQueues: f.frontQueues,
@@ -66,7 +67,7 @@ export function createFrontierStore(config: CrawlerConfig): FrontierStore {
     perIpIntervalMs: f.perIpIntervalMs,
   };
   return config.redisUrl
-    ? createRedisFrontierStore({ url: config.redisUrl, prefix: `${config.prefix}:frontier`, shards: f.shards }, options)
+    ? createRedisFrontierStore({ url: config.redisUrl, prefix: `${config.prefix}:frontier`, shards: f.shards, onError }, options)
     : new MemoryFrontierStore(options);
 }
 

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { loadConfig } from '@crawler/config';
+import { CrawlerConfig, loadConfig } from '@crawler/config';
 import { CONTENT_STORE, ContentStore, FsContentStore } from '@crawler/content-store';
 import { RecordsStore } from '@crawler/records';
 import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
 import { createLogger } from '@crawler/logging';
-import { HEALTH_CHECK_TIMEOUT_MS, HealthController } from './health.controller';
+import { DependencyWatch, HEALTH_CHECK_TIMEOUT_MS } from './dependency-watch.service';
+import { HealthController } from './health.controller';
 import { RedisMemoryGauge } from './redis-memory.service';
 import { RuntimeModule } from './runtime.module';
 
@@ -80,10 +81,24 @@ describe('HealthController', () => {
   const inStateStore = {} as RecordsStore;
   const roomy = { read: async () => null } as unknown as RedisMemoryGauge;
 
+  const quiet = createLogger({ level: 'silent', service: 'test' });
+  /** The health routes of `service` over these stores, as the runtime builds them. */
+  function healthOf(
+    service: string,
+    config: CrawlerConfig,
+    state: StateStore,
+    content: ContentStore,
+    records: RecordsStore,
+    gauge: RedisMemoryGauge,
+    staysReady = false,
+  ) {
+    return new HealthController(service, new DependencyWatch(service, config, state, content, records, gauge, quiet), staysReady);
+  }
+
   /** A controller configured as the distributed shape (Redis, S3), over stores the test controls. */
   function controller(state: Partial<StateStore>, content: Partial<ContentStore>) {
     const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
-    return new HealthController('downloader', config, state as StateStore, content as ContentStore, inStateStore, roomy);
+    return healthOf('downloader', config, state as StateStore, content as ContentStore, inStateStore, roomy);
   }
   const failure = (promise: Promise<unknown>) =>
     promise.then(
@@ -112,7 +127,7 @@ describe('HealthController', () => {
   it("checks the records' PostgreSQL when the store has a server of its own, naming it postgresql", async () => {
     const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
     const records = (ping?: () => Promise<void>) => ({ ...(ping ? { ping } : {}) }) as unknown as RecordsStore;
-    const away = new HealthController(
+    const away = healthOf(
       'content-seen',
       config,
       new MemoryStateStore(),
@@ -129,7 +144,7 @@ describe('HealthController', () => {
         failing: ['postgresql'],
       },
     });
-    const back = new HealthController(
+    const back = healthOf(
       'content-seen',
       config,
       new MemoryStateStore(),
@@ -139,7 +154,7 @@ describe('HealthController', () => {
     );
     expect((await back.ready()).checks).toEqual({ redis: 'ok', s3: 'ok', postgresql: 'ok' });
     // Records kept in Redis (or memory) have no server of their own: the state store's check covers them.
-    expect((await new HealthController('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records(), roomy).ready()).checks).toEqual({
+    expect((await healthOf('content-seen', config, new MemoryStateStore(), new FsContentStore(dir), records(), roomy).ready()).checks).toEqual({
       redis: 'ok',
       s3: 'ok',
     });
@@ -159,9 +174,9 @@ describe('HealthController', () => {
   it('is not ready while Redis is at its memory limit, saying so under redis', async () => {
     const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
     const gauge = { read: async () => ({ usedBytes: 10 * 1048576, maxBytes: 10 * 1048576, full: true }) } as unknown as RedisMemoryGauge;
-    const full = new HealthController('frontier', config, new MemoryStateStore(), new FsContentStore(dir), inStateStore, gauge);
+    const full = healthOf('frontier', config, new MemoryStateStore(), new FsContentStore(dir), inStateStore, gauge);
     const answer = await failure(full.ready());
-    expect(answer).toMatchObject({ status: 503, body: { failing: ['redis'], checks: { s3: 'ok' } } });
+    expect(answer).toMatchObject({ status: 503, body: { failing: ['redis'] } });
     expect(answer.body.checks.redis).toMatch(/^Redis memory full: used 10\.0 MiB of maxmemory 10\.0 MiB; intake paused/);
   });
 
@@ -170,5 +185,46 @@ describe('HealthController', () => {
     draining.beforeApplicationShutdown();
     expect(await failure(draining.ready())).toEqual({ status: 503, body: { service: 'downloader', status: 'draining', checks: { redis: 'ok', s3: 'ok' }, failing: [] } });
     expect(draining.live()).toMatchObject({ status: 'ok' });
+  });
+
+  it('keeps the control plane ready through an outage, saying degraded and what failed', async () => {
+    const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
+    const down = { get: () => Promise.reject(new Error('Connection is closed.')) } as unknown as StateStore;
+    const control = healthOf('control-plane', config, down, new FsContentStore(dir), inStateStore, roomy, true);
+    expect(await control.ready()).toEqual({ service: 'control-plane', status: 'degraded', checks: { redis: 'Connection is closed.', s3: 'ok' }, failing: ['redis'] });
+    // Draining still takes it out.
+    control.beforeApplicationShutdown();
+    expect(await failure(control.ready())).toMatchObject({ status: 503, body: { status: 'draining' } });
+  });
+
+  it('checks only the stores a service uses: an S3 outage leaves the URL filter ready and the downloader not', async () => {
+    const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
+    const s3Down = { ping: () => Promise.reject(new Error('content store: connect ECONNREFUSED 127.0.0.1:9000')) } as unknown as ContentStore;
+    const filter = healthOf('url-filter', config, new MemoryStateStore(), s3Down, inStateStore, roomy);
+    expect(await filter.ready()).toEqual({ service: 'url-filter', status: 'ok', checks: { redis: 'ok' }, failing: [] });
+    const downloader = healthOf('downloader', config, new MemoryStateStore(), s3Down, inStateStore, roomy);
+    expect(await failure(downloader.ready())).toMatchObject({ status: 503, body: { failing: ['s3'] } });
+    // Several services in one process check what any of them uses.
+    const together = healthOf('frontier+content-parser', config, new MemoryStateStore(), s3Down, inStateStore, roomy);
+    expect(await failure(together.ready())).toMatchObject({ status: 503, body: { failing: ['s3'] } });
+  });
+
+  it('knows what is down since when without waiting on it (DependencyWatch.outages), and forgets it once it is back', async () => {
+    const config = loadConfig({}, { redisUrl: 'redis://redis.test:6379', s3Url: 'http://s3.test:9000' });
+    let up = false;
+    const state = { get: () => (up ? Promise.resolve(null) : Promise.reject(new Error('Connection is closed.'))) } as unknown as StateStore;
+    const watch = new DependencyWatch('url-filter', config, state, new FsContentStore(dir), inStateStore, roomy, quiet);
+    expect(watch.outages()).toEqual([]);
+    const before = Date.now();
+    expect(await watch.check()).toEqual({ redis: 'Connection is closed.' });
+    const [outage] = watch.outages();
+    expect(outage).toEqual({ dependency: 'redis', since: expect.any(String), error: 'Connection is closed.' });
+    expect(Date.parse(outage.since)).toBeGreaterThanOrEqual(before);
+    // A second failed check keeps the first one's time.
+    await watch.check();
+    expect(watch.outages()[0].since).toBe(outage.since);
+    up = true;
+    await watch.check();
+    expect(watch.outages()).toEqual([]);
   });
 });

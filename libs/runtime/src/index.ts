@@ -11,3 +11,4 @@ export * from './redis-policy-check';
 export * from './records-check';
 export * from './redis-memory.service';
 export * from './unawaited-errors';
+export * from './dependency-watch.service';

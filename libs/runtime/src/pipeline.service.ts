@@ -5,6 +5,7 @@ import { LOGGER, Logger } from '@crawler/logging';
 import { ConsumeOptions, infrastructureCause, isRedisOutOfMemory, JobOptions, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { CircuitBreaker } from './circuit-breaker';
+import { OutageLog } from './outage-log';
 import { CrawlStats } from './crawl-stats.service';
 import { ScrapedCounter } from './scraped-counter';
 
@@ -54,7 +55,9 @@ export class Pipeline {
     this.consumed.add(queue);
     const breaker = new CircuitBreaker(this.config.breaker);
     const unexpected = this.logger.child({ log: 'unexpected' });
+    // An outage fails every job that meets it: said once when it starts and once when it ends, not per job.
     const outage = this.logger.child({ log: 'infrastructure' });
+    const outages = new OutageLog(outage, this.config.outageLogReminderMs);
     const label = metricQueue(queue);
     const completed = this.handled.cell({ queue: label, outcome: 'completed' });
     const processed = `processed.${label}`;
@@ -72,9 +75,10 @@ export class Pipeline {
           const cause = infrastructureCause(error);
           if (cause) {
             const full = isRedisOutOfMemory(error);
-            outage.warn(
-              { event: 'outage-retry', queue, cause, ...(full ? { outOfMemory: true } : {}), err: error, payload: summarize(payload) },
-              full ? 'Redis is full (OOM): retrying until memory is freed' : `${cause} unavailable: retrying until it is back`,
+            outages.down(
+              cause,
+              { queue, cause, ...(full ? { outOfMemory: true } : {}), err: error, payload: summarize(payload) },
+              full ? `Redis is full (OOM): retrying ${queue} messages until memory is freed` : `${cause} unavailable: retrying ${queue} messages until it is back`,
             );
             this.handled.cell({ queue: label, outcome: 'outage' }).n++;
             await this.stats.count(`outage-retry.${label}`);
@@ -84,13 +88,20 @@ export class Pipeline {
             await this.stats.count(`failed.${label}`);
           }
           if (breaker.failure()) {
-            unexpected.error({ event: 'breaker-open', queue, cooldownMs: this.config.breaker.cooldownMs }, 'too many unexpected errors: pausing');
+            // A burst of outage failures pauses the consumer too, and is named as the outage it is.
+            if (cause)
+              outage.warn(
+                { event: 'breaker-open', queue, cause, cooldownMs: this.config.breaker.cooldownMs },
+                `${cause} unavailable: pausing ${queue} for ${this.config.breaker.cooldownMs} ms`,
+              );
+            else unexpected.error({ event: 'breaker-open', queue, cooldownMs: this.config.breaker.cooldownMs }, 'too many unexpected errors: pausing');
             await this.stats.count(`breaker-open.${label}`);
           }
           throw error;
         }
         end();
         completed.n++;
+        outages.allUp({ queue }, (cause) => `${cause} is back: ${queue} messages go through again`);
         await this.stats.count(processed);
       },
       options,

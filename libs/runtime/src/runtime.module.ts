@@ -4,7 +4,7 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { BODY_STAGING, BodyStaging, CONTENT_STORE, ContentStore, PAGE_STORE, PageStore } from '@crawler/content-store';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { FetchLog, LOGGER, Logger } from '@crawler/logging';
-import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
+import { infrastructureCause, QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
 import { RECORDS_STORE, RecordsStore } from '@crawler/records';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { CrawlStats } from './crawl-stats.service';
@@ -17,12 +17,13 @@ import {
   createRecordsStore,
   createStateStore,
 } from './drivers.factory';
+import { DependencyWatch } from './dependency-watch.service';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { Pipeline } from './pipeline.service';
 import { QueueDepthMetrics } from './queue-depth.metrics';
 import { RedisMemoryGauge } from './redis-memory.service';
-import { SERVICE_NAME } from './runtime.tokens';
+import { SERVICE_NAME, STAYS_READY } from './runtime.tokens';
 
 /** Closes the transport first (workers finish what they hold), then the stores they write to. */
 class InfrastructureLifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
@@ -61,6 +62,8 @@ export interface RuntimeOptions {
   config: CrawlerConfig;
   /** The process's root logger (createProcessLogger): built by its bootstrap, so that there is one. */
   logger: Logger;
+  /** Stay ready through an outage, saying degraded (the control plane: see HealthController). @defaultValue false */
+  staysReady?: boolean;
 }
 
 /**
@@ -79,6 +82,7 @@ export class RuntimeModule {
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: SERVICE_NAME, useValue: service },
+        { provide: STAYS_READY, useValue: options.staysReady === true },
         { provide: CRAWLER_CONFIG, useValue: config },
         { provide: LOGGER, useValue: logger },
         { provide: FetchLog, useFactory: () => new FetchLog(logger, config.fetchLogFile) },
@@ -97,8 +101,8 @@ export class RuntimeModule {
             return registry;
           },
         },
-        { provide: QUEUE_TRANSPORT, useFactory: () => createQueueTransport(config) },
-        { provide: STATE_STORE, useFactory: () => createStateStore(config, redisErrorReporter(logger)) },
+        { provide: QUEUE_TRANSPORT, useFactory: () => createQueueTransport(config, redisClientErrors(logger)) },
+        { provide: STATE_STORE, useFactory: () => createStateStore(config, redisClientErrors(logger)) },
         { provide: RECORDS_STORE, useFactory: (state: StateStore) => createRecordsStore(config, state), inject: [STATE_STORE] },
         { provide: CONTENT_STORE, useFactory: () => createContentStore(config) },
         {
@@ -107,11 +111,12 @@ export class RuntimeModule {
           inject: [CONTENT_STORE, STATE_STORE],
         },
         { provide: PAGE_STORE, useFactory: (content: ContentStore) => createPageStore(config, content), inject: [CONTENT_STORE] },
-        { provide: FRONTIER_STORE, useFactory: () => createFrontierStore(config) },
+        { provide: FRONTIER_STORE, useFactory: () => createFrontierStore(config, redisClientErrors(logger)) },
         CrawlStats,
         Pipeline,
         QueueDepthMetrics,
         RedisMemoryGauge,
+        DependencyWatch,
         InfrastructureLifecycle,
       ],
       exports: [
@@ -130,20 +135,21 @@ export class RuntimeModule {
         CrawlStats,
         Pipeline,
         RedisMemoryGauge,
+        DependencyWatch,
       ],
     };
   }
 }
 
 /**
- * Logs a lost Redis connection once per outage minute, not at every reconnect attempt (the health probe
- * reports it meanwhile, and the work waits for the connection to come back).
+ * What the Redis clients emit as 'error' events (every failed reconnect attempt of every connection, many a
+ * second during an outage; without a listener ioredis prints each raw on stderr). A lost or refused
+ * connection is left to DependencyWatch, which logs the outage once when it starts and once when it ends;
+ * anything else is logged, as one JSON line.
  */
-function redisErrorReporter(logger: Logger): (error: Error) => void {
-  let lastAt = 0;
+function redisClientErrors(logger: Logger): (error: Error) => void {
   return (error) => {
-    if (Date.now() - lastAt < 60_000) return;
-    lastAt = Date.now();
-    logger.warn({ event: 'redis-connection-error', err: error }, 'state store: Redis connection error (reconnecting)');
+    if (infrastructureCause(error)) return;
+    logger.error({ event: 'redis-client-error', err: error }, 'Redis client error');
   };
 }
