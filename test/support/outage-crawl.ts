@@ -1,6 +1,7 @@
 import { MinioContentStore } from '@crawler/content-store';
 import { collectKeys } from '@crawler/content-store/testing';
 import { expectedStoredPages } from '../e2e/crawl-expectations';
+import type { TestWeb } from '../web/test-web';
 import { crawlFigures, CrawlFigures, crawlOnCluster, FAST_RECOVERY_ENV, leftovers, settleAndReplayFailed, statusOrUndefined, waitFor } from './crawl-faults';
 import { storedPages } from './stored-pages';
 
@@ -57,6 +58,8 @@ export interface FaultOutcome {
   afterReplay: any;
   /** The first status read while the dependency was down that named it in `waitingOn` (else the last one read). */
   statusWhileDown: any;
+  /** Requests the test web answered, robots.txt left out (what the crawl's `fetched` counts), and those it answered 2xx. */
+  webRequests: { pages: number; pages2xx: number };
 }
 
 export function row(fault: string, o: FaultOutcome) {
@@ -151,8 +154,14 @@ export async function crawlThroughOutage(
       replayed,
       afterReplay,
       statusWhileDown,
+      webRequests: webRequests(web),
     };
   });
+}
+
+function webRequests(web: TestWeb): FaultOutcome['webRequests'] {
+  const pages = web.requests.filter((r) => !r.path.startsWith('/robots.txt'));
+  return { pages: pages.length, pages2xx: pages.filter((r) => r.status >= 200 && r.status < 300).length };
 }
 
 export function expectRecovered(o: FaultOutcome, dependency: string) {
