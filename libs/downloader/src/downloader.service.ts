@@ -307,7 +307,8 @@ export class DownloaderService implements OnApplicationShutdown {
     const base = this.base(request);
     const { time, response, failed } = answer;
     // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
-    if (failed) return { ...base, kind: 'error', requested: true, error: failed.message, errorKind: failed.errorKind, durationMs: failed.durationMs, retry: crawlUrlOf(request) };
+    if (failed)
+      return { ...base, kind: 'error', requested: true, error: failed.message, errorKind: failed.errorKind, durationMs: failed.durationMs, retry: crawlUrlOf(request) };
     const sitemap = request.kind === 'sitemap';
     const claimOf = sitemap ? () => undefined : pluginFor(plugins);
     const location = response.headers.location ?? null;
