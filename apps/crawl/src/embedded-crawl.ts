@@ -6,11 +6,12 @@ import { SingleBar } from 'cli-progress';
 import { ConfigError, CrawlerConfig, loadConfig } from '@crawler/config';
 import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
+import { infrastructureCause, isRedisOutOfMemory } from '@crawler/queue';
 import { createProcessLogger, Logger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
 import { CompletionProbe, CrawlStateModule, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, UnreachedHostsRegistry } from '@crawler/crawl-state';
 import { checkRecords, checkRedis, surviveUnawaitedRedisErrors, CrawlStats, RuntimeModule, stopWithin } from '@crawler/runtime';
-import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
+import { checkUrlSeenRoom, describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
 import { serviceModules } from './service-modules';
@@ -47,9 +48,9 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
       return 2;
     }
   }
-  const recordsRefused = await checkRecords(config);
-  if (recordsRefused) {
-    process.stderr.write(`crawl: refusing to start: ${recordsRefused.message}\n`);
+  const startRefused = (await checkRecords(config)) ?? (await checkUrlSeenRoom(config));
+  if (startRefused) {
+    process.stderr.write(`crawl: refusing to start: ${startRefused.message}\n`);
     return 2;
   }
   const seeds = [...options.seeds];
@@ -115,6 +116,10 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   // In-process queues count exactly at any instant: the end can be seen sooner than across processes.
   const inProcess = !config.redisUrl;
   let waitingLine = '';
+  const sayWaiting = (line: string) => {
+    if (line && line !== waitingLine) process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
+    waitingLine = line;
+  };
   let last: PipelineSnapshot | undefined;
   const complete = await app.get(CompletionProbe).waitForCompletion({
     pollMs: inProcess ? 50 : 200,
@@ -129,15 +134,19 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
         : outage
           ? `crawl: waiting: ${outage.replace(/ since \S+/g, '')}`
           : '';
-      if (line && line !== waitingLine) process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
-      waitingLine = line;
+      sayWaiting(line);
       if (!bar) return;
-      void stats.totals().then((t) => {
-        const fetched = t.fetched ?? 0;
-        bar.setTotal(Math.max(fetched + snapshot.pending, 1));
-        bar.update(fetched, { pending: snapshot.pending, stored: t.stored ?? 0, errors: summarize(t, 0, false).errors });
-      });
+      void stats.totals().then(
+        (t) => {
+          const fetched = t.fetched ?? 0;
+          bar.setTotal(Math.max(fetched + snapshot.pending, 1));
+          bar.update(fetched, { pending: snapshot.pending, stored: t.stored ?? 0, errors: summarize(t, 0, false).errors });
+        },
+        // Redis unreadable for a moment: the next tick updates the bar.
+        () => undefined,
+      );
     },
+    onOutage: (error) => sayWaiting(`crawl: waiting: ${describeOutage(error)}`),
   });
   bar?.stop();
   const totals = await stats.totals();
@@ -163,6 +172,13 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   writeFileSync(join(options.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   process.stdout.write(options.json ? `${JSON.stringify(summary)}\n` : `${formatSummary(summary)}\n  results in ${options.out}\n`);
   return exitCode(summary, pagesAnswered(totals), interrupted);
+}
+
+/** What the crawl waits for when Redis cannot be read or refuses writes. */
+function describeOutage(error: unknown): string {
+  if (isRedisOutOfMemory(error)) return 'Redis is out of memory (OOM command not allowed): free memory or raise its maxmemory; the crawl resumes by itself';
+  const cause = infrastructureCause(error);
+  return `${cause === 'redis' ? 'Redis' : cause} unavailable (${error instanceof Error ? error.message : String(error)}): the crawl resumes when it is back`;
 }
 
 /** The crawl's exit code, as the README documents it. */

@@ -151,14 +151,15 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
    * drained (nothing in flight) at once, paced as an expired lease is. A member whose heartbeat is stale
    * only counts as gone once the ring has been watched without a gap for a whole expiry: after a store
    * outage every heartbeat is stale, and the downloaders get that long to beat again, instead of all their
-   * leases being handed out a second time.
+   * leases being handed out a second time. So while Redis is full: it answers the reads but refuses the
+   * heartbeats (OOM), and a live downloader would look gone.
    */
   private async maintain(now: number): Promise<void> {
     this.lastMaintenance = now;
     const before = this.ring;
     const { live, drained } = await this.membership.view();
     const readAt = Date.now();
-    if (readAt - this.lastRingRead > BLIND_AFTER_MS) this.watchingSince = readAt;
+    if (readAt - this.lastRingRead > BLIND_AFTER_MS || (await this.redisMemory.isFull())) this.watchingSince = readAt;
     this.lastRingRead = readAt;
     const watched = readAt - this.watchingSince >= this.membership.expireAfterMs;
     const members = watched ? live : [...new Set([...before.members(), ...live])].filter((m) => !drained.includes(m));
