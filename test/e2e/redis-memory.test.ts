@@ -173,6 +173,7 @@ describe('a noeviction Redis too small for the URL-seen Bloom filter', () => {
 
 describe('the embedded crawl (--redis) on a noeviction Redis that fills mid-crawl', () => {
   const MAXMEMORY = 48 * 1024 * 1024;
+  const prefix = 'filled-cli';
   let redis: PrivateRedis;
   let web: TestWeb;
 
@@ -188,7 +189,6 @@ describe('the embedded crawl (--redis) on a noeviction Redis that fills mid-craw
 
   it('waits while Redis refuses writes (OOM), saying so, and completes once memory is freed, every page fetched', async () => {
     const admin = new Redis(redis.url);
-    const prefix = 'filled-cli';
     const dir = tempDir('filled-cli-');
     writeFileSync(join(dir, 'hosts'), web.hostsFile());
     const args = [...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0.3', '--hosts-file', join(dir, 'hosts'), '--allow-private'];
@@ -251,6 +251,54 @@ describe('the embedded crawl (--redis) on a noeviction Redis that fills mid-craw
       admin.disconnect();
     }
   }, 240_000);
+
+  it('started on a Redis that is full, waits for memory instead of failing, then runs to its summary', async () => {
+    const admin = new Redis(redis.url);
+    const dir = tempDir('full-at-start-');
+    writeFileSync(join(dir, 'hosts'), web.hostsFile());
+    try {
+      const used = Number(/^used_memory:(\d+)/m.exec(await admin.info('memory'))![1]);
+      await admin.setrange('filler', MAXMEMORY - used + 1024 * 1024, 'x');
+      // Exact URL-seen reserves nothing up front, so no start check stands between the crawl and a Redis refusing writes.
+      const crawl = spawn(
+        process.execPath,
+        [CLI, web.seeds()[0], '--hosts-file', join(dir, 'hosts'), '--allow-private', '--redis', redis.url, '--prefix', 'full-at-start', '--out', dir, '--json'],
+        {
+          env: {
+            ...process.env,
+            ...ONE_ADDRESS_ENV,
+            URL_SEEN_MODE: 'exact',
+            REDIS_MEMORY_CHECK_MS: '200',
+            DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+            DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+            FRONTIER_MAX_PAGES: '5',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stderr = '';
+      let stdout = '';
+      crawl.stdout.on('data', (chunk) => (stdout += chunk));
+      crawl.stderr.on('data', (chunk) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => crawl.once('close', resolve));
+      try {
+        await until(
+          async () => /crawl: waiting: Redis is out of memory \(OOM command not allowed\): free memory or raise its maxmemory/.test(stderr) || crawl.exitCode !== null,
+          30_000,
+          'the crawl saying Redis is out of memory',
+        );
+        expect({ exitCode: crawl.exitCode, stderr: stderr.slice(-1000) }).toMatchObject({ exitCode: null });
+        await admin.del('filler');
+        const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 60_000))]);
+        expect({ code, stderr: stderr.slice(-1000) }).toMatchObject({ code: 0 });
+        expect(JSON.parse(stdout).pagesFetched).toBeGreaterThan(0);
+      } finally {
+        crawl.kill('SIGKILL');
+      }
+    } finally {
+      admin.disconnect();
+    }
+  }, 120_000);
 });
 
 async function until(ok: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

@@ -16,6 +16,9 @@ import { configOverrides, CrawlOptions } from './crawl-options';
 import { formatSummary, notFetched, pagesAnswered, summarize } from './crawl-summary';
 import { serviceModules } from './service-modules';
 
+/** How often seeds Redis refused (down, or out of memory) are offered again. */
+const SEEDS_RETRY_MS = 1000;
+
 export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   const started = performance.now();
   let config;
@@ -98,28 +101,37 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const control = app.get(CrawlControlService);
-  try {
-    await control.submitSeeds(seeds);
-  } catch (error) {
-    await app.close();
-    if (error instanceof SeedError) {
-      process.stderr.write(`crawl: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  }
-
-  const stats = app.get(CrawlStats);
   const bar = process.stderr.isTTY && !options.json ? progressBar() : undefined;
-  bar?.start(seeds.length, 0, { pending: 0, stored: 0, errors: 0 });
-  // In-process queues count exactly at any instant: the end can be seen sooner than across processes.
-  const inProcess = !config.redisUrl;
   let waitingLine = '';
   const sayWaiting = (line: string) => {
     if (line && line !== waitingLine) process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
     waitingLine = line;
   };
+  const control = app.get(CrawlControlService);
+  for (;;) {
+    try {
+      await control.submitSeeds(seeds);
+      break;
+    } catch (error) {
+      // Redis down or full (a resumed crawl whose filter is already written): the seeds wait for it, as all else does.
+      if (!(error instanceof SeedError) && infrastructureCause(error) !== null && !interruption.signal.aborted) {
+        sayWaiting(`crawl: waiting: ${describeOutage(error)}`);
+        await new Promise((r) => setTimeout(r, SEEDS_RETRY_MS));
+        continue;
+      }
+      await app.close();
+      if (error instanceof SeedError) {
+        process.stderr.write(`crawl: ${error.message}\n`);
+        return 2;
+      }
+      throw error;
+    }
+  }
+
+  const stats = app.get(CrawlStats);
+  bar?.start(seeds.length, 0, { pending: 0, stored: 0, errors: 0 });
+  // In-process queues count exactly at any instant: the end can be seen sooner than across processes.
+  const inProcess = !config.redisUrl;
   let last: PipelineSnapshot | undefined;
   const complete = await app.get(CompletionProbe).waitForCompletion({
     pollMs: inProcess ? 50 : 200,

@@ -57,8 +57,11 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
       },
       { concurrency: this.config.downloader.concurrency },
     );
-    await this.heartbeat.start();
-    this.logger.info({ event: 'downloader-joined', id: this.id }, 'joined the hash ring');
+    // Redis down or full (OOM) at start: the loop keeps beating, and the downloader joins once one gets through.
+    await this.heartbeat.start().then(
+      () => this.logger.info({ event: 'downloader-joined', id: this.id }, 'joined the hash ring'),
+      (err) => this.logger.warn({ event: 'heartbeat-failed', id: this.id, err }, 'could not join the hash ring yet: its heartbeats go on'),
+    );
   }
 
   /**

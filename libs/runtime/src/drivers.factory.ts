@@ -16,7 +16,7 @@ import { BatchingRecordsStore, MemoryRecordsStore, PostgresRecordsStore, Records
 import { hashBucketsFor, MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 
 /** Redis when configured (distributed, durable), otherwise in-process memory (embedded). */
-export function createQueueTransport(config: CrawlerConfig): QueueTransport {
+export function createQueueTransport(config: CrawlerConfig, onError?: (error: Error) => void): QueueTransport {
   const outage = { outageMaxMs: config.queueInfraOutageMaxMs, outageBackoffMaxMs: config.queueInfraBackoffMaxMs };
   return config.redisUrl
     ? new BullmqQueueTransport({
@@ -27,6 +27,7 @@ export function createQueueTransport(config: CrawlerConfig): QueueTransport {
         attempts: config.queueAttempts,
         backoffMs: config.queueBackoffMs,
         countMaxJobs: config.queueCountMaxJobs,
+        onError,
         ...outage,
       })
     : new MemoryQueueTransport({ validate: config.queueValidateInProcess, maxWaiting: config.queueMaxWaitingInProcess, ...outage });

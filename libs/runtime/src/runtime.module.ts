@@ -97,8 +97,8 @@ export class RuntimeModule {
             return registry;
           },
         },
-        { provide: QUEUE_TRANSPORT, useFactory: () => createQueueTransport(config) },
-        { provide: STATE_STORE, useFactory: () => createStateStore(config, redisErrorReporter(logger)) },
+        { provide: QUEUE_TRANSPORT, useFactory: () => createQueueTransport(config, redisErrorReporter(logger, 'queue transport')) },
+        { provide: STATE_STORE, useFactory: () => createStateStore(config, redisErrorReporter(logger, 'state store')) },
         { provide: RECORDS_STORE, useFactory: (state: StateStore) => createRecordsStore(config, state), inject: [STATE_STORE] },
         { provide: CONTENT_STORE, useFactory: () => createContentStore(config) },
         {
@@ -139,11 +139,11 @@ export class RuntimeModule {
  * Logs a lost Redis connection once per outage minute, not at every reconnect attempt (the health probe
  * reports it meanwhile, and the work waits for the connection to come back).
  */
-function redisErrorReporter(logger: Logger): (error: Error) => void {
+function redisErrorReporter(logger: Logger, who: string): (error: Error) => void {
   let lastAt = 0;
   return (error) => {
     if (Date.now() - lastAt < 60_000) return;
     lastAt = Date.now();
-    logger.warn({ event: 'redis-connection-error', err: error }, 'state store: Redis connection error (reconnecting)');
+    logger.warn({ event: 'redis-connection-error', err: error }, `${who}: Redis error (a lost connection is reconnected, a refused command retried)`);
   };
 }

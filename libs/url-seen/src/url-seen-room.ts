@@ -36,7 +36,7 @@ export class UrlSeenRoomError extends Error {
 /**
  * Whether URL-seen's Bloom filter fits in REDIS_URL: the bytes of its shards not yet written, on each master
  * that holds some, must keep that master under REDIS_MEMORY_HIGH_WATER of its `maxmemory` (read from
- * `INFO memory`). A filter already written (a resumed crawl) needs nothing more. Undefined when it fits, when
+ * `INFO memory`). A shard already written (a resumed crawl) needs nothing more. Undefined when it fits, when
  * there is no `maxmemory`, in exact mode (it grows with the crawl, and the intake pause covers it), or when
  * Redis cannot tell within `redisStartupWaitMs` (nothing is refused on a guess).
  */
@@ -67,8 +67,9 @@ async function findShortfall(redis: RedisClient, config: CrawlerConfig): Promise
   const needByMaster = new Map<string, number>();
   for (const { key, bytes } of shards) {
     const fullKey = `${config.prefix}:url-seen:${key}`;
-    const need = bytes - (await redis.strlen(fullKey));
-    if (need <= 0) continue;
+    // A shard already written (a resumed crawl) has taken its memory, give or take the bytes past its highest bit set.
+    if ((await redis.strlen(fullKey)) > 0) continue;
+    const need = bytes;
     const master = isCluster(redis) ? redis.slots[slotOf(fullKey)]?.[0] : addressOf(redis);
     if (master === undefined) return undefined;
     needByMaster.set(master, (needByMaster.get(master) ?? 0) + need);

@@ -64,9 +64,15 @@ export class UrlSeenService implements OnModuleInit {
     this.set = seenSetFor(this.store, config);
   }
 
-  /** Refuses to boot on state another configuration wrote (its bits or buckets would mean other URLs). */
-  onModuleInit(): Promise<void> {
-    return this.checkLayout();
+  /**
+   * Refuses to boot on state another configuration wrote (its bits or buckets would mean other URLs). A store
+   * that cannot answer now (down, or full: OOM refuses the first write of the layout) does not stop the boot:
+   * the first `admit` checks again.
+   */
+  async onModuleInit(): Promise<void> {
+    await this.checkLayout().catch((error: unknown) => {
+      if (error instanceof UrlSeenLayoutError) throw error;
+    });
   }
 
   /** What the stored state means: recorded by the first process, checked by every other one. */
@@ -127,8 +133,9 @@ export class UrlSeenService implements OnModuleInit {
     return this.layoutChecked;
   }
 
+  /** Read first: a restart on a full Redis (which refuses every write, OOM) must still boot. */
   private async recordLayout(): Promise<void> {
-    const recorded = await this.store.hashSetIfAbsent('meta', 'layout', this.set.layout);
+    const recorded = (await this.store.hashGet('meta', 'layout')) ?? (await this.store.hashSetIfAbsent('meta', 'layout', this.set.layout));
     if (recorded !== null && recorded !== this.set.layout && !this.set.adopt?.(recorded)) throw new UrlSeenLayoutError(recorded, this.set.layout);
   }
 }
