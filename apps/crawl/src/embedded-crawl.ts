@@ -113,7 +113,7 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
       await control.submitSeeds(seeds);
       break;
     } catch (error) {
-      // Redis down or full (a resumed crawl whose filter is already written): the seeds wait for it, as all else does.
+      // Redis down, or full (it refuses writes): the seeds wait for it, as all other work does.
       if (!(error instanceof SeedError) && infrastructureCause(error) !== null && !interruption.signal.aborted) {
         sayWaiting(`crawl: waiting: ${describeOutage(error)}`);
         await new Promise((r) => setTimeout(r, SEEDS_RETRY_MS));

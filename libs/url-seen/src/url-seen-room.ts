@@ -69,10 +69,9 @@ async function findShortfall(redis: RedisClient, config: CrawlerConfig): Promise
     const fullKey = `${config.prefix}:url-seen:${key}`;
     // A shard already written (a resumed crawl) has taken its memory, give or take the bytes past its highest bit set.
     if ((await redis.strlen(fullKey)) > 0) continue;
-    const need = bytes;
     const master = isCluster(redis) ? redis.slots[slotOf(fullKey)]?.[0] : addressOf(redis);
     if (master === undefined) return undefined;
-    needByMaster.set(master, (needByMaster.get(master) ?? 0) + need);
+    needByMaster.set(master, (needByMaster.get(master) ?? 0) + bytes);
   }
   for (const node of mastersOf(redis)) {
     const need = needByMaster.get(addressOf(node)) ?? 0;
