@@ -16,6 +16,7 @@ const NEEDS_INFRASTRUCTURE = [
   'libs/content-store/src/page-store.spec.ts',
   'libs/control-plane/src/operator-audit.spec.ts',
   'libs/downloader/src/downloader.processor.spec.ts',
+  'libs/frontier/src/frontier-dispatcher.departure.spec.ts',
   'libs/frontier-store/src/frontier-store.spec.ts',
   'libs/hash-ring/src/downloader-membership.spec.ts',
   'libs/plugin-render/src/render.handler.spec.ts',

@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
@@ -11,7 +12,7 @@ import { freePort, PrivateRedis } from '../support/private-servers';
 import { startService } from '../support/service-processes';
 import { storedPages } from '../support/stored-pages';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
-import { TestWebCluster } from '../support/test-web-cluster';
+import { ASK_ONCE_ENV, ONE_ADDRESS_ENV, ROBOTS_ERROR_TTL_MS, ROBOTS_UNREACHABLE_MAX_MS, TestWebCluster } from '../support/test-web-cluster';
 
 /**
  * Redis's memory, each case on a redis-server of its own. A Redis that evicts keys would lose the crawl
@@ -135,6 +136,178 @@ describe('a noeviction Redis that fills mid-crawl', () => {
     }
   }, 240_000);
 });
+
+describe('a noeviction Redis too small for the URL-seen Bloom filter', () => {
+  let redis: PrivateRedis;
+
+  beforeAll(async () => {
+    // The default filter (10⁷ URLs at 0.1 %) takes 17 MiB: it cannot fit.
+    redis = new PrivateRedis(await freePort(), ['--appendonly', 'no', '--maxmemory', '16mb', '--maxmemory-policy', 'noeviction']);
+    await redis.start();
+  });
+  afterAll(() => redis?.crash());
+
+  const NAMES_THE_SETTINGS =
+    /refusing to start: URL-seen's Bloom filter \(URL_SEEN_EXPECTED_URLS 10000000 at URL_SEEN_FALSE_POSITIVE_RATE 0\.001\) takes 17\.1 MiB more of the Redis at redis:\/\/127\.0\.0\.1:\d+, which has maxmemory 16\.0 MiB .*raise maxmemory to at least/;
+
+  it('is refused at start by the embedded crawl (--redis), exit 2, naming the settings that size the filter', async () => {
+    const dir = tempDir('small-redis-cli-');
+    const outcome = await run(process.execPath, [CLI, 'http://a.test/', '--redis', redis.url, '--prefix', 'small-redis-cli', '--out', dir], { timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
+    );
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toMatch(new RegExp(`^crawl: ${NAMES_THE_SETTINGS.source}`, 'm'));
+  }, 60_000);
+
+  it('is refused at start by the url-seen service, exit 2', async () => {
+    const started = startService('url-seen', { REDIS_URL: redis.url, CRAWLER_PREFIX: 'small-redis', CRAWLER_DATA_DIR: tempDir('small-redis-') });
+    const error: Error = await started.then(
+      () => new Error('url-seen started on a Redis too small for its filter'),
+      (e: Error) => e,
+    );
+    expect(error.message).toMatch(/url-seen exited with 2/);
+    expect(error.message).toMatch(NAMES_THE_SETTINGS);
+  }, 60_000);
+});
+
+describe('the embedded crawl (--redis) on a noeviction Redis that fills mid-crawl', () => {
+  const MAXMEMORY = 48 * 1024 * 1024;
+  const prefix = 'filled-cli';
+  let redis: PrivateRedis;
+  let web: TestWeb;
+
+  beforeAll(async () => {
+    redis = new PrivateRedis(await freePort(), ['--appendonly', 'no', '--maxmemory', String(MAXMEMORY), '--maxmemory-policy', 'noeviction']);
+    await redis.start();
+    web = await TestWeb.start({ hosts: 20, seed: 32 });
+  });
+  afterAll(async () => {
+    await web?.close();
+    await redis?.crash();
+  });
+
+  it('waits while Redis refuses writes (OOM), saying so, and completes once memory is freed, every page fetched', async () => {
+    const admin = new Redis(redis.url);
+    const dir = tempDir('filled-cli-');
+    writeFileSync(join(dir, 'hosts'), web.hostsFile());
+    const args = [...web.seeds(), '--scope', 'any', '--max-depth', '1000', '--delay', '0.3', '--hosts-file', join(dir, 'hosts'), '--allow-private'];
+    const crawl = spawn(process.execPath, [CLI, ...args, '--redis', redis.url, '--prefix', prefix, '--out', dir, '--json'], {
+      env: {
+        ...process.env,
+        ...ONE_ADDRESS_ENV,
+        ...ASK_ONCE_ENV,
+        ...FAST_RECOVERY_ENV,
+        QUEUE_INFRA_BACKOFF_MAX_MS: '2000',
+        DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+        DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+        URL_SEEN_EXPECTED_URLS: '100000',
+        REDIS_MEMORY_CHECK_MS: '200',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    crawl.stdout.on('data', (chunk) => (stdout += chunk));
+    crawl.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => crawl.once('close', resolve));
+    try {
+      const fetched = async () => Number((await admin.hget(`${prefix}:stats:totals`, 'fetched')) ?? 0);
+      const threshold = Math.round(web.expected.reachable.size / 4);
+      await until(async () => (await fetched()) >= threshold, 60_000, `${threshold} pages fetched`);
+
+      // Full: one key takes what is left of maxmemory (a write is let through while Redis is under it), so
+      // every write that needs memory after it is refused (OOM).
+      const used = Number(/^used_memory:(\d+)/m.exec(await admin.info('memory'))![1]);
+      await admin.setrange('filler', MAXMEMORY - used + 1024 * 1024, 'x');
+      await until(async () => /crawl: waiting: Redis (memory full|is out of memory)/.test(stderr), 20_000, 'the crawl saying Redis is full');
+      expect(stderr).toMatch(/maxmemory/);
+      // Writes were refused meanwhile (Redis counts them by error code), and the crawl is still running.
+      await until(async () => Number(/^errorstat_OOM:count=(\d+)/m.exec(await admin.info('errorstats'))?.[1] ?? 0) > 0, 10_000, 'writes refused');
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(crawl.exitCode).toBeNull();
+
+      await admin.del('filler');
+      const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 120_000))]);
+      expect({ code, stderr: stderr.slice(-2000) }).toMatchObject({ code: 0 });
+      const summary = JSON.parse(stdout);
+      expect(summary.complete).toBe(true);
+      expect(crawlFigures(web).lostUrls).toEqual([]);
+      expect(summary.totals.fetched).toBe(web.requests.filter((r) => r.path !== '/robots.txt').length);
+    } catch (error) {
+      const log = existsSync(join(dir, 'crawl.log')) ? readFileSync(join(dir, 'crawl.log'), 'utf8').split('\n') : [];
+      const warnings = log.filter((l) => /"level":[456]0/.test(l)).slice(-10);
+      const said = stderr.split('\n').filter((l) => l.startsWith('crawl:'));
+      process.stderr.write(`--- crawl said\n${said.join('\n')}\n--- crawl.log warnings\n${warnings.map((l) => l.slice(0, 600)).join('\n')}\n`);
+      process.stderr.write(
+        `--- crawl.log last\n${log
+          .slice(-40)
+          .map((l) => l.slice(0, 400))
+          .join('\n')}\n`,
+      );
+      throw error;
+    } finally {
+      crawl.kill('SIGKILL');
+      admin.disconnect();
+    }
+  }, 240_000);
+
+  it('started on a Redis that is full, waits for memory instead of failing, then runs to its summary', async () => {
+    const admin = new Redis(redis.url);
+    const dir = tempDir('full-at-start-');
+    writeFileSync(join(dir, 'hosts'), web.hostsFile());
+    try {
+      const used = Number(/^used_memory:(\d+)/m.exec(await admin.info('memory'))![1]);
+      await admin.setrange('filler', MAXMEMORY - used + 1024 * 1024, 'x');
+      // Exact URL-seen reserves nothing up front, so no start check stands between the crawl and a Redis refusing writes.
+      const crawl = spawn(
+        process.execPath,
+        [CLI, web.seeds()[0], '--hosts-file', join(dir, 'hosts'), '--allow-private', '--redis', redis.url, '--prefix', 'full-at-start', '--out', dir, '--json'],
+        {
+          env: {
+            ...process.env,
+            ...ONE_ADDRESS_ENV,
+            URL_SEEN_MODE: 'exact',
+            REDIS_MEMORY_CHECK_MS: '200',
+            DOWNLOADER_ROBOTS_ERROR_TTL_MS: ROBOTS_ERROR_TTL_MS,
+            DOWNLOADER_ROBOTS_UNREACHABLE_MAX_MS: ROBOTS_UNREACHABLE_MAX_MS,
+            FRONTIER_MAX_PAGES: '5',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stderr = '';
+      let stdout = '';
+      crawl.stdout.on('data', (chunk) => (stdout += chunk));
+      crawl.stderr.on('data', (chunk) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => crawl.once('close', resolve));
+      try {
+        await until(
+          async () => /crawl: waiting: Redis is out of memory \(OOM command not allowed\): free memory or raise its maxmemory/.test(stderr) || crawl.exitCode !== null,
+          30_000,
+          'the crawl saying Redis is out of memory',
+        );
+        expect({ exitCode: crawl.exitCode, stderr: stderr.slice(-1000) }).toMatchObject({ exitCode: null });
+        await admin.del('filler');
+        const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 60_000))]);
+        expect({ code, stderr: stderr.slice(-1000) }).toMatchObject({ code: 0 });
+        expect(JSON.parse(stdout).pagesFetched).toBeGreaterThan(0);
+      } finally {
+        crawl.kill('SIGKILL');
+      }
+    } finally {
+      admin.disconnect();
+    }
+  }, 120_000);
+});
+
+async function until(ok: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /** Whether `count()` stays the same for `quietMs` on end at some point within `withinMs`. */
 async function quietFor(count: () => number, quietMs: number, withinMs: number): Promise<boolean> {

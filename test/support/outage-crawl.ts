@@ -4,6 +4,7 @@ import { storesUsedBy } from '@crawler/contracts';
 import { MinioContentStore } from '@crawler/content-store';
 import { collectKeys } from '@crawler/content-store/testing';
 import { expectedStoredPages } from '../e2e/crawl-expectations';
+import type { TestWeb } from '../web/test-web';
 import { crawlFigures, CrawlFigures, crawlOnCluster, FAST_RECOVERY_ENV, leftovers, settleAndReplayFailed, statusOrUndefined, waitFor } from './crawl-faults';
 import { storedPages } from './stored-pages';
 
@@ -101,6 +102,8 @@ export interface FaultOutcome {
   linesWhileDown: Record<string, number>;
   /** With `seedWithCli`: the cluster CLI's `seed --wait` that submitted the seeds, run to its end. */
   cli?: CliRun;
+  /** Requests the test web answered, robots.txt left out (what the crawl's `fetched` counts), and those it answered 2xx. */
+  webRequests: { pages: number; pages2xx: number };
 }
 
 export function row(fault: string, o: FaultOutcome) {
@@ -226,6 +229,7 @@ export async function crawlThroughOutage(
       notJson,
       linesWhileDown,
       cli: await cli,
+      webRequests: webRequests(web),
     };
   });
 }
@@ -237,6 +241,11 @@ function isJsonObject(line: string): boolean {
   } catch {
     return false;
   }
+}
+
+function webRequests(web: TestWeb): FaultOutcome['webRequests'] {
+  const pages = web.requests.filter((r) => !r.path.startsWith('/robots.txt'));
+  return { pages: pages.length, pages2xx: pages.filter((r) => r.status >= 200 && r.status < 300).length };
 }
 
 export function expectRecovered(o: FaultOutcome, dependency: string) {

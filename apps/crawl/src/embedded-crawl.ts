@@ -7,15 +7,19 @@ import { ConfigError, CrawlerConfig, loadConfig } from '@crawler/config';
 import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
 import { FrontierService } from '@crawler/frontier';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
+import { infrastructureCause, isRedisOutOfMemory } from '@crawler/queue';
 import { createProcessLogger, Logger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
 import { CompletionProbe, CrawlStateModule, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, UnreachedHostsRegistry } from '@crawler/crawl-state';
 import { checkRecords, checkRedis, surviveUnawaitedRedisErrors, CrawlStats, RuntimeModule, stopWithin } from '@crawler/runtime';
-import { describeSeenStats, UrlSeenService } from '@crawler/url-seen';
+import { checkUrlSeenRoom, describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { exitCodeOf, formatSummary, isComplete, notFetched, StopReason, summarize, whyNothingFetched } from './crawl-summary';
 import { RobotsIdleWait } from './robots-idle-wait';
 import { serviceModules } from './service-modules';
+
+/** How often seeds Redis refused (down, or out of memory) are offered again. */
+const SEEDS_RETRY_MS = 1000;
 
 export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
   const started = performance.now();
@@ -49,9 +53,9 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
       return 2;
     }
   }
-  const recordsRefused = await checkRecords(config, (line) => process.stderr.write(`crawl: ${line}\n`));
-  if (recordsRefused) {
-    process.stderr.write(`crawl: refusing to start: ${recordsRefused.message}\n`);
+  const startRefused = (await checkRecords(config, (line) => process.stderr.write(`crawl: ${line}\n`))) ?? (await checkUrlSeenRoom(config));
+  if (startRefused) {
+    process.stderr.write(`crawl: refusing to start: ${startRefused.message}\n`);
     return 2;
   }
   const seeds = [...options.seeds];
@@ -99,6 +103,12 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const bar = process.stderr.isTTY && !options.json ? progressBar() : undefined;
+  let waitingLine = '';
+  const sayWaiting = (line: string) => {
+    if (line && line !== waitingLine) process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
+    waitingLine = line;
+  };
   // --max-time: the wait ends as on a signal, the summary says so and the exit code is the budget's.
   let timedOut = false;
   const timeLimit =
@@ -110,23 +120,30 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
         }, config.crawl.maxTimeMs)
       : undefined;
   const control = app.get(CrawlControlService);
-  try {
-    await control.submitSeeds(seeds);
-  } catch (error) {
-    await app.close();
-    if (error instanceof SeedError) {
-      process.stderr.write(`crawl: ${error.message}\n`);
-      return 2;
+  for (;;) {
+    try {
+      await control.submitSeeds(seeds);
+      break;
+    } catch (error) {
+      // Redis down, or full (it refuses writes): the seeds wait for it, as all other work does.
+      if (!(error instanceof SeedError) && infrastructureCause(error) !== null && !interruption.signal.aborted) {
+        sayWaiting(`crawl: waiting: ${describeOutage(error)}`);
+        await new Promise((r) => setTimeout(r, SEEDS_RETRY_MS));
+        continue;
+      }
+      await app.close();
+      if (error instanceof SeedError) {
+        process.stderr.write(`crawl: ${error.message}\n`);
+        return 2;
+      }
+      throw error;
     }
-    throw error;
   }
 
   const stats = app.get(CrawlStats);
-  const bar = process.stderr.isTTY && !options.json ? progressBar() : undefined;
   bar?.start(seeds.length, 0, { pending: 0, stored: 0, errors: 0 });
   // In-process queues count exactly at any instant: the end can be seen sooner than across processes.
   const inProcess = !config.redisUrl;
-  let waitingLine = '';
   let last: PipelineSnapshot | undefined;
   const robotsIdle = new RobotsIdleWait(app.get(FrontierService), config.crawl.robotsIdleWaitMs, logger);
   await app.get(CompletionProbe).waitForCompletion({
@@ -143,15 +160,19 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
         : outage
           ? `crawl: waiting: ${outage.replace(/ since \S+/g, '')}`
           : '';
-      if (line && line !== waitingLine) process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
-      waitingLine = line;
+      sayWaiting(line);
       if (!bar) return;
-      void stats.totals().then((t) => {
-        const fetched = t.fetched ?? 0;
-        bar.setTotal(Math.max(fetched + snapshot.pending, 1));
-        bar.update(fetched, { pending: snapshot.pending, stored: t.stored ?? 0, errors: summarize(t, 0).errors });
-      });
+      void stats.totals().then(
+        (t) => {
+          const fetched = t.fetched ?? 0;
+          bar.setTotal(Math.max(fetched + snapshot.pending, 1));
+          bar.update(fetched, { pending: snapshot.pending, stored: t.stored ?? 0, errors: summarize(t, 0).errors });
+        },
+        // Redis unreadable for a moment: the next tick updates the bar.
+        () => undefined,
+      );
     },
+    onOutage: (error) => sayWaiting(`crawl: waiting: ${describeOutage(error)}`),
   });
   bar?.stop();
   clearTimeout(timeLimit);
@@ -191,6 +212,13 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   const code = exitCodeOf(summary);
   if (code === 3) process.stderr.write(`crawl: nothing was fetched. ${whyNothingFetched(summary)}\n`);
   return code;
+}
+
+/** What the crawl waits for when Redis cannot be read or refuses writes. */
+function describeOutage(error: unknown): string {
+  if (isRedisOutOfMemory(error)) return 'Redis is out of memory (OOM command not allowed): free memory or raise its maxmemory; the crawl resumes by itself';
+  const cause = infrastructureCause(error);
+  return `${cause === 'redis' ? 'Redis' : cause} unavailable (${error instanceof Error ? error.message : String(error)}): the crawl resumes when it is back`;
 }
 
 function progressBar(): SingleBar {

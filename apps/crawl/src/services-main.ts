@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigError } from '@crawler/config';
 import { bootstrapService } from '@crawler/runtime';
+import { checkUrlSeenRoom } from '@crawler/url-seen';
 import { parseServiceList, serviceModules } from './service-modules';
 
 /**
@@ -19,7 +20,10 @@ function main(): void {
   }
   @Module({ imports: serviceModules(names) })
   class SelectedServicesModule {}
-  void bootstrapService(names.join('+'), SelectedServicesModule, { controlApi: names.includes('control-plane') });
+  void bootstrapService(names.join('+'), SelectedServicesModule, {
+    controlApi: names.includes('control-plane'),
+    startChecks: names.includes('url-seen') ? [checkUrlSeenRoom] : [],
+  });
 }
 
 main();

@@ -1,4 +1,4 @@
-import { UrlSeenModule } from '@crawler/url-seen';
+import { checkUrlSeenRoom, UrlSeenModule } from '@crawler/url-seen';
 import { bootstrapService } from '@crawler/runtime';
 
-void bootstrapService('url-seen', UrlSeenModule);
+void bootstrapService('url-seen', UrlSeenModule, { startChecks: [checkUrlSeenRoom] });

@@ -716,7 +716,8 @@ export const CrawlerConfigSchema = z.object({
     mode: z.enum(['bloom', 'exact']).default('bloom').meta({ env: 'URL_SEEN_MODE' }),
     /**
      * URL-seen is sized for this many URLs (Bloom: its bits, in shards of at most 2³² bits, at least 16 on a Redis
-     * Cluster; exact: its number of fingerprint sets).
+     * Cluster, all taken in Redis by the first URLs: a crawl refuses to start on a Redis whose `maxmemory` has no
+     * room for them; exact: its number of fingerprint sets).
      * @defaultValue 10000000
      */
     expectedUrls: int(1).default(10_000_000).meta({ env: 'URL_SEEN_EXPECTED_URLS' }),

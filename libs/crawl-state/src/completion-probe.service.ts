@@ -3,7 +3,7 @@ import { fetchQueue, PIPELINE_QUEUES, pluginQueue, QueueName } from '@crawler/co
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { DownloaderMembership } from '@crawler/hash-ring';
-import { OutageRetries, QUEUE_TRANSPORT, QueueCounts, QueueTransport } from '@crawler/queue';
+import { infrastructureCause, OutageRetries, QUEUE_TRANSPORT, QueueCounts, QueueTransport } from '@crawler/queue';
 import { CrawlStats, describeRedisMemory, RedisMemory, RedisMemoryGauge } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { HostSetAside, HostsAside, HostWaiting } from './hosts-aside.service';
@@ -169,17 +169,25 @@ export class CompletionProbe {
    * Resolves when the crawl has settled (see isSettled): true when it is complete, false when failed
    * messages remain (the last snapshot names them) or on `signal`. `onTick` sees each snapshot (for progress
    * bars). `pollMs` and `settleMs` can be short where the counts are exact at any instant (in-process
-   * queues): they are how long a finished crawl waits to be told so.
+   * queues): they are how long a finished crawl waits to be told so. A reading that fails because Redis is
+   * down or refuses it (OOM) is waited out, as the queues wait it out: `onOutage` sees each such error.
    */
-  async waitForCompletion(options: { pollMs?: number; settleMs?: number; onTick?: (s: PipelineSnapshot) => void; signal?: AbortSignal } = {}) {
+  async waitForCompletion(
+    options: { pollMs?: number; settleMs?: number; onTick?: (s: PipelineSnapshot) => void; onOutage?: (error: unknown) => void; signal?: AbortSignal } = {},
+  ) {
     const pollMs = options.pollMs ?? 200;
     for (;;) {
       if (options.signal?.aborted) return false;
-      options.onTick?.(await this.snapshot());
-      const settled = await this.isSettled(options.settleMs);
-      if (settled) {
-        options.onTick?.(settled);
-        return Object.keys(settled.failed).length === 0;
+      try {
+        options.onTick?.(await this.snapshot());
+        const settled = await this.isSettled(options.settleMs);
+        if (settled) {
+          options.onTick?.(settled);
+          return Object.keys(settled.failed).length === 0;
+        }
+      } catch (error) {
+        if (infrastructureCause(error) === null) throw error;
+        options.onOutage?.(error);
       }
       await new Promise((r) => setTimeout(r, pollMs));
     }

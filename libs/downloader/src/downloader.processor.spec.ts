@@ -2,6 +2,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { FetchRequest, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
+import { DownloaderMembership } from '@crawler/hash-ring';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import Redis from 'ioredis';
 import { MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
@@ -44,6 +45,25 @@ describe('DownloaderProcessor', () => {
     expect(downloads).toBe(2);
     expect(sent).toEqual([{ fetched: 1 }, { fetched: 2 }]);
     await processor.onApplicationShutdown();
+  });
+
+  it('leaves the ring saying it drained when nothing is in flight, and without saying so while a fetch is', async () => {
+    const state = new MemoryStateStore();
+    const members = new DownloaderMembership(state.namespace('downloaders'));
+    const idle = setup(async () => ({ fetched: 1 }), state);
+    await idle.processor.onApplicationBootstrap();
+    await idle.deliver(request);
+    await idle.processor.onApplicationShutdown();
+    expect((await members.view()).drained).toEqual(['d1']);
+
+    let answer!: () => void;
+    const busy = setup(() => new Promise((resolve) => (answer = () => resolve({ fetched: 1 }))), state);
+    await busy.processor.onApplicationBootstrap();
+    const delivery = busy.deliver({ ...request, leaseId: '43' });
+    await busy.processor.onApplicationShutdown();
+    expect(await members.view()).toEqual({ live: [], drained: [] });
+    answer();
+    await delivery;
   });
 
   it('gives the lease back when a delivery fails unexpectedly, so its retry fetches', async () => {

@@ -23,6 +23,8 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
   private readonly leases: StateStore;
   /** Outcomes that could not be sent, by claim, for the job's retry. */
   private readonly unsent: KeptForRetry<FetchOutcome>;
+  /** Deliveries being handled now: none once the transport has drained, unless its close gave up on some. */
+  private inFlight = 0;
 
   constructor(
     private readonly pipeline: Pipeline,
@@ -43,9 +45,23 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
   }
 
   async onApplicationBootstrap() {
-    await this.pipeline.consume(fetchQueue(this.id), (request) => this.handle(request), { concurrency: this.config.downloader.concurrency });
-    await this.heartbeat.start();
-    this.logger.info({ event: 'downloader-joined', id: this.id }, 'joined the hash ring');
+    await this.pipeline.consume(
+      fetchQueue(this.id),
+      async (request) => {
+        this.inFlight++;
+        try {
+          await this.handle(request);
+        } finally {
+          this.inFlight--;
+        }
+      },
+      { concurrency: this.config.downloader.concurrency },
+    );
+    // Redis down or full (OOM) at start: the loop keeps beating, and the downloader joins once one gets through.
+    await this.heartbeat.start().then(
+      () => this.logger.info({ event: 'downloader-joined', id: this.id }, 'joined the hash ring'),
+      (err) => this.logger.warn({ event: 'heartbeat-failed', id: this.id, err }, 'could not join the hash ring yet: its heartbeats go on'),
+    );
   }
 
   /**
@@ -103,10 +119,14 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
   }
 
   /**
-   * After the transport has drained (in-flight fetches done), leave the ring. Jobs still waiting in this
-   * shard are not fetched here: the frontier reclaims their leases and dispatches the URLs again.
+   * After the transport has drained (in-flight fetches done), leave the ring, saying so: with no fetch of
+   * this process under way, the frontier hands its hosts to the other downloaders at once instead of waiting
+   * DOWNLOADER_TOTAL_TIMEOUT_MS for one to time out. Jobs still waiting in this shard are not fetched here:
+   * the frontier reclaims their leases and dispatches the URLs again.
    */
   async onApplicationShutdown() {
-    await this.heartbeat.stop().catch((err) => this.logger.warn({ event: 'leave-failed', err }, 'could not leave the ring'));
+    const drained = this.inFlight === 0;
+    await this.heartbeat.stop({ drained }).catch((err) => this.logger.warn({ event: 'leave-failed', err }, 'could not leave the ring'));
+    this.logger.info({ event: 'downloader-left', id: this.id, drained }, drained ? 'left the hash ring, drained' : 'left the hash ring with fetches in flight');
   }
 }

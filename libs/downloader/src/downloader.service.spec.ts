@@ -174,6 +174,25 @@ describe('DownloaderService', () => {
     expect(requested).toEqual(['/robots.txt', '/page', '/page']);
   });
 
+  it('counts a page once when staging its body failed (S3 down) and a retry took up from its answer', async () => {
+    const { service, request, requested, content, stats } = await setup();
+    await service.download(request('/page'));
+    const stage = content.stage.bind(content);
+    let down = true;
+    content.stage = async (body) => {
+      if (down) throw Object.assign(new Error('content store: connect ECONNREFUSED 127.0.0.1:9000'), { code: 'ECONNREFUSED' });
+      return stage(body);
+    };
+    const req = request('/page');
+    await expect(service.download(req)).rejects.toThrow('ECONNREFUSED');
+    await expect(service.download(req)).rejects.toThrow('ECONNREFUSED');
+    down = false;
+    expect(await service.download(req)).toMatchObject({ kind: 'fetched', status: 200 });
+    expect(requested).toEqual(['/robots.txt', '/page']);
+    // One request: once fetched, once 2xx, however many deliveries it took to hand the body on.
+    expect(await stats.totals()).toMatchObject({ fetched: 1, 'status.2xx': 1 });
+  });
+
   it('fetches the page on the next turn and stages the HTML body for the parser', async () => {
     const { service, request, requested, sent, content } = await setup();
     await service.download(request('/page'));

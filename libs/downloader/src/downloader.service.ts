@@ -110,7 +110,9 @@ export class DownloaderService implements OnApplicationShutdown {
     }
     this.metrics.robotsDecision('allowed');
     await this.ipTurn(address!);
-    return this.finishPage(request, await this.requestPage(request, address!, plugins), plugins, crawlDelayMs);
+    const answer = await this.requestPage(request, address!, plugins);
+    await this.countAnswer(request, answer);
+    return this.finishPage(request, answer, plugins, crawlDelayMs);
   }
 
   /**
@@ -288,25 +290,34 @@ export class DownloaderService implements OnApplicationShutdown {
     return { time, response };
   }
 
-  /** Counts the answer, stages the body and sends it on (parser or plugin), follows a redirect: the outcome. */
+  /**
+   * Counts the answer once, as the site gave it: not in `handOn`, which a retry runs again from the kept
+   * answer when handing on failed (S3 or Redis down), and would count the one request as many times.
+   */
+  private async countAnswer(request: FetchRequest, { response, failed }: PageAnswer): Promise<void> {
+    if (failed) {
+      await this.stats.count(`error.fetch.${failed.errorKind}`);
+      return;
+    }
+    await this.stats.count('fetched');
+    // A sitemap that is not there (most often the crawler's own guess at /sitemap.xml) is no error of the site's.
+    const missingSitemap = request.kind === 'sitemap' && (response.status === 404 || response.status === 410);
+    await this.stats.count(missingSitemap ? 'sitemap.missing' : response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
+    const revisit = revisitOf(request, response, this.config.frontier.recrawl);
+    if (revisit && request.revisit) await this.stats.count(revisit.changed ? 'revisit.changed' : 'revisit.unchanged');
+  }
+
+  /** Stages the body and sends it on (parser or plugin), follows a redirect: the outcome. */
   private async handOn(request: FetchRequest, answer: PageAnswer, plugins: PluginClaims): Promise<FetchOutcome> {
     const base = this.base(request);
     const { time, response, failed } = answer;
-    if (failed) {
-      await this.stats.count(`error.fetch.${failed.errorKind}`);
-      // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
+    // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
+    if (failed)
       return { ...base, kind: 'error', requested: true, error: failed.message, errorKind: failed.errorKind, durationMs: failed.durationMs, retry: crawlUrlOf(request) };
-    }
     const sitemap = request.kind === 'sitemap';
     const claimOf = sitemap ? () => undefined : pluginFor(plugins);
     const location = response.headers.location ?? null;
-    await this.stats.count('fetched');
-    // A sitemap that is not there (most often the crawler's own guess at /sitemap.xml) is no error of the site's.
-    const missingSitemap = sitemap && (response.status === 404 || response.status === 410);
-    await this.stats.count(missingSitemap ? 'sitemap.missing' : response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
-
     const revisit = revisitOf(request, response, this.config.frontier.recrawl);
-    if (revisit && request.revisit) await this.stats.count(revisit.changed ? 'revisit.changed' : 'revisit.unchanged');
     if (response.status >= 300 && response.status < 400 && location) await this.followLater(request, location);
     // An unchanged page is not parsed, stored or mined again.
     if (response.body && revisit?.changed !== false) {
@@ -329,8 +340,8 @@ export class DownloaderService implements OnApplicationShutdown {
       // A response of a claimed type, or an HTML page a plugin takes before the parser (it hands it on).
       const plugin = claimOf(response.contentType) ?? (!sitemap && HTML_TYPES.test(response.contentType) ? plugins.claimsPage(request.url) : undefined);
       if (plugin) {
-        await this.stats.count(`plugin.routed.${plugin.name}`);
         await this.pipeline.send(pluginQueue(plugin.name), { ...fetched, hook: 'fetched', ...(request.referrer ? { source: request.referrer } : {}) });
+        await this.stats.count(`plugin.routed.${plugin.name}`);
       } else {
         await this.pipeline.send(QueueName.Parse, fetched);
       }

@@ -146,29 +146,34 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   }
 
   /**
-   * Refreshes the ring from the downloaders' heartbeats. The leases of a downloader that left go back to
-   * their hosts, not before a fetch it might still be making has surely timed out. A member whose heartbeat
-   * is stale only counts as gone once the ring has been watched without a gap for a whole expiry: after a
-   * store outage every heartbeat is stale, and the downloaders get that long to beat again, instead of all
-   * their leases being handed out a second time.
+   * Refreshes the ring from the downloaders' heartbeats. The leases of a downloader that vanished go back to
+   * their hosts, not before a fetch it might still be making has surely timed out; those of one that left
+   * drained (nothing in flight) at once, paced as an expired lease is. A member whose heartbeat is stale
+   * only counts as gone once the ring has been watched without a gap for a whole expiry: after a store
+   * outage every heartbeat is stale, and the downloaders get that long to beat again, instead of all their
+   * leases being handed out a second time. So while Redis is full: it answers the reads but refuses the
+   * heartbeats (OOM), and a live downloader would look gone.
    */
   private async maintain(now: number): Promise<void> {
     this.lastMaintenance = now;
     const before = this.ring;
-    const live = await this.membership.live();
+    const { live, drained } = await this.membership.view();
     const readAt = Date.now();
-    if (readAt - this.lastRingRead > BLIND_AFTER_MS) this.watchingSince = readAt;
+    if (readAt - this.lastRingRead > BLIND_AFTER_MS || (await this.redisMemory.isFull())) this.watchingSince = readAt;
     this.lastRingRead = readAt;
     const watched = readAt - this.watchingSince >= this.membership.expireAfterMs;
-    const members = watched ? live : [...new Set([...before.members(), ...live])];
+    const members = watched ? live : [...new Set([...before.members(), ...live])].filter((m) => !drained.includes(m));
     this.ring = new HashRing(members, { virtualNodes: before.virtualNodes });
     const gone = before.members().filter((m) => !this.ring.has(m));
     if (gone.length) {
-      const retryAt = now + this.config.downloader.totalTimeoutMs;
-      const n = await this.store.reclaimWhere((c) => gone.includes(before.owner(c.host) ?? ''), now, retryAt);
-      this.logger.warn({ event: 'downloaders-left', gone, reclaimed: n }, 'downloaders left the ring');
+      const left = gone.filter((m) => drained.includes(m));
+      const vanished = gone.filter((m) => !drained.includes(m));
+      const ownedBy = (ids: string[]) => (c: Claim) => ids.includes(before.owner(c.host) ?? '');
+      const handedOn = left.length ? await this.store.reclaimWhere(ownedBy(left), now, now + this.config.frontier.minDelayMs) : 0;
+      const reclaimed = vanished.length ? await this.store.reclaimWhere(ownedBy(vanished), now, now + this.config.downloader.totalTimeoutMs) : 0;
+      this.logger.warn({ event: 'downloaders-left', gone, drained: left, reclaimed: handedOn + reclaimed }, 'downloaders left the ring');
       // Counted: a live downloader presumed gone (missed heartbeats) makes these URLs be fetched twice.
-      if (n) await this.stats.count('frontier.ring-reclaimed', n);
+      if (reclaimed) await this.stats.count('frontier.ring-reclaimed', reclaimed);
     }
     const added = this.ring.members().filter((m) => !before.has(m));
     if (added.length) this.logger.info({ event: 'downloaders-joined', added, members: this.ring.size }, 'downloaders joined the ring');

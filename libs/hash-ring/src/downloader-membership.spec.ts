@@ -74,6 +74,18 @@ function membershipContract(driver: string, open: () => Fixture) {
       expect(await membership.live()).toEqual(['dl-1', 'dl-2']);
     });
 
+    it('tells a member that left drained from one that left otherwise or went silent, until it beats again', async () => {
+      const membership = new ClockedMembership(fixture.store, { heartbeatMs: 1000 }, now);
+      for (const id of ['dl-1', 'dl-2', 'dl-3', 'dl-4']) await membership.heartbeat(id);
+      await membership.leave('dl-1', { drained: true });
+      await membership.leave('dl-2');
+      t += 5000; // dl-3 and dl-4 silent past their expiry; dl-4 beats again
+      await membership.heartbeat('dl-4');
+      expect(await membership.view()).toEqual({ live: ['dl-4'], drained: ['dl-1'] });
+      await membership.heartbeat('dl-1');
+      expect(await membership.view()).toEqual({ live: ['dl-1', 'dl-4'], drained: [] });
+    });
+
     it('builds the ring of the live members only', async () => {
       const membership = new ClockedMembership(fixture.store, { heartbeatMs: 1000 }, now);
       expect((await membership.ring()).owner('example.com')).toBeNull();

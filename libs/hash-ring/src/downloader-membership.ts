@@ -21,12 +21,25 @@ export interface DownloaderMembershipOptions {
   virtualNodes?: number;
 }
 
+/** The members as the heartbeats say, and which of those gone left drained. */
+export interface MembershipView {
+  /** Ids whose last heartbeat is at most `expireAfterMs` old, sorted. */
+  live: string[];
+  /**
+   * Ids that left with nothing in flight (`leave(id, { drained: true })`), sorted: no fetch of theirs can
+   * still be under way, so their hosts may go to the others at once. Any other departure (a tombstone of a
+   * process that could not drain, silence) may hide a request still being made.
+   */
+  drained: string[];
+}
+
 /**
  * Which downloaders are alive, from their heartbeats in a shared StateStore, and the hash ring they form.
  *
  * One hash `members` in the store the caller hands over (a namespace of its choosing) maps each downloader
- * id to the time of its last heartbeat. `leave` writes the tombstone '0' (the StateStore has no field
- * delete), and a tombstone, an expired time or an unreadable value all mean "not a member". A field (a few
+ * id to the time of its last heartbeat. `leave` writes a tombstone (the StateStore has no field delete):
+ * `drained` for a member that left with nothing in flight, '0' otherwise; a tombstone, an expired time or an
+ * unreadable value all mean "not a member". A field (a few
  * dozen bytes) stays behind for every id that ever beat. The downloader uses an id unique per process
  * start, so that a restarted downloader never consumes a fetch shard the frontier has given up on; a
  * deployment that restarts very often grows this hash until the state store gains a field delete.
@@ -34,6 +47,7 @@ export interface DownloaderMembershipOptions {
 export class DownloaderMembership {
   static readonly MEMBERS_KEY = 'members';
   static readonly LEFT = '0';
+  static readonly DRAINED = 'drained';
 
   readonly heartbeatMs: number;
   readonly expireAfterMs: number;
@@ -73,22 +87,32 @@ export class DownloaderMembership {
     await this.store.hashSet(DownloaderMembership.MEMBERS_KEY, id, String(at));
   }
 
-  /** Removes `id` at once, without waiting for its heartbeat to expire. A later heartbeat rejoins. */
-  async leave(id: string): Promise<void> {
+  /**
+   * Removes `id` at once, without waiting for its heartbeat to expire; `drained` says it has nothing in
+   * flight (see MembershipView). A later heartbeat rejoins.
+   */
+  async leave(id: string, options: { drained?: boolean } = {}): Promise<void> {
     checkId(id);
-    await this.store.hashSet(DownloaderMembership.MEMBERS_KEY, id, DownloaderMembership.LEFT);
+    await this.store.hashSet(DownloaderMembership.MEMBERS_KEY, id, options.drained ? DownloaderMembership.DRAINED : DownloaderMembership.LEFT);
   }
 
   /** Ids whose last heartbeat is at most `expireAfterMs` old, sorted. */
   async live(): Promise<string[]> {
+    return (await this.view()).live;
+  }
+
+  /** The live members and the drained ones, from one read. */
+  async view(): Promise<MembershipView> {
     const beats = await this.store.hashGetAll(DownloaderMembership.MEMBERS_KEY);
     const now = this.now();
     const live: string[] = [];
+    const drained: string[] = [];
     for (const [id, value] of Object.entries(beats)) {
       const at = Number(value);
       if (Number.isFinite(at) && at > 0 && now - at <= this.expireAfterMs) live.push(id);
+      else if (value === DownloaderMembership.DRAINED) drained.push(id);
     }
-    return live.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return { live: live.sort(byId), drained: drained.sort(byId) };
   }
 
   /** The hash ring of the live members. */
@@ -158,12 +182,15 @@ export class HeartbeatLoop {
     return this.beat(false);
   }
 
-  /** Stops beating, waits for a beat in flight, then leaves the membership (so the ring drops it at once). */
-  async stop(): Promise<void> {
+  /**
+   * Stops beating, waits for a beat in flight, then leaves the membership (so the ring drops it at once);
+   * `drained`: with nothing in flight, so its hosts need not wait for a fetch of its to time out.
+   */
+  async stop(options: { drained?: boolean } = {}): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.inFlight?.catch(() => undefined);
-    await this.membership.leave(this.id);
+    await this.membership.leave(this.id, options);
   }
 
   /** One heartbeat, recorded; its error goes to `onError` when `report`, else to the caller. */
@@ -188,6 +215,10 @@ export class HeartbeatLoop {
     tracked.catch(() => undefined);
     return report ? beat.catch(() => undefined) : beat;
   }
+}
+
+function byId(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function checkId(id: string): void {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { ConfigError, loadConfig } from '@crawler/config';
+import { ConfigError, type CrawlerConfig, loadConfig } from '@crawler/config';
 import { createProcessLogger, NestPinoLogger } from '@crawler/logging';
 import { ControlApiAccess } from './control-api-access';
 import { listenPlan, ListenPlan } from './listen-address';
@@ -15,6 +15,11 @@ import { stopWithin } from './shutdown-deadline';
 export interface BootstrapOptions {
   /** The service's routes change the crawl (the control plane): it binds to loopback unless it has a token. */
   controlApi?: boolean;
+  /**
+   * What the service's own state needs of the infrastructure, checked before it starts: an error names the
+   * setting to change, and the process exits 2 as for a bad setting (URL-seen: room for its Bloom filter).
+   */
+  startChecks?: ((config: CrawlerConfig) => Promise<Error | undefined>)[];
 }
 
 /**
@@ -42,6 +47,13 @@ export async function bootstrapService(service: string, serviceModule: Type<unkn
   if (recordsRefused) {
     process.stderr.write(`${service}: refusing to start: ${recordsRefused.message}\n`);
     process.exit(2);
+  }
+  for (const check of options.startChecks ?? []) {
+    const refused = await check(config);
+    if (refused) {
+      process.stderr.write(`${service}: refusing to start: ${refused.message}\n`);
+      process.exit(2);
+    }
   }
   const logger = createProcessLogger({ level: config.logLevel, service });
   @Module({ imports: [RuntimeModule.forRoot({ service, config, logger, staysReady: options.controlApi === true }), serviceModule] })

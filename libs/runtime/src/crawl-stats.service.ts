@@ -58,13 +58,21 @@ export class CrawlStats {
     return DONE;
   }
 
-  /** The shared totals, this process's latest counts included: every shard read at once, summed. */
+  /**
+   * The shared totals, this process's latest counts included: every shard read at once, summed. When the
+   * counts cannot be written (a full Redis refuses writes, OOM, but still answers reads) they are added to
+   * what was read, and wait for a later flush.
+   */
   async totals(): Promise<Record<string, number>> {
-    await this.flush();
+    const unwritten = await this.flush().then(
+      () => new Map<string, number>(),
+      () => this.pending,
+    );
     const totals: Record<string, number> = {};
     for (const shard of await Promise.all(this.shardKeys.map((key) => this.store.hashGetAll(key)))) {
       for (const [event, value] of Object.entries(shard)) totals[event] = (totals[event] ?? 0) + Number(value);
     }
+    for (const [event, by] of unwritten) totals[event] = (totals[event] ?? 0) + by;
     return totals;
   }
 

@@ -113,6 +113,15 @@ export class BloomSeenSet implements SeenSet {
     return true;
   }
 
+  /**
+   * Each shard's key and the bytes its bitmap takes: Redis allocates a string up to its highest bit set,
+   * and the first few URLs set bits all over every shard, so the whole filter is taken at the first page.
+   */
+  shardSizes(): { key: string; bytes: number }[] {
+    const bytes = Math.ceil(this.params.bits / 8);
+    return this.keys.map((key) => ({ key, bytes }));
+  }
+
   /** One test-and-set per shard the batch touches (shared with concurrent callers), in parallel; answers in the URLs' order. */
   async testAndAdd(urls: string[]): Promise<boolean[]> {
     if (urls.length === 0) return [];

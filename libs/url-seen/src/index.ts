@@ -4,3 +4,4 @@ export * from './url-seen.metrics';
 export * from './seen-set';
 export * from './bloom-seen-set';
 export * from './exact-seen-set';
+export * from './url-seen-room';

@@ -59,20 +59,20 @@ export class UrlSeenService implements OnModuleInit {
   private layoutChecked?: Promise<void>;
 
   constructor(@Inject(STATE_STORE) state: StateStore, @Inject(CRAWLER_CONFIG) config: CrawlerConfig) {
-    const { mode, expectedUrls, falsePositiveRate } = config.seen;
     this.store = state.namespace('url-seen');
-    this.mode = mode;
-    this.set =
-      mode === 'exact'
-        ? new ExactSeenSet(this.store, expectedUrls)
-        : isClusterUrl(config.redisUrl)
-          ? new BloomSeenSet(this.store, expectedUrls, falsePositiveRate, CLUSTER_BLOOM_SHARDS, true)
-          : new BloomSeenSet(this.store, expectedUrls, falsePositiveRate);
+    this.mode = config.seen.mode;
+    this.set = seenSetFor(this.store, config);
   }
 
-  /** Refuses to boot on state another configuration wrote (its bits or buckets would mean other URLs). */
-  onModuleInit(): Promise<void> {
-    return this.checkLayout();
+  /**
+   * Refuses to boot on state another configuration wrote (its bits or buckets would mean other URLs). A store
+   * that cannot answer now (down, or full: OOM refuses the first write of the layout) does not stop the boot:
+   * the first `admit` checks again.
+   */
+  async onModuleInit(): Promise<void> {
+    await this.checkLayout().catch((error: unknown) => {
+      if (error instanceof UrlSeenLayoutError) throw error;
+    });
   }
 
   /** What the stored state means: recorded by the first process, checked by every other one. */
@@ -133,10 +133,20 @@ export class UrlSeenService implements OnModuleInit {
     return this.layoutChecked;
   }
 
+  /** Read first: a restart on a full Redis (which refuses every write, OOM) must still boot. */
   private async recordLayout(): Promise<void> {
-    const recorded = await this.store.hashSetIfAbsent('meta', 'layout', this.set.layout);
+    const recorded = (await this.store.hashGet('meta', 'layout')) ?? (await this.store.hashSetIfAbsent('meta', 'layout', this.set.layout));
     if (recorded !== null && recorded !== this.set.layout && !this.set.adopt?.(recorded)) throw new UrlSeenLayoutError(recorded, this.set.layout);
   }
+}
+
+/** The structure URL_SEEN_MODE configures, over `store` (the `url-seen` namespace). */
+export function seenSetFor(store: StateStore, config: CrawlerConfig): SeenSet {
+  const { mode, expectedUrls, falsePositiveRate } = config.seen;
+  if (mode === 'exact') return new ExactSeenSet(store, expectedUrls);
+  return isClusterUrl(config.redisUrl)
+    ? new BloomSeenSet(store, expectedUrls, falsePositiveRate, CLUSTER_BLOOM_SHARDS, true)
+    : new BloomSeenSet(store, expectedUrls, falsePositiveRate);
 }
 
 /** One line for a crawl summary or a log. */
