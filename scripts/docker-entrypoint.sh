@@ -22,7 +22,7 @@ usage: <program> [arguments...]   (or set SERVICE=<program>)
 services: frontier dns-resolver downloader content-parser content-seen url-extractor url-filter url-seen control-plane
 plugins:  plugin-<name> (each plugin built into dist/apps/plugin-<name>, e.g. plugin-png)
 together: services (the services SERVICES names, comma-separated, in one process)
-tools:    crawl (embedded crawl)   seed status pause resume failed failed-urls dead-letters (drive a cluster's control plane, CONTROL_PLANE_URL)
+tools:    crawl (embedded crawl)   seed status pause resume failed failed-urls dead-letters operator-audit (drive a cluster's control plane, CONTROL_PLANE_URL)
 EOF
 }
 
@@ -36,7 +36,7 @@ resolve() {
     # A plugin's service, by its app's name: any plugin-<name> that was built (a new plugin needs no edit here).
     plugin-*[!a-z0-9-]* | plugin-) return 1 ;;
     plugin-*) [ -f "$ROOT/dist/apps/$1/src/main.js" ] || return 1; echo "$ROOT/dist/apps/$1/src/main.js" ;;
-    seed | status | pause | resume | failed | failed-urls | dead-letters) echo "$ROOT/dist/apps/crawl/src/cluster-cli.js $1" ;;
+    seed | status | pause | resume | failed | failed-urls | dead-letters | operator-audit) echo "$ROOT/dist/apps/crawl/src/cluster-cli.js $1" ;;
     *) return 1 ;;
   esac
 }
