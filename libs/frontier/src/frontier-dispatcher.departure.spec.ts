@@ -1,16 +1,13 @@
-import { INestApplicationContext, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { INestApplicationContext } from '@nestjs/common';
 import { loadConfig } from '@crawler/config';
 import { FetchRequest, QueueName } from '@crawler/contracts';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { DownloaderMembership, HashRing } from '@crawler/hash-ring';
-import { createLogger } from '@crawler/logging';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
-import { RuntimeModule } from '@crawler/runtime';
 import { RedisStateStore, STATE_STORE, StateStore } from '@crawler/state';
 import { FrontierDispatcher } from './frontier-dispatcher.service';
-import { FrontierModule } from './frontier.module';
 import { FrontierService } from './frontier.service';
+import { startFrontier } from './testing';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -61,10 +58,7 @@ describe('FrontierDispatcher: a downloader leaves the ring', () => {
       { REDIS_URL },
       { prefix, logLevel: 'silent', 'frontier.minDelayMs': 0, 'downloader.heartbeatMs': 1000, 'downloader.totalTimeoutMs': TOTAL_TIMEOUT_MS },
     );
-    const logger = createLogger({ level: config.logLevel, service: 'frontier' });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config, logger }), FrontierModule] })
-    class TestModule {}
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    app = await startFrontier(config);
     queues = app.get(QUEUE_TRANSPORT);
     store = app.get(FRONTIER_STORE);
     membership = new DownloaderMembership(app.get<StateStore>(STATE_STORE).namespace('downloaders'), { heartbeatMs: 1000 });

@@ -1,15 +1,12 @@
-import { INestApplicationContext, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { INestApplicationContext } from '@nestjs/common';
 import { loadConfig } from '@crawler/config';
 import { QueueName } from '@crawler/contracts';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { DownloaderMembership } from '@crawler/hash-ring';
 import { QUEUE_TRANSPORT, QueueTransport } from '@crawler/queue';
-import { RuntimeModule } from '@crawler/runtime';
 import { MemoryStateStore, STATE_STORE, StateStore } from '@crawler/state';
-import { createLogger } from '@crawler/logging';
-import { FrontierModule } from './frontier.module';
 import { FrontierService } from './frontier.service';
+import { startFrontier } from './testing';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,11 +30,7 @@ describe('FrontierDispatcher: a store outage is not a departure', () => {
       } as never);
     }
     // Presumed gone after 3 s without a heartbeat (the downloader here beats every 100 ms).
-    const config = loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0, 'downloader.heartbeatMs': 1000 });
-    const logger = createLogger({ level: config.logLevel, service: 'frontier' });
-    @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config, logger }), FrontierModule] })
-    class TestModule {}
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    app = await startFrontier(loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0, 'downloader.heartbeatMs': 1000 }));
     queues = app.get(QUEUE_TRANSPORT);
     store = app.get(FRONTIER_STORE);
     const membership = new DownloaderMembership(app.get<StateStore>(STATE_STORE).namespace('downloaders'), { heartbeatMs: 1000 });

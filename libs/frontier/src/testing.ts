@@ -1,6 +1,6 @@
 import { INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { loadConfig } from '@crawler/config';
+import { CrawlerConfig, loadConfig } from '@crawler/config';
 import { DownloaderMembership } from '@crawler/hash-ring';
 import { createLogger } from '@crawler/logging';
 import { RuntimeModule } from '@crawler/runtime';
@@ -12,11 +12,7 @@ import { FrontierModule } from './frontier.module';
  * dispatcher has somewhere to send URLs (nothing consumes them). `close` stops the heartbeat and the app.
  */
 export async function startFrontierWithOneDownloader(): Promise<{ app: INestApplicationContext; close: () => Promise<void> }> {
-  const config = loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0 });
-  const logger = createLogger({ level: config.logLevel, service: 'frontier' });
-  @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config, logger }), FrontierModule] })
-  class TestModule {}
-  const app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+  const app = await startFrontier(loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0 }));
   const membership = new DownloaderMembership(app.get<StateStore>(STATE_STORE).namespace('downloaders'));
   await membership.heartbeat('dl-1');
   const heartbeat = setInterval(() => void membership.heartbeat('dl-1'), 500);
@@ -27,4 +23,12 @@ export async function startFrontierWithOneDownloader(): Promise<{ app: INestAppl
       await app.close();
     },
   };
+}
+
+/** The frontier service in this process with the drivers `config` names (memory, or Redis with REDIS_URL), no downloader. */
+export async function startFrontier(config: CrawlerConfig): Promise<INestApplicationContext> {
+  const logger = createLogger({ level: config.logLevel, service: 'frontier' });
+  @Module({ imports: [RuntimeModule.forRoot({ service: 'frontier', config, logger }), FrontierModule] })
+  class TestModule {}
+  return NestFactory.createApplicationContext(TestModule, { logger: false });
 }
