@@ -337,6 +337,116 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect(await s.auditLog('a')).toEqual(['2', '3', '4', '5', '6']);
     });
 
+    describe('turns without a URL (a rendered page’s sub-requests)', () => {
+      const turnAt = (s: FrontierStore, host: string, now: number, ip = '10.0.0.1', leaseMs = 10_000) => s.takeTurn(host, { now, ip, leaseMs });
+
+      it('takes a turn when the host’s next time has come, and spaces the host’s next claim from its end', async () => {
+        const s = await store();
+        await s.enqueue([item('a', 1), item('a', 2)], T);
+        const [c] = await claimAll(s);
+        await s.complete(c.leaseId, { nextAt: T + 500 }, T);
+        // The host's delay after the dispatched URL holds the turn too.
+        expect(await turnAt(s, 'a', T + 499)).toEqual({ retryAt: T + 500 });
+        const turn = await turnAt(s, 'a', T + 500);
+        expect(turn.leaseId).toEqual(expect.any(String));
+        expect((await s.hostInfo('a')).inFlight).toBe(1);
+        // And the turn's rest holds the host's next URL.
+        expect(await s.endTurn(turn.leaseId!, T + 800, T + 510)).toBe(true);
+        expect(await s.endTurn(turn.leaseId!, T + 800, T + 510)).toBe(false);
+        expect(await claimAll(s, T + 799)).toEqual([]);
+        expect((await claimAll(s, T + 800)).map((x) => x.item)).toEqual(['a/2']);
+        // A host the frontier has no URL of is paced by its turns alone.
+        const first = await turnAt(s, 'cdn.test', T + 1000, '10.0.0.3');
+        await s.endTurn(first.leaseId!, T + 1300, T + 1000);
+        expect(await turnAt(s, 'cdn.test', T + 1299, '10.0.0.3')).toEqual({ retryAt: T + 1300 });
+        expect((await turnAt(s, 'cdn.test', T + 1300, '10.0.0.3')).leaseId).toEqual(expect.any(String));
+      });
+
+      it('answers the host’s override and politeness memory with a turn, and obeys a block', async () => {
+        const s = await store();
+        await s.enqueue([item('a', 1)], T);
+        const [c] = await claimAll(s);
+        const politeness = { recentMs: [40], backoff: 0, delayMs: 2000, cause: 'floor' };
+        await s.complete(c.leaseId, { nextAt: T, politeness }, T);
+        await s.setHostControls('a', { delayMs: 3000, blockedUntil: T + 5000 }, T);
+        expect(await turnAt(s, 'a', T)).toEqual({ retryAt: T + 5000 });
+        expect(await turnAt(s, 'a', T + 5000)).toEqual({ leaseId: expect.any(String), delayMs: 3000, politeness });
+        expect(await turnAt(s, 'b', T + 5000, '10.0.0.3')).toEqual({ leaseId: expect.any(String), delayMs: null, politeness: undefined });
+      });
+
+      it('is never taken while a dispatched URL of the host is in flight, nor a URL claimed while a turn is', async () => {
+        const s = await store();
+        await s.enqueue([item('a', 1), item('a', 2), item('a', 3)], T);
+        const [c] = await claimAll(s);
+        const refused = await turnAt(s, 'a', T);
+        expect(refused.leaseId).toBeUndefined();
+        expect((refused as { retryAt: number }).retryAt).toBeGreaterThan(T);
+        await s.complete(c.leaseId, { nextAt: T + 10, fetched: true }, T);
+        const turn = await turnAt(s, 'a', T + 10);
+        expect(turn.leaseId).toEqual(expect.any(String));
+        // Due, but busy with the turn: no claim until it ends, then the host's delay after it.
+        expect(await claimAll(s, T + 10)).toEqual([]);
+        expect(await claimAll(s, T + 1000)).toEqual([]);
+        await s.endTurn(turn.leaseId!, T + 1100, T + 1000);
+        expect(await s.nextDueAt()).toBe(T + 1100);
+        expect((await claimAll(s, T + 1100)).map((x) => x.item)).toEqual(['a/2']);
+        expect((await s.stats()).size).toBe(2); // a turn neither adds nor removes a URL
+      });
+
+      it('frees the host’s back queue when the turn that held it ends after its last URL', async () => {
+        const s = await store({ backQueues: 1 });
+        await s.enqueue([item('a.site.test', 1)], T);
+        const [c] = await claimAll(s);
+        const turnLater = turnAt(s, 'a.site.test', T);
+        expect((await turnLater).leaseId).toBeUndefined();
+        await s.complete(c.leaseId, { nextAt: T, fetched: true }, T);
+        const turn = await turnAt(s, 'a.site.test', T);
+        await s.enqueue([item('b.site.test', 1)], T);
+        await s.endTurn(turn.leaseId!, T, T);
+        expect(await s.stats()).toMatchObject({ backQueuesInUse: 1 });
+        expect((await claimAll(s)).map((x) => x.item)).toEqual(['b.site.test/1']);
+      });
+
+      it('counts against the per-IP limit and interval, as a claim does', async () => {
+        const s = await store({ perIpLimit: 1, perIpIntervalMs: 1000 });
+        await s.enqueue([item('b.site.test', 1), item('b.site.test', 2)], T);
+        const [resolve] = await claimAll(s);
+        await s.complete(resolve.leaseId, { nextAt: T, requeue: resolve.item, ip: '10.0.0.9' }, T);
+        // A sub-request to another host on b's address takes the address's one request in flight.
+        const turn = await turnAt(s, 'a.site.test', T, '10.0.0.9');
+        expect(turn.leaseId).toEqual(expect.any(String));
+        expect(await claimAll(s, T + 5000)).toEqual([]);
+        expect((await turnAt(s, 'c.site.test', T + 5000, '10.0.0.9')).leaseId).toBeUndefined();
+        // The claim above found the address full and looks again a little later, as it does after a claim.
+        await s.endTurn(turn.leaseId!, T + 5000, T + 5000);
+        const [b] = await claimAll(s, (await s.nextDueAt())!);
+        expect(b).toMatchObject({ item: 'b.site.test/1', ip: '10.0.0.9' });
+        // The address's interval runs from the claim: a turn there waits it out.
+        await s.complete(b.leaseId, { nextAt: T }, T + 6000);
+        expect(await turnAt(s, 'c.site.test', T + 6500, '10.0.0.9')).toEqual({ retryAt: T + 7000 });
+        expect((await turnAt(s, 'c.site.test', T + 7000, '10.0.0.9')).leaseId).toEqual(expect.any(String));
+        // The interval also runs from a turn (and the turn holds the address's one request in flight).
+        expect(await claimAll(s, T + 9000)).toEqual([]);
+      });
+
+      it('ends an expired turn when expired leases are reclaimed, freeing its host and address', async () => {
+        const s = await store({ perIpLimit: 1 });
+        await s.enqueue([item('a', 1)], T);
+        const turn = await turnAt(s, 'a', T, '10.0.0.2', 100);
+        expect(await claimAll(s, T)).toEqual([]);
+        expect(await s.reclaimExpired(T + 99, T + 99)).toBe(0);
+        expect(await s.reclaimExpired(T + 100, T + 200)).toBe(1);
+        expect((await s.hostInfo('a')).inFlight).toBe(0);
+        // The host rests as after an expired lease; the address is free again.
+        expect(await claimAll(s, T + 199)).toEqual([]);
+        expect((await claimAll(s, T + 200)).map((x) => x.item)).toEqual(['a/1']);
+        expect((await turnAt(s, 'other', T + 200, '10.0.0.2')).leaseId).toEqual(expect.any(String));
+        // Its holder's late end changes nothing.
+        expect(await s.endTurn(turn.leaseId!, T + 90_000, T + 300)).toBe(false);
+        expect(await s.counts()).toEqual({ leased: 1, fetched: 0 });
+      });
+    });
+
     it('never hands one host to two concurrent claimers', async () => {
       const s = await store({ backQueues: 64 });
       await s.enqueue(Array.from({ length: 50 }, (_, i) => [item(`h${i}`, 1), item(`h${i}`, 2)]).flat(), T);

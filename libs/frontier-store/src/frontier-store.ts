@@ -120,6 +120,29 @@ export interface ClaimOptions {
   leaseMs: number;
 }
 
+/**
+ * A turn at a host without a URL: a request the crawler makes for a page it already has (a rendered page's
+ * sub-request). It is held to the host's schedule exactly like a dispatched URL.
+ */
+export interface TurnOptions {
+  now: number;
+  /** The address the request goes to: the turn counts against its per-IP limit and interval. */
+  ip: string;
+  /** A turn not ended within this long ends by itself (its holder died) when expired leases are reclaimed. */
+  leaseMs: number;
+}
+
+export type Turn =
+  | {
+      leaseId: string;
+      /** The operator's delay override of the host, if any: what deciding the turn's own rest needs. */
+      delayMs: number | null;
+      /** The host's politeness memory (recent response times), if any. */
+      politeness?: HostPoliteness;
+    }
+  /** Not now: the host or its address is resting or at its in-flight limit; ask again at `retryAt`. */
+  | { leaseId?: undefined; retryAt: number };
+
 export interface FrontierStore {
   /**
    * Adds URLs to their front queues and fills idle back queues; answers how many this call added. A batch
@@ -136,10 +159,23 @@ export interface FrontierStore {
   claim(options: ClaimOptions): Promise<Claim[]>;
   /** Ends a lease. Answers false when the lease was already ended (a replayed completion is harmless). */
   complete(leaseId: string, completion: Completion, now: number): Promise<boolean>;
-  /** Returns expired leases' URLs to the head of their hosts' queues; answers how many. */
+  /** Returns expired leases' URLs to the head of their hosts' queues, and ends expired turns; answers how many. */
   reclaimExpired(now: number, retryAt: number): Promise<number>;
   /** Ends, as reclaimed, every lease matching `predicate` (e.g. held for a downloader that left). */
   reclaimWhere(predicate: (claim: Claim) => boolean, now: number, retryAt: number): Promise<number>;
+  /**
+   * Takes a turn at a host for a request that is no URL of the frontier, when a claim of the host's next URL
+   * would be granted now as far as politeness goes: the host's next time has come (not blocked), it is under
+   * its in-flight limit, and so is `ip` (limit and interval). A granted turn counts as a request in flight to
+   * the host and the address, as a claim does, until `endTurn` (or its lease expires: `reclaimExpired`).
+   * Answers at once; a refusal says when to ask again. No budget is spent: a turn is not a page.
+   */
+  takeTurn(host: string, options: TurnOptions): Promise<Turn>;
+  /**
+   * Ends a turn: the host may be claimed (or take a turn) again from `nextAt`, as after a completion. Answers
+   * false when the turn had already ended (expired and reclaimed).
+   */
+  endTurn(leaseId: string, nextAt: number, now: number): Promise<boolean>;
   /** Earliest due time of any host with work, or null. */
   nextDueAt(): Promise<number | null>;
   /** Earliest due time of any URL set aside (a recrawl, a retry), or null: when `promoteDue` has work next. */

@@ -22,3 +22,5 @@ export const RECLAIM = script('reclaim');
 export const SET_CONTROLS = script('set-controls');
 export const PRUNE = script('prune');
 export const PURGE = script('purge');
+export const TAKE_TURN = script('take-turn');
+export const END_TURN = script('end-turn');

@@ -15,6 +15,8 @@ import type {
   HostPoliteness,
   Looked,
   ScheduledItem,
+  Turn,
+  TurnOptions,
 } from './frontier-store';
 
 interface HostRecord {
@@ -34,6 +36,13 @@ interface Lease {
   /** The address counted at claim time ('' when the host's address was not known yet). */
   ip: string;
   item: string;
+  expires: number;
+}
+
+/** A turn taken at a host without a URL (takeTurn): what ending it undoes. */
+interface TurnLease {
+  host: string;
+  ip: string;
   expires: number;
 }
 
@@ -58,6 +67,7 @@ export class MemoryFrontierStore implements FrontierShard {
   private readonly heap = new DueHeap();
   private readonly free = new Deque<number>();
   private readonly leases = new Map<string, Lease>();
+  private readonly turns = new Map<string, TurnLease>();
   private readonly hosts = new Map<string, HostRecord>();
   private readonly ips = new Map<string, { next: number; inFlight: number }>();
   private readonly audits = new Map<string, string[]>();
@@ -165,10 +175,50 @@ export class MemoryFrontierStore implements FrontierShard {
     return this.finish(leaseId, completion, now);
   }
 
+  async takeTurn(host: string, { now, ip: address, leaseMs }: TurnOptions): Promise<Turn> {
+    const { perHostLimit, perIpLimit, perIpIntervalMs } = this.options;
+    const h = this.host(host);
+    const ip = this.ip(address);
+    // The checks of claim, in its order; a busy host or address is asked again as claim looks again at one.
+    const due = Math.max(h.next, h.blockedUntil ?? 0);
+    if (due > now) return { retryAt: due };
+    if (h.inFlight >= perHostLimit || ip.inFlight >= perIpLimit) return { retryAt: now + Math.max(perIpIntervalMs, 50) };
+    if (ip.next > now) return { retryAt: ip.next };
+    h.inFlight++;
+    ip.inFlight++;
+    ip.next = now + perIpIntervalMs;
+    const leaseId = `t${++this.leaseSeq}`;
+    this.turns.set(leaseId, { host, ip: address, expires: now + leaseMs });
+    return { leaseId, delayMs: h.delayMs ?? null, politeness: h.politeness };
+  }
+
+  async endTurn(leaseId: string, nextAt: number, now: number): Promise<boolean> {
+    const turn = this.turns.get(leaseId);
+    if (!turn) return false;
+    this.turns.delete(leaseId);
+    const h = this.host(turn.host);
+    h.inFlight--;
+    this.ip(turn.ip).inFlight--;
+    h.next = Math.max(h.next, nextAt);
+    // A claim that found the host busy dropped its back queue from the heap: it is put back here, as a
+    // completion would, or freed if it emptied meanwhile.
+    const j = this.queueOf.get(turn.host);
+    if (j === undefined) return true;
+    if (this.back.get(j)!.length > 0) {
+      if (h.inFlight < this.options.perHostLimit) this.heap.set(j, Math.max(h.next, h.blockedUntil ?? 0));
+    } else if (h.inFlight <= 0) {
+      this.release(j, turn.host, now);
+    }
+    return true;
+  }
+
   async reclaimExpired(now: number, retryAt: number): Promise<number> {
     let n = 0;
     for (const [id, lease] of [...this.leases]) {
       if (lease.expires <= now && this.finish(id, { nextAt: retryAt, requeue: lease.item }, now)) n++;
+    }
+    for (const [id, turn] of [...this.turns]) {
+      if (turn.expires <= now && (await this.endTurn(id, retryAt, now))) n++;
     }
     return n;
   }

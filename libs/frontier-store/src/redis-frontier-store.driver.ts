@@ -13,8 +13,10 @@ import type {
   HostInfo,
   Looked,
   ScheduledItem,
+  Turn,
+  TurnOptions,
 } from './frontier-store';
-import { AUDIT, CLAIM, COMPLETE, COUNTS, ENQUEUE, PROMOTE, PRUNE, PURGE, RECLAIM, SET_CONTROLS, STATS } from './frontier.lua';
+import { AUDIT, CLAIM, COMPLETE, COUNTS, END_TURN, ENQUEUE, PROMOTE, PRUNE, PURGE, RECLAIM, SET_CONTROLS, STATS, TAKE_TURN } from './frontier.lua';
 
 /** Items per ENQUEUE call (a slice), to keep each script short. */
 export const ENQUEUE_SLICE = 2000;
@@ -33,7 +35,10 @@ export class RedisFrontierStore implements FrontierShard {
   /** The key every script declares. */
   private readonly routeKey: string;
   private readonly config: string;
-  private readonly scripts: Record<'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'prune' | 'promote' | 'audit' | 'stats' | 'counts', Script>;
+  private readonly scripts: Record<
+    'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'prune' | 'promote' | 'audit' | 'stats' | 'counts' | 'takeTurn' | 'endTurn',
+    Script
+  >;
 
   constructor(
     private readonly options: {
@@ -80,6 +85,8 @@ export class RedisFrontierStore implements FrontierShard {
       audit: define('frontierAudit', AUDIT),
       stats: define('frontierStats', STATS),
       counts: define('frontierCounts', COUNTS),
+      takeTurn: define('frontierTakeTurn', TAKE_TURN),
+      endTurn: define('frontierEndTurn', END_TURN),
     };
   }
 
@@ -154,6 +161,16 @@ export class RedisFrontierStore implements FrontierShard {
       ),
     );
     return { value: answer.value === 1, dueAt: answer.dueAt };
+  }
+
+  async takeTurn(host: string, { now, ip, leaseMs }: TurnOptions): Promise<Turn> {
+    const [id, a, b] = (await this.run(this.scripts.takeTurn, now, host, ip, leaseMs)) as [string, string | number, string];
+    if (id === '') return { retryAt: Number(a) };
+    return { leaseId: id, delayMs: a === '' ? null : Number(a), politeness: b ? JSON.parse(b) : undefined };
+  }
+
+  async endTurn(leaseId: string, nextAt: number, now: number): Promise<boolean> {
+    return (await this.run(this.scripts.endTurn, now, leaseId, nextAt)) === 1;
   }
 
   async reclaimExpired(now: number, retryAt: number): Promise<number> {

@@ -12,6 +12,8 @@ import type {
   HostInfo,
   Looked,
   ScheduledItem,
+  Turn,
+  TurnOptions,
 } from './frontier-store';
 
 /**
@@ -20,7 +22,7 @@ import type {
  */
 export const SHARD_LOOK_MS = 1000;
 
-type Turn = 'claim' | 'promote';
+type Rotation = 'claim' | 'promote';
 
 /**
  * What this process last saw of a shard's heap (or of its set-aside URLs): the earliest due time, when, and
@@ -74,7 +76,7 @@ export class ShardedFrontierStore implements FrontierStore {
   /** The same, of each shard's set-aside URLs (recrawls, retries): which shards `promoteDue` must ask. */
   private readonly scheduledViews: ShardView[];
   /** The shard first in turn, for claims and for promotions (apart: one must not steer the other's turn). */
-  private readonly turns: Record<Turn, number> = { claim: 0, promote: 0 };
+  private readonly turns: Record<Rotation, number> = { claim: 0, promote: 0 };
   private statsReading?: Promise<FrontierStats>;
 
   constructor(
@@ -146,6 +148,22 @@ export class ShardedFrontierStore implements FrontierStore {
     if (!lease) return false;
     const done = await this.changeAndLook(lease.shard, now, () => this.shards[lease.shard].completeAndLook(lease.id, completion, now));
     if (done && completion.retryLater && !completion.requeue) mayBeDue(this.scheduledViews[lease.shard], completion.retryLater.dueAt);
+    return done;
+  }
+
+  /** In the shard that owns the host, so a turn and the host's claims see one schedule. */
+  async takeTurn(host: string, options: TurnOptions): Promise<Turn> {
+    const shard = this.shardOf(host);
+    const turn = await this.shards[shard].takeTurn(host, options);
+    return turn.leaseId === undefined ? turn : { ...turn, leaseId: `${shard}.${turn.leaseId}` };
+  }
+
+  async endTurn(leaseId: string, nextAt: number, now: number): Promise<boolean> {
+    const lease = this.parseLease(leaseId);
+    if (!lease) return false;
+    const done = await this.shards[lease.shard].endTurn(lease.id, nextAt, now);
+    // The host's back queue may be back in the shard's heap, due from nextAt at the earliest.
+    if (done) this.mayBeDue(lease.shard, nextAt);
     return done;
   }
 
@@ -265,7 +283,7 @@ export class ShardedFrontierStore implements FrontierStore {
   }
 
   /** Every shard, starting at the one whose turn it is. */
-  private rotation(turn: Turn): number[] {
+  private rotation(turn: Rotation): number[] {
     return this.shards.map((_, k) => (this.turns[turn] + k) % this.shards.length);
   }
 
@@ -273,7 +291,7 @@ export class ShardedFrontierStore implements FrontierStore {
    * `max` split over `shards` (in turn order), and the turn passed on to the first shard this split served
    * less: no shard is always first, or always left out when `max` is smaller than the shards.
    */
-  private shareOut(turn: Turn, max: number, shards: number[]): Map<number, number> {
+  private shareOut(turn: Rotation, max: number, shards: number[]): Map<number, number> {
     if (shards.length === 0) return new Map();
     const extra = max % shards.length;
     this.turns[turn] = extra > 0 ? shards[extra] : (shards[0] + 1) % this.shards.length;

@@ -4,7 +4,7 @@
 -- per-IP limit, ipiv per-IP interval, al audit length), ARGV[3] random seed in [0, 1).
 -- Keys: f:<i> front lists ("host<TAB>item"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
 -- heap (zset j → due ms), free (list of idle j), lease (hash id → "j<TAB>host<TAB>ip<TAB>item"), leases (zset id →
--- expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
+-- expiry), turn (hash id → "host<TAB>ip": turns taken without a URL), turns (zset id → expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
 -- inflight), audit:<host> (list), size, fq (entries in the front queues), fetched, seq, init.
 
 local P = ARGV[1]
@@ -135,6 +135,33 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now)
     redis.call('INCR', P..'fetched')
   end
   if requeue ~= '' then redis.call('LPUSH', P..'b:'..j, requeue) else redis.call('DECR', P..'size') end
+  if redis.call('LLEN', P..'b:'..j) > 0 then
+    if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
+  elseif inflight <= 0 then
+    release(j, host, now)
+  end
+  return 1
+end
+
+-- Ends a turn taken without a URL (take-turn.lua): the host and its address are no longer busy with it, the
+-- host rests until nextAt, and its back queue, which a claim dropped from the heap while the turn held the
+-- host, is put back (or freed if it emptied meanwhile), as finish does.
+local function endTurn(id, nextAt, now)
+  local rec = redis.call('HGET', P..'turn', id)
+  if not rec then return 0 end
+  redis.call('HDEL', P..'turn', id)
+  redis.call('ZREM', P..'turns', id)
+  local tab = string.find(rec, '\t', 1, true)
+  local host = string.sub(rec, 1, tab - 1)
+  local ip = string.sub(rec, tab + 1)
+  local hk = P..'h:'..host
+  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked')
+  local inflight = num(h[1], 0) - 1
+  local nx = math.max(num(h[2], 0), nextAt)
+  redis.call('HSET', hk, 'inflight', inflight, 'next', nx)
+  redis.call('HINCRBY', P..'ip:'..ip, 'inflight', -1)
+  local j = redis.call('HGET', P..'hostb', host)
+  if not j then return 1 end
   if redis.call('LLEN', P..'b:'..j) > 0 then
     if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
   elseif inflight <= 0 then
