@@ -13,6 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { BrowserPool, CHROMIUM_NAMES, findOnPath, Renderer, SubrequestGate } from '@crawler/plugin-render';
 import { loadConfig } from '@crawler/config';
 import { CachedResolver, ResolverEvents } from '@crawler/net';
+import { MemoryFrontierStore } from '@crawler/frontier-store';
 import { RobotsCache } from '@crawler/robots';
 import { MemoryStateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
@@ -83,8 +84,10 @@ async function main() {
       onRobots: () => undefined,
       robotsTtlMs: 3_600_000,
       robotsMaxBytes: 512_000,
-      turns: new MemoryStateStore(),
-      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 3_600_000 },
+      // Politeness off, as before turns were the frontier's: the bench measures rendering, not waiting.
+      frontier: new MemoryFrontierStore({ frontQueues: 1, backQueues: 1, priorityBias: 2, auditLength: 1, perHostLimit: 100, perIpLimit: 100, perIpIntervalMs: 0 }),
+      turnLeaseMs: 15_000,
+      politeness: { minDelayMs: 0, delayMultiplier: 0, recentResponses: 5, maxBackoffMs: 3_600_000, allowDelayBelowMin: false },
       maxRedirects: 5,
     });
     const renderer = new Renderer(pool, gate, { timeoutMs: 15_000, settleMs: 500, blockTypes: ['image', 'font', 'media'], maxSubrequests: 100 });

@@ -97,6 +97,41 @@ describe('embedded crawl with the render plugin (--plugins render)', () => {
   });
 });
 
+/**
+ * One schedule per host for the downloader and the render's browser: the home page of `app-0.test` is fetched
+ * by the downloader, its `/app.js` and `/links.json` by the render's gate, then `/p/1` … `/p/3` (links the
+ * script wrote) by the downloader again. The site sees every request, whoever made it, the crawl's delay
+ * after the end of the one before, and never two at once.
+ */
+describe('embedded crawl with the render plugin: downloader and sub-requests keep one schedule per host', () => {
+  const DELAY_MS = 2000;
+  let web: TestWeb;
+  let summary: Record<string, any>;
+
+  beforeAll(async () => {
+    web = await TestWeb.start({ hosts: 12, scripted: true });
+    summary = await crawlTestWeb(web, tempDir('crawl-render-schedule-'), {
+      args: [web.expected.scripted[0], '--scope', 'any', '--max-depth', '10', '--plugins', 'render'],
+      delaySeconds: DELAY_MS / 1000,
+      // The render's two sub-requests wait the delay each: well within the time limit, and settled after them.
+      env: { ...RENDER_ENV, PLUGIN_RENDER_TIMEOUT_MS: '60000' },
+    });
+  }, 300_000);
+
+  afterAll(() => web?.close());
+
+  it('spaces every request to the host by the delay after the previous one ended, and has one in flight at most', () => {
+    expect(summary.complete).toBe(true);
+    expect(summary.totals['plugin.render.rendered']).toBe(1);
+    const paths = web.requests.filter((r) => r.host === 'app-0.test').map((r) => r.path);
+    // Both kinds of request reached the host: the downloader's pages and the browser's sub-requests.
+    expect(paths).toEqual(expect.arrayContaining(['/', '/app.js', '/links.json', '/p/1', '/p/2', '/p/3']));
+    expect(web.maxConcurrentByHost().get('app-0.test')).toBe(1);
+    // A few ms of slack for the server's and the crawler's clocks reading the same moment apart.
+    expect(web.minGapAfterResponseByHost().get('app-0.test')).toBeGreaterThanOrEqual(DELAY_MS - 20);
+  });
+});
+
 describe('the plugin-render service without a Chromium', () => {
   it('stops at boot with exit code 2, naming the setting', async () => {
     const main = join(__dirname, '../../dist/apps/plugin-render/src/main.js');

@@ -8,6 +8,7 @@ import { Registry } from 'prom-client';
 import { ConfigError, loadConfig } from '@crawler/config';
 import { PluginFetched, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { FsContentStore, MemoryBodyStaging, SegmentedPageStore } from '@crawler/content-store';
+import { MemoryFrontierStore } from '@crawler/frontier-store';
 import { loadPluginConfig, PluginContext } from '@crawler/plugin-sdk';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
@@ -43,7 +44,9 @@ async function setup(env: NodeJS.ProcessEnv = {}, crawlerSettings: Record<string
     pino({ enabled: false }),
     staging,
   );
-  const handler = new RenderPluginHandler(ctx);
+  const { frontQueues, backQueues, priorityBias, auditLength, perHostLimit, perIpLimit, perIpIntervalMs } = crawler.frontier;
+  const frontier = new MemoryFrontierStore({ frontQueues, backQueues, priorityBias, auditLength, perHostLimit, perIpLimit, perIpIntervalMs });
+  const handler = new RenderPluginHandler(ctx, frontier);
   await handler.onModuleInit();
   handlers.push(handler);
   const job = async (path: string, html: string): Promise<{ fetched: PluginFetched; body: Buffer }> => {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { portRules } from '@crawler/config';
+import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { PortPolicy } from '@crawler/url';
 import { globToRegExp, PluginContext, PluginFetched, PluginHandler } from '@crawler/plugin-sdk';
 import { BrowserCrashedError, BrowserPool } from './browser-pool';
@@ -25,7 +26,11 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
   private readonly renderer: Renderer;
   private readonly patterns: RegExp[];
 
-  constructor(@Inject(PluginContext) private readonly ctx: PluginContext<RenderConfig>) {
+  constructor(
+    @Inject(PluginContext) private readonly ctx: PluginContext<RenderConfig>,
+    /** The crawl's frontier store, whose per-host schedule every sub-request keeps (SubrequestGate). */
+    @Inject(FRONTIER_STORE) frontier: FrontierStore,
+  ) {
     const { config, crawler } = ctx;
     this.pool = new BrowserPool({ chromiumPath: config.chromiumPath, contexts: config.contexts, maxHeapMb: config.maxHeapMb });
     const gate = new SubrequestGate({
@@ -37,12 +42,14 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
       robotsTtlMs: crawler.downloader.robotsCacheTtlMs,
       onRobots: (url, status, body, error) => ctx.logger.info({ event: 'robots', url, status, body, error }),
       robotsMaxBytes: crawler.downloader.robotsMaxBytes,
-      turns: ctx.state.namespace('turns'),
+      frontier,
+      turnLeaseMs: config.timeoutMs,
       politeness: {
         minDelayMs: crawler.frontier.minDelayMs,
         delayMultiplier: crawler.frontier.delayMultiplier,
-        perIpIntervalMs: crawler.frontier.perIpIntervalMs,
+        recentResponses: crawler.frontier.recentResponses,
         maxBackoffMs: crawler.frontier.maxBackoffMs,
+        allowDelayBelowMin: crawler.frontier.allowDelayBelowMin,
       },
       maxRedirects: crawler.downloader.maxRedirects,
     });

@@ -2,6 +2,7 @@ import http from 'node:http';
 import net, { AddressInfo } from 'node:net';
 import { loadConfig } from '@crawler/config';
 import { CachedResolver, ResolverEvents } from '@crawler/net';
+import { MemoryFrontierStore } from '@crawler/frontier-store';
 import { RobotsCache } from '@crawler/robots';
 import { MemoryStateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
@@ -89,8 +90,9 @@ describe('Renderer (real Chromium)', () => {
       onRobots: () => undefined,
       robotsTtlMs: 60_000,
       robotsMaxBytes: 512_000,
-      turns: new MemoryStateStore(),
-      politeness: { minDelayMs: 0, delayMultiplier: 0, perIpIntervalMs: 0, maxBackoffMs: 3_600_000 },
+      frontier: new MemoryFrontierStore({ frontQueues: 1, backQueues: 1, priorityBias: 2, auditLength: 1, perHostLimit: 1, perIpLimit: 8, perIpIntervalMs: 0 }),
+      turnLeaseMs: 15_000,
+      politeness: { minDelayMs: 0, delayMultiplier: 0, recentResponses: 5, maxBackoffMs: 3_600_000, allowDelayBelowMin: false },
       maxRedirects: 5,
     });
     renderer = new Renderer(pool, gate, options);

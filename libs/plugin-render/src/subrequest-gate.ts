@@ -1,10 +1,9 @@
 import { isIP, LookupFunction } from 'node:net';
 import { Agent, fetch } from 'undici';
+import type { FrontierStore, Turn } from '@crawler/frontier-store';
 import { parseRetryAfter, type Resolution } from '@crawler/net';
 import { RobotsCache, RobotsPolicy, robotsUrlFor } from '@crawler/robots';
-import type { StateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
-import { HostTurns } from './host-turns';
 
 export interface GateOptions {
   /**
@@ -25,12 +24,18 @@ export interface GateOptions {
   onRobots(url: string, status: number | null, body: string | null, error?: string): void;
   robotsMaxBytes: number;
   /**
-   * Where the turns at each host and address are taken: the plugin's state store, shared by every render
-   * replica (Redis), so that they pace their requests together.
+   * The crawl's frontier store (the one its frontier dispatches from: in memory embedded, Redis distributed):
+   * every request takes a turn at its host there, so that downloaders and every render replica keep one
+   * schedule per host and per address.
    */
-  turns: StateStore;
-  /** The frontier's politeness settings the gate paces by (FRONTIER_MIN_DELAY_MS, _DELAY_MULTIPLIER, _PER_IP_INTERVAL_MS, _MAX_BACKOFF_MS). */
-  politeness: { minDelayMs: number; delayMultiplier: number; perIpIntervalMs: number; maxBackoffMs: number };
+  frontier: Pick<FrontierStore, 'takeTurn' | 'endTurn'>;
+  /** A turn not ended within this long (its replica died) is ended by the frontier: the render's time limit. */
+  turnLeaseMs: number;
+  /**
+   * The frontier's politeness settings a turn's rest is decided by (FRONTIER_MIN_DELAY_MS, _DELAY_MULTIPLIER,
+   * _RECENT_RESPONSES, _MAX_BACKOFF_MS, _ALLOW_DELAY_BELOW_MIN).
+   */
+  politeness: { minDelayMs: number; delayMultiplier: number; recentResponses: number; maxBackoffMs: number; allowDelayBelowMin: boolean };
   /** Redirects followed for one sub-request (the crawl's DOWNLOADER_MAX_REDIRECTS). */
   maxRedirects: number;
 }
@@ -41,12 +46,15 @@ export type GateAnswer =
 
 /** Response headers not passed back to the browser: they describe the wire, not the body it gets. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'content-length', 'set-cookie']);
-/** Hosts whose last response time and run of 429/503 answers this process remembers; the oldest is forgotten first. */
-const RESPONSE_TIMES_KEPT = 10_000;
+/** The least wait before asking for a turn again. */
+const RETRY_MS = 5;
 /** Request headers not sent on to another origin when a redirect leads there. */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
 type GateRequest = { method: string; headers: Record<string, string>; body?: Buffer | null };
+type TakenTurn = Extract<Turn, { leaseId: string }>;
+/** What a request got, for deciding its host's rest: a response (its time, status, Retry-After), or none. */
+type Answered = { ms: number; status: number; retryAfter?: string } | undefined;
 
 /**
  * Every request a rendered page makes, answered by the crawler instead of by the browser: only http(s), on
@@ -55,18 +63,15 @@ type GateRequest = { method: string; headers: Record<string, string>; body?: Buf
  * that changes its answer between the check and the connection (DNS rebinding) cannot lead inside;
  * robots.txt of the request's origin obeyed (the crawl's cached answer, else fetched through this same gate
  * and cached for the crawl); requests to one host spaced by the frontier's delay, and to one address by its
- * per-IP interval, in turns every render replica shares (HostTurns).
+ * per-IP interval and limit, in turns taken in the frontier's own store (FrontierStore.takeTurn), the very
+ * schedule the frontier dispatches the host's URLs by: a downloader's fetch and a sub-request to one host are
+ * never in flight together, and each waits out the host's delay after the other.
  */
 export class SubrequestGate {
   /** robots.txt fetches in flight, by URL. */
   private readonly robotsFetches = new Map<string, Promise<RobotsPolicy>>();
-  /** The last response time of each host, ms, and its run of 429/503 answers (this process's requests). */
-  private readonly recent = new Map<string, { ms: number; slowDowns: number }>();
-  private readonly turns: HostTurns;
 
-  constructor(private readonly options: GateOptions) {
-    this.turns = new HostTurns(options.turns);
-  }
+  constructor(private readonly options: GateOptions) {}
 
   /**
    * Fetches `url` for the browser, or says why not. Redirects are followed here, each hop through the same
@@ -156,68 +161,94 @@ export class SubrequestGate {
     if (portRefusal) return { ok: false, reason: 'port', detail: `${target.href}: ${portRefusal}` };
     const vetted = await this.vet(target.hostname);
     if (!vetted.ok) return vetted;
-    await this.turn(target.host, vetted.address, crawlDelayMs, signal);
-    const started = performance.now();
-    const family = isIP(vetted.address);
-    const agent = new Agent({
-      connect: {
-        // The connection goes to the vetted address, whatever DNS would answer now.
-        lookup: ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
-          options?.all ? callback(null, [{ address: vetted.address, family }]) : callback(null, vetted.address, family)) as unknown as LookupFunction,
-      },
-    });
+    const turn = await this.takeTurn(target.host, vetted.address, signal);
+    let answered: Answered;
     try {
-      const headers = { ...init.headers, 'user-agent': this.options.userAgent };
-      delete (headers as Record<string, string>).host;
-      const response = await fetch(target, { method: init.method, headers, body: init.body ?? undefined, redirect: 'manual', dispatcher: agent, signal });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body ?? []) {
-        size += chunk.length;
-        if (size > this.options.maxBytes) return { ok: false, reason: 'too-large', detail: `${target.href}: over ${this.options.maxBytes} bytes` };
-        chunks.push(Buffer.from(chunk));
-      }
-      await this.remember(target.host, performance.now() - started, response.status, response.headers.get('retry-after') ?? undefined);
-      const out: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
-        if (!HOP_HEADERS.has(name)) out[name] = value;
+      const started = performance.now();
+      const family = isIP(vetted.address);
+      const agent = new Agent({
+        connect: {
+          // The connection goes to the vetted address, whatever DNS would answer now.
+          lookup: ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
+            options?.all ? callback(null, [{ address: vetted.address, family }]) : callback(null, vetted.address, family)) as unknown as LookupFunction,
+        },
       });
-      return { ok: true, status: response.status, headers: out, body: Buffer.concat(chunks) };
-    } catch (error) {
-      return { ok: false, reason: 'network', detail: `${target.href}: ${(error as Error).message}` };
+      try {
+        const headers = { ...init.headers, 'user-agent': this.options.userAgent };
+        delete (headers as Record<string, string>).host;
+        const response = await fetch(target, { method: init.method, headers, body: init.body ?? undefined, redirect: 'manual', dispatcher: agent, signal });
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of response.body ?? []) {
+          size += chunk.length;
+          if (size > this.options.maxBytes) return { ok: false, reason: 'too-large', detail: `${target.href}: over ${this.options.maxBytes} bytes` };
+          chunks.push(Buffer.from(chunk));
+        }
+        answered = { ms: performance.now() - started, status: response.status, retryAfter: response.headers.get('retry-after') ?? undefined };
+        const out: Record<string, string> = {};
+        response.headers.forEach((value, name) => {
+          if (!HOP_HEADERS.has(name)) out[name] = value;
+        });
+        return { ok: true, status: response.status, headers: out, body: Buffer.concat(chunks) };
+      } catch (error) {
+        return { ok: false, reason: 'network', detail: `${target.href}: ${(error as Error).message}` };
+      } finally {
+        void agent.close();
+      }
     } finally {
-      void agent.close();
+      const now = Date.now();
+      // One millisecond more than the delay, as the frontier's completions: Date.now() drops the fraction.
+      await this.options.frontier.endTurn(turn.leaseId, now + 1 + this.restMs(turn, answered, crawlDelayMs), now);
     }
   }
 
   /**
-   * Waits for the host's turn, then the address's, taken in the state every render replica shares: requests
-   * to one host leave the frontier's delay apart (the largest of FRONTIER_MIN_DELAY_MS, the host's robots.txt
-   * Crawl-delay and FRONTIER_DELAY_MULTIPLIER times its last response time), and requests to one address,
-   * whatever the host, FRONTIER_PER_IP_INTERVAL_MS apart.
+   * Waits for a turn at the host in the frontier's store: granted when a claim of the host's next URL would be
+   * (its delay after the last request to it, a downloader's or a sub-request's, has passed, nothing is in
+   * flight to it, its address is under FRONTIER_PER_IP_LIMIT and FRONTIER_PER_IP_INTERVAL_MS has passed
+   * there); else asked again when the store says.
    */
-  private async turn(host: string, address: string, crawlDelayMs: number | undefined, signal: AbortSignal): Promise<void> {
-    const { minDelayMs, delayMultiplier, perIpIntervalMs } = this.options.politeness;
-    const delayMs = Math.max(minDelayMs, crawlDelayMs ?? 0, Math.round(delayMultiplier * (this.recent.get(host)?.ms ?? 0)));
-    await this.turns.take(`host:${host}`, delayMs, signal);
-    await this.turns.take(`ip:${address}`, perIpIntervalMs, signal);
+  private async takeTurn(host: string, address: string, signal: AbortSignal): Promise<TakenTurn> {
+    for (;;) {
+      signal.throwIfAborted();
+      const turn = await this.options.frontier.takeTurn(host, { now: Date.now(), ip: address, leaseMs: this.options.turnLeaseMs });
+      if (turn.leaseId !== undefined) return turn;
+      await delay(Math.max(RETRY_MS, turn.retryAt - Date.now()), signal);
+    }
   }
 
   /**
-   * Notes a response. A 429 or 503 holds the host's next turn, for every replica, as the frontier would: the
-   * longer of its Retry-After and an exponential backoff from FRONTIER_MIN_DELAY_MS (1 s at least), both
-   * capped at FRONTIER_MAX_BACKOFF_MS.
+   * How long the host rests after this request, by the frontier's rules (politeDelay): the largest of
+   * FRONTIER_MIN_DELAY_MS (or the operator's override), its robots.txt Crawl-delay and
+   * FRONTIER_DELAY_MULTIPLIER times the mean of its recent response times (the frontier's memory of them, and
+   * this one); after a 429 or 503, the longer of its Retry-After and the exponential backoff one level above
+   * the host's, both capped at FRONTIER_MAX_BACKOFF_MS. The turn writes no politeness memory: a page's
+   * scripts and API calls say little of how fast the host serves its pages.
    */
-  private async remember(host: string, ms: number, status: number, retryAfter: string | undefined): Promise<void> {
-    const slowDowns = status === 429 || status === 503 ? (this.recent.get(host)?.slowDowns ?? 0) + 1 : 0;
-    this.recent.delete(host);
-    this.recent.set(host, { ms, slowDowns });
-    if (this.recent.size > RESPONSE_TIMES_KEPT) this.recent.delete(this.recent.keys().next().value!);
-    if (slowDowns === 0) return;
-    const { minDelayMs, maxBackoffMs } = this.options.politeness;
-    const exponential = Math.max(minDelayMs, 1000) * 2 ** (slowDowns - 1);
-    await this.turns.hold(`host:${host}`, Math.min(maxBackoffMs, Math.max(exponential, parseRetryAfter(retryAfter) ?? 0)));
+  private restMs(turn: TakenTurn, answered: Answered, crawlDelayMs = 0): number {
+    const { minDelayMs, delayMultiplier, recentResponses, maxBackoffMs, allowDelayBelowMin } = this.options.politeness;
+    const override = turn.delayMs !== null && (allowDelayBelowMin || turn.delayMs >= minDelayMs) ? turn.delayMs : null;
+    const recent = [...(turn.politeness?.recentMs ?? []), ...(answered ? [answered.ms] : [])].slice(-recentResponses);
+    const mean = recent.length ? recent.reduce((a, b) => a + b, 0) / recent.length : 0;
+    const usual = Math.max(override ?? minDelayMs, crawlDelayMs, Math.round(delayMultiplier * mean));
+    if (answered?.status !== 429 && answered?.status !== 503) return usual;
+    const exponential = Math.min(maxBackoffMs, Math.max(minDelayMs, 1000) * 2 ** (turn.politeness?.backoff ?? 0));
+    return Math.max(usual, exponential, Math.min(maxBackoffMs, parseRetryAfter(answered.retryAfter) ?? 0));
   }
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** The request a redirect asks for (the Fetch standard's rules): 303, and 301/302 after a POST, become a GET without a body; credentials stay with their origin. */
