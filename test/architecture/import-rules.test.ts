@@ -51,7 +51,9 @@ const isTestFile = (file: string) => /\.(spec|test)\.ts$/.test(file) || /\.contr
  * gets (the frontier store among it: a plugin that makes requests takes turns at hosts in the frontier's
  * schedule), and the domain rules a plugin must apply the same way as the core (address vetting, robots.txt, ports).
  */
-const PLUGIN_MAY_IMPORT = ['plugin-sdk', 'contracts', 'config', 'runtime', 'state', 'content-store', 'frontier-store', 'logging', 'net', 'robots', 'url'].map((l) => `@crawler/${l}`);
+const PLUGIN_MAY_IMPORT = ['plugin-sdk', 'contracts', 'config', 'runtime', 'state', 'content-store', 'frontier-store', 'logging', 'net', 'robots', 'url'].map(
+  (l) => `@crawler/${l}`,
+);
 
 describe('import rules', () => {
   const files = [...sources('apps'), ...sources('libs')];

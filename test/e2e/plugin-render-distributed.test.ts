@@ -7,6 +7,8 @@ import { TestWebCluster } from '../support/test-web-cluster';
  * only `PLUGINS=render`; the crawl seeded with the test web's script-built host alone.
  */
 describe('distributed crawl with the render plugin as its own service', () => {
+  /** Long enough that a sub-request sent without waiting for the downloader's turn (or it for the render's) shows. */
+  const DELAY_MS = 1000;
   let web: TestWeb;
   let cluster: TestWebCluster;
   let status: any;
@@ -16,7 +18,7 @@ describe('distributed crawl with the render plugin as its own service', () => {
   beforeAll(async () => {
     web = await TestWeb.start({ hosts: 12, scripted: true });
     cluster = await new TestWebCluster(web).start({
-      env: { FRONTIER_MIN_DELAY_MS: '100', PLUGINS: 'render' },
+      env: { FRONTIER_MIN_DELAY_MS: String(DELAY_MS), PLUGINS: 'render' },
       extra: ['plugin-render'],
     });
     expect(await cluster.seed([web.expected.scripted[0]])).toBe(201);
@@ -37,6 +39,11 @@ describe('distributed crawl with the render plugin as its own service', () => {
     expect(status.totals['plugin.render.rendered']).toBe(1);
     expect(status.totals['plugin.render.refused.address']).toBe(1);
     expect(Object.keys(status.totals).filter((k) => k.startsWith('failed.'))).toEqual([]);
+  });
+
+  it("keeps one schedule for the host across the downloader's and the render process's requests (the frontier's store in Redis)", () => {
+    expect(web.maxConcurrentByHost().get('app-0.test')).toBe(1);
+    expect(web.minGapAfterResponseByHost().get('app-0.test')).toBeGreaterThanOrEqual(DELAY_MS - 20);
   });
 
   it('runs the plugin in its own process: only plugin-render handles plugin.render, every page of the host', () => {

@@ -168,7 +168,13 @@ describe('SubrequestGate politeness, in the frontier’s schedule shared through
     const [one, , frontier] = replicas({}, { perIpLimit: 1 });
     const host = `b.test:${port}`;
     // b.test is known at 127.0.0.1 (a completion said so) and has a URL in flight there.
-    await frontier.enqueue([{ host, priority: 0, item: 'resolve' }, { host, priority: 0, item: 'page' }], Date.now());
+    await frontier.enqueue(
+      [
+        { host, priority: 0, item: 'resolve' },
+        { host, priority: 0, item: 'page' },
+      ],
+      Date.now(),
+    );
     const [resolve] = await frontier.claim({ now: Date.now(), max: 1, leaseMs: 10_000 });
     await frontier.complete(resolve.leaseId, { nextAt: Date.now(), ip: '127.0.0.1' }, Date.now());
     const [claim] = await frontier.claim({ now: Date.now(), max: 1, leaseMs: 10_000 });

@@ -64,8 +64,8 @@ type Answered = { ms: number; status: number; retryAfter?: string } | undefined;
  * robots.txt of the request's origin obeyed (the crawl's cached answer, else fetched through this same gate
  * and cached for the crawl); requests to one host spaced by the frontier's delay, and to one address by its
  * per-IP interval and limit, in turns taken in the frontier's own store (FrontierStore.takeTurn), the very
- * schedule the frontier dispatches the host's URLs by: a downloader's fetch and a sub-request to one host are
- * never in flight together, and each waits out the host's delay after the other.
+ * schedule the frontier dispatches the host's URLs by: the downloaders' fetches and the sub-requests to one host
+ * together stay within FRONTIER_PER_HOST_LIMIT in flight, and each waits out the host's delay after the other.
  */
 export class SubrequestGate {
   /** robots.txt fetches in flight, by URL. */
