@@ -310,6 +310,21 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect(await s.auditLog('d e\t')).toEqual(['4', '5', '6', '7', '8']);
     });
 
+    it('lists the hosts it has served in name order, a page at a time, with how many there are', async () => {
+      const s = await store({ backQueues: 64 });
+      const sites = Array.from({ length: 30 }, (_, i) => `site-${String(i).padStart(2, '0')}.test`);
+      await s.enqueue(
+        sites.map((host) => item(host, 1)),
+        T,
+      );
+      // A host keeps its place in the list after its queue is freed.
+      for (const c of await claimAll(s)) await s.complete(c.leaseId, { nextAt: T }, T);
+      expect(await s.knownHosts('', 10)).toEqual({ hosts: sites.slice(0, 10), total: 30 });
+      expect(await s.knownHosts(sites[9], 10)).toEqual({ hosts: sites.slice(10, 20), total: 30 });
+      expect(await s.knownHosts(sites[27], 10)).toEqual({ hosts: sites.slice(28), total: 30 });
+      expect((await s.knownHosts(sites[29], 10)).hosts).toEqual([]);
+    });
+
     it('counts leases and fetched pages crawl-wide, and answers a host’s politeness in one read', async () => {
       const s = await store();
       expect(await s.counts()).toEqual({ leased: 0, fetched: 0 });

@@ -88,6 +88,11 @@ export interface HostInfo extends HostControls {
   politeness?: HostPoliteness;
 }
 
+export interface KnownHosts {
+  hosts: string[];
+  total: number;
+}
+
 export interface ScheduledItem extends FrontierItem {
   /** When the URL goes into its front queue (ms since epoch). */
   dueAt: number;
@@ -146,6 +151,11 @@ export interface FrontierStore {
   nextScheduledAt(): Promise<number | null>;
 
   hostInfo(host: string): Promise<HostInfo>;
+  /**
+   * Names of the hosts the frontier has given a back queue, in byte order after `after` (exclusive), at most
+   * `limit`, and how many there are in all: a page of a list that grows with the crawl.
+   */
+  knownHosts(after: string, limit: number): Promise<KnownHosts>;
   /** What deciding a host's next delay needs: its politeness memory and the operator's override (one read). */
   politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>>;
   counts(): Promise<FrontierCounts>;

@@ -13,6 +13,7 @@ import type {
   HostControls,
   HostInfo,
   HostPoliteness,
+  KnownHosts,
   Looked,
   ScheduledItem,
 } from './frontier-store';
@@ -43,6 +44,11 @@ interface Routed {
   item: string;
 }
 
+/** Redis compares member names byte by byte; so does this (not localeCompare). */
+function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /** Items routed per call at most, so that one call cannot stall the frontier. */
 const ROUTE_BATCH = 20_000;
 
@@ -61,6 +67,8 @@ export class MemoryFrontierStore implements FrontierShard {
   private readonly hosts = new Map<string, HostRecord>();
   private readonly ips = new Map<string, { next: number; inFlight: number }>();
   private readonly audits = new Map<string, string[]>();
+  /** Every host given a back queue, for the list of hosts (the Redis driver's `hosts` sorted set). */
+  private readonly known = new Set<string>();
   private readonly batches = new Map<string, number>();
   private scheduled: ScheduledItem[] = [];
   private size = 0;
@@ -224,6 +232,11 @@ export class MemoryFrontierStore implements FrontierShard {
     };
   }
 
+  async knownHosts(after: string, limit: number): Promise<KnownHosts> {
+    const names = [...this.known].filter((host) => host > after).sort(byteOrder);
+    return { hosts: names.slice(0, limit), total: this.known.size };
+  }
+
   async politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>> {
     const h = this.hosts.get(host);
     return { politeness: h?.politeness, delayMs: h?.delayMs ?? null };
@@ -347,6 +360,7 @@ export class MemoryFrontierStore implements FrontierShard {
       if (j === undefined) {
         j = this.free.shift()!;
         this.queueOf.set(host, j);
+        this.known.add(host);
         this.hostOf.set(j, host);
         this.back.set(j, new Deque());
         this.back.get(j)!.push(item);

@@ -11,6 +11,7 @@ import type {
   FrontierStoreOptions,
   HostControls,
   HostInfo,
+  KnownHosts,
   Looked,
   ScheduledItem,
 } from './frontier-store';
@@ -197,6 +198,12 @@ export class RedisFrontierStore implements FrontierShard {
       budget: n(h.budget),
       politeness: h.pol ? JSON.parse(h.pol) : undefined,
     };
+  }
+
+  async knownHosts(after: string, limit: number): Promise<KnownHosts> {
+    const key = `${this.prefix}hosts`;
+    const [hosts, total] = await Promise.all([this.redis.zrangebylex(key, after ? `(${after}` : '-', '+', 'LIMIT', 0, limit), this.redis.zcard(key)]);
+    return { hosts, total };
   }
 
   async politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>> {

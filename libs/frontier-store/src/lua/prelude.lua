@@ -5,7 +5,8 @@
 -- Keys: f:<i> front lists ("host<TAB>item"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
 -- heap (zset j → due ms), free (list of idle j), lease (hash id → "j<TAB>host<TAB>ip<TAB>item"), leases (zset id →
 -- expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
--- inflight), audit:<host> (list), size, fq (entries in the front queues), fetched, seq, init.
+-- inflight), audit:<host> (list), hosts (zset of every host given a back queue, all scored 0: read in name
+-- order), size, fq (entries in the front queues), fetched, seq, init.
 
 local P = ARGV[1]
 local CFG = cjson.decode(ARGV[2])
@@ -84,6 +85,7 @@ local function route(now)
         free = free - 1
         redis.call('HSET', P..'hostb', host, j)
         redis.call('HSET', P..'bhost', j, host)
+        redis.call('ZADD', P..'hosts', 0, host)
         redis.call('RPUSH', P..'b:'..j, item)
         redis.call('ZADD', P..'heap', dueOf(host, now), j)
       elseif redis.call('RPUSH', P..'b:'..j, item) == 1 and not redis.call('ZSCORE', P..'heap', j)
