@@ -277,7 +277,10 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
      */
     const onOneAddress = async (s: FrontierStore, ip: string, hosts: number, siteOf: (i: number) => string) => {
       const names = Array.from({ length: hosts }, (_, i) => `h${i}.site.test`);
-      await s.enqueue(names.flatMap((host) => [item(host, 1), item(host, 2)]), T);
+      await s.enqueue(
+        names.flatMap((host) => [item(host, 1), item(host, 2)]),
+        T,
+      );
       const resolveTurns = await claimAll(s);
       expect(resolveTurns).toHaveLength(hosts);
       for (const c of resolveTurns) await s.complete(c.leaseId, { nextAt: T, requeue: c.item, ip, site: siteOf(names.indexOf(c.host)) }, T);
@@ -317,7 +320,14 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
     });
 
     it('lifts the per-IP rule on a CDN range, and holds a strict range to the base rule whatever its domains', async () => {
-      const ranges = { perIpLimit: 1, perIpIntervalMs: 1000, perIpDomainsPerStep: 2, perIpMaxScale: 3, perIpCdnCidrs: ['10.1.0.0/16', '10.3.0.0/16'], perIpStrictCidrs: ['10.3.0.0/24'] };
+      const ranges = {
+        perIpLimit: 1,
+        perIpIntervalMs: 1000,
+        perIpDomainsPerStep: 2,
+        perIpMaxScale: 3,
+        perIpCdnCidrs: ['10.1.0.0/16', '10.3.0.0/16'],
+        perIpStrictCidrs: ['10.3.0.0/24'],
+      };
       const cdn = await store(ranges);
       await onOneAddress(cdn, '10.1.2.3', 6, () => 'site.test');
       const all = await claimAll(cdn);

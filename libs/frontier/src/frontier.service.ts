@@ -166,7 +166,16 @@ export class FrontierService {
     });
     const completed = await this.store.complete(
       outcome.leaseId,
-      { nextAt, requeue, retryLater, ip: outcome.ip, site: outcome.ip ? siteOf(outcome.url) : undefined, fetched: outcome.kind === 'fetched' && !requeue && !retryLater, politeness: decision.politeness, audit: [audit] },
+      {
+        nextAt,
+        requeue,
+        retryLater,
+        ip: outcome.ip,
+        site: outcome.ip ? siteOf(outcome.url) : undefined,
+        fetched: outcome.kind === 'fetched' && !requeue && !retryLater,
+        politeness: decision.politeness,
+        audit: [audit],
+      },
       now,
     );
     if (!completed) {
