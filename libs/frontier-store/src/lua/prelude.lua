@@ -6,8 +6,10 @@
 -- Keys: f:<i> front lists ("host<TAB>item"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
 -- heap (zset j → due ms), free (list of idle j), lease (hash id → "j<TAB>host<TAB>ip<TAB>item"), leases (zset id →
 -- expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
--- inflight, dom = distinct domains seen there, rule = '' | 'cdn' | 'strict'), ipd:<ip> (set of those domains,
--- at most ipstep × ipmax), audit:<host> (list), size, fq (entries in the front queues), fetched, seq, init.
+-- inflight), audit:<host> (list), size, fq (entries in the front queues), fetched, seq, init.
+
+-- The per-IP allowance (PerIpAllowance, ipScale below) adds to ip:<ip> dom (distinct domains seen there) and rule
+-- ('' | 'cdn' | 'strict'), and keeps the domains in ipd:<ip> (a set, at most ipstep × ipmax of them).
 
 local P = ARGV[1]
 local CFG = cjson.decode(ARGV[2])
