@@ -1,6 +1,7 @@
 import { Deque } from './deque';
 import { DueHeap } from './due-heap';
 import { BATCH_MEMORY_MS } from './frontier-store';
+import { PerIpAllowance, type IpRangeRule } from './per-ip-allowance';
 import type {
   Claim,
   ClaimOptions,
@@ -38,6 +39,14 @@ interface Lease {
   expires: number;
 }
 
+interface IpRecord {
+  next: number;
+  inFlight: number;
+  /** Distinct registrable domains reported on the address, up to PerIpAllowance.domainsKept. */
+  domains: Set<string>;
+  rule: IpRangeRule;
+}
+
 /** Front-queue items carry their host; back-queue items do not (the queue's host is known). */
 interface Routed {
   host: string;
@@ -65,7 +74,8 @@ export class MemoryFrontierStore implements FrontierShard {
   private readonly free = new Deque<number>();
   private readonly leases = new Map<string, Lease>();
   private readonly hosts = new Map<string, HostRecord>();
-  private readonly ips = new Map<string, { next: number; inFlight: number }>();
+  private readonly ips = new Map<string, IpRecord>();
+  private readonly allowance: PerIpAllowance;
   private readonly audits = new Map<string, string[]>();
   /** Every host given a back queue, for the list of hosts (the Redis driver's `hosts` sorted set). */
   private readonly known = new Set<string>();
@@ -78,6 +88,7 @@ export class MemoryFrontierStore implements FrontierShard {
 
   constructor(private readonly options: FrontierStoreOptions) {
     this.front = Array.from({ length: options.frontQueues }, () => new Deque<Routed>());
+    this.allowance = new PerIpAllowance(options);
     for (let j = 0; j < options.backQueues; j++) this.free.push(j);
   }
 
@@ -143,8 +154,10 @@ export class MemoryFrontierStore implements FrontierShard {
         continue;
       }
       const ip = h.ip ? this.ip(h.ip) : undefined;
-      if (ip && ip.inFlight >= perIpLimit) {
-        this.heap.set(j, now + Math.max(perIpIntervalMs, 50));
+      const scale = ip ? this.allowance.scale(ip.domains.size, ip.rule) : 1;
+      const interval = scale === Infinity ? 0 : Math.floor(perIpIntervalMs / scale);
+      if (ip && ip.inFlight >= perIpLimit * scale) {
+        this.heap.set(j, now + Math.max(interval, 50));
         continue;
       }
       if (ip && ip.next > now) {
@@ -159,12 +172,12 @@ export class MemoryFrontierStore implements FrontierShard {
       h.inFlight++;
       if (ip) {
         ip.inFlight++;
-        ip.next = now + perIpIntervalMs;
+        ip.next = now + interval;
       }
       const leaseId = String(++this.leaseSeq);
       this.leases.set(leaseId, { backQueue: j, host, ip: h.ip ?? '', item, expires: now + leaseMs });
       if (h.inFlight < perHostLimit && queue.length > 0) this.heap.set(j, now);
-      out.push({ leaseId, host, item, ip: h.ip, inFlight: h.inFlight });
+      out.push({ leaseId, host, item, ip: h.ip, inFlight: h.inFlight, ...(h.ip ? { ipIntervalMs: interval } : {}) });
     }
     return out;
   }
@@ -328,7 +341,7 @@ export class MemoryFrontierStore implements FrontierShard {
     if (lease.ip) this.ip(lease.ip).inFlight--;
     // The host's address as last reported. Its first request was already counted against it: a host of
     // unknown address is handed out only to have its address resolved (FetchRequest.resolveOnly).
-    if (completion.ip) h.ip = completion.ip;
+    if (completion.ip) this.learnAddress(h, host, completion.ip, completion.site);
     h.next = Math.max(h.next, completion.nextAt);
     if (completion.fetched) {
       h.fetched++;
@@ -406,9 +419,20 @@ export class MemoryFrontierStore implements FrontierShard {
     return h;
   }
 
-  private ip(address: string) {
+  /**
+   * The host's address as last reported, its domain counted on it (once the host is first seen there) and the
+   * address's range rule refreshed (the ranges may have changed since it was first seen, across a restart).
+   */
+  private learnAddress(h: HostRecord, host: string, address: string, site = host): void {
+    const ip = this.ip(address);
+    ip.rule = this.allowance.rangeRule(address);
+    if (h.ip !== address && ip.domains.size < this.allowance.domainsKept) ip.domains.add(site);
+    h.ip = address;
+  }
+
+  private ip(address: string): IpRecord {
     let ip = this.ips.get(address);
-    if (!ip) this.ips.set(address, (ip = { next: 0, inFlight: 0 }));
+    if (!ip) this.ips.set(address, (ip = { next: 0, inFlight: 0, domains: new Set(), rule: '' }));
     return ip;
   }
 }

@@ -1,5 +1,6 @@
 import { createRedis, scanKeys, unlinkKeys, type RedisClient } from '@crawler/redis';
 import { BATCH_MEMORY_MS } from './frontier-store';
+import { PerIpAllowance } from './per-ip-allowance';
 import type {
   Claim,
   ClaimOptions,
@@ -34,6 +35,7 @@ export class RedisFrontierStore implements FrontierShard {
   /** The key every script declares. */
   private readonly routeKey: string;
   private readonly config: string;
+  private readonly allowance: PerIpAllowance;
   private readonly scripts: Record<'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'prune' | 'promote' | 'audit' | 'stats' | 'counts', Script>;
 
   constructor(
@@ -56,6 +58,7 @@ export class RedisFrontierStore implements FrontierShard {
     if (!options.client) this.redis.on('error', options.onError ?? (() => undefined));
     this.prefix = `${options.prefix}:`;
     this.routeKey = `${this.prefix}init`;
+    this.allowance = new PerIpAllowance(settings);
     this.config = JSON.stringify({
       n: settings.frontQueues,
       m: settings.backQueues,
@@ -63,6 +66,8 @@ export class RedisFrontierStore implements FrontierShard {
       k: settings.perHostLimit,
       ipk: settings.perIpLimit,
       ipiv: settings.perIpIntervalMs,
+      ipstep: this.allowance.domainsPerStep,
+      ipmax: this.allowance.maxScale,
       al: settings.auditLength,
     });
     const define = (name: string, lua: string): Script => {
@@ -129,8 +134,9 @@ export class RedisFrontierStore implements FrontierShard {
   }
 
   async claimAndLook({ now, max, leaseMs }: ClaimOptions): Promise<Looked<Claim[]>> {
-    const { value: rows, dueAt } = lookedAt<[string, string, string, string, number][]>(await this.run(this.scripts.claim, now, max, leaseMs));
-    return { value: rows.map(([leaseId, host, item, ip, inFlight]) => ({ leaseId, host, item, ip: ip || undefined, inFlight })), dueAt };
+    const { value: rows, dueAt } = lookedAt<[string, string, string, string, number, number][]>(await this.run(this.scripts.claim, now, max, leaseMs));
+    const claims = rows.map(([leaseId, host, item, ip, inFlight, ipIntervalMs]) => ({ leaseId, host, item, ...(ip ? { ip, ipIntervalMs } : {}), inFlight }));
+    return { value: claims, dueAt };
   }
 
   async complete(leaseId: string, c: Completion, now: number): Promise<boolean> {
@@ -151,6 +157,9 @@ export class RedisFrontierStore implements FrontierShard {
         c.retryLater?.item ?? '',
         Math.min(Math.max(c.retryLater?.priority ?? 0, 0), this.settings.frontQueues - 1),
         c.retryLater?.dueAt ?? 0,
+        c.site ?? '',
+        // The ranges are matched here: a script cannot parse CIDRs cheaply.
+        c.ip ? this.allowance.rangeRule(c.ip) : '',
         ...(c.audit ?? []),
       ),
     );
