@@ -16,6 +16,8 @@ export interface OursOptions {
   /** Politeness delay between two requests to one host, ms (--delay). */
   delayMs: number;
   env?: Record<string, string>;
+  /** hosts(5) lines to crawl by instead of the web's own (every host on its own address). */
+  hostsFile?: string;
 }
 
 /**
@@ -26,7 +28,7 @@ export async function runEmbedded(web: BenchWebProcess, options: OursOptions): P
   const dir = mkdtempSync(join(tmpdir(), 'bench-embedded-'));
   const hostsFile = join(dir, 'hosts');
   const seedsFile = join(dir, 'seeds');
-  writeFileSync(hostsFile, web.hostsFile());
+  writeFileSync(hostsFile, options.hostsFile ?? web.hostsFile());
   writeFileSync(seedsFile, web.seeds().join('\n'));
   const args = [
     ...profileArgs(),

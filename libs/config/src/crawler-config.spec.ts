@@ -101,6 +101,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ URL_FILTER_BLOCKED_PORTS: '0' })).toThrow(/URL_FILTER_BLOCKED_PORTS.*"0" is not a port or a range/);
   });
 
+  it('reads the per-IP allowance settings, keeping the base rule for a few domains by default, and names a bad range', () => {
+    expect(loadConfig({}).frontier).toMatchObject({ perIpDomainsPerStep: 20, perIpMaxScale: 16, perIpCdnCidrs: [], perIpStrictCidrs: [] });
+    const config = loadConfig({ FRONTIER_PER_IP_CDN_CIDRS: '104.16.0.0/13, 2606:4700::/32', FRONTIER_PER_IP_STRICT_CIDRS: '203.0.113.7/32' });
+    expect(config.frontier.perIpCdnCidrs).toEqual(['104.16.0.0/13', '2606:4700::/32']);
+    expect(config.frontier.perIpStrictCidrs).toEqual(['203.0.113.7/32']);
+    expect(() => loadConfig({ FRONTIER_PER_IP_CDN_CIDRS: '104.16.0.0' })).toThrow(/FRONTIER_PER_IP_CDN_CIDRS.*"104.16.0.0" is not a CIDR/);
+    expect(() => loadConfig({ FRONTIER_PER_IP_MAX_SCALE: '0' })).toThrow(/FRONTIER_PER_IP_MAX_SCALE/);
+  });
+
   it('merges a hosts(5) file under the explicit pairs', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
     const file = join(dir, 'hosts');

@@ -426,6 +426,33 @@ export const CrawlerConfigSchema = z.object({
      * @defaultValue 100
      */
     perIpIntervalMs: ms.default(100).meta({ env: 'FRONTIER_PER_IP_INTERVAL_MS' }),
+    /**
+     * The per-IP allowance grows with the distinct registrable domains seen on an address in this crawl: ⌈d / this⌉
+     * times `FRONTIER_PER_IP_LIMIT` in flight, and `FRONTIER_PER_IP_INTERVAL_MS` divided by as much, so a CDN address
+     * serving thousands of the crawl's sites is not held to one server's rate. At 20, each step adds 10 requests a
+     * second per 20 sites, the most their 2 s per-host floor lets them ask for (see
+     * [frontier.md](frontier.md#7-politeness)).
+     * @defaultValue 20
+     */
+    perIpDomainsPerStep: int(1).default(20).meta({ env: 'FRONTIER_PER_IP_DOMAINS_PER_STEP' }),
+    /**
+     * The per-IP allowance is at most this many times the base one (16: 128 in flight, 6 ms apart, with the base 8
+     * and 100 ms); 1 = never grown (the rule before domains were counted).
+     * @defaultValue 16
+     */
+    perIpMaxScale: int(1).max(10_000).default(16).meta({ env: 'FRONTIER_PER_IP_MAX_SCALE' }),
+    /**
+     * Address ranges of CDN edges, comma-separated CIDRs (e.g. 104.16.0.0/13,2606:4700::/32): no per-IP limit there,
+     * only the per-host ones (one request at a time per host, its delay, Crawl-delay, back-off on 429/503).
+     * @defaultValue []
+     */
+    perIpCdnCidrs: dnsList(isCidr, 'is not a CIDR (ADDRESS/PREFIX)').default([]).meta({ env: 'FRONTIER_PER_IP_CDN_CIDRS' }),
+    /**
+     * Address ranges always held to the base per-IP rule, however many domains they serve, comma-separated CIDRs
+     * (a server known to be small; wins over `FRONTIER_PER_IP_CDN_CIDRS`).
+     * @defaultValue []
+     */
+    perIpStrictCidrs: dnsList(isCidr, 'is not a CIDR (ADDRESS/PREFIX)').default([]).meta({ env: 'FRONTIER_PER_IP_STRICT_CIDRS' }),
     /** New-URL batches (frontier-add) handled at once per frontier process. @defaultValue 32 */
     addConcurrency: int(1).default(32).meta({ env: 'FRONTIER_ADD_CONCURRENCY' }),
     /** Fetch outcomes (frontier-done) handled at once per frontier process. @defaultValue 64 */

@@ -116,6 +116,11 @@ export const FetchRequest = CrawlUrl.extend({
    * `resolved` outcome) instead of passing the URL on, so that the per-IP limits hold from the host's first request.
    */
   resolveOnly: z.boolean().optional(),
+  /**
+   * The gap the frontier paces `ip` at now (FRONTIER_PER_IP_INTERVAL_MS divided by the address's allowance, 0 on a
+   * CDN range): the downloader keeps it between its own requests there. Absent: FRONTIER_PER_IP_INTERVAL_MS.
+   */
+  ipIntervalMs: z.number().int().min(0).optional(),
 });
 export type FetchRequest = z.infer<typeof FetchRequest>;
 

@@ -73,4 +73,26 @@ describe('control plane: frontier host controls over HTTP', () => {
     expect(bad.body.message).toMatch(/delayMs/);
     expect((await call('PATCH', '/hosts/a.test:80', { speed: 3 })).status).toBe(400);
   });
+
+  it('lists the hosts a page at a time, in name order, with each one’s state', async () => {
+    const now = Date.now();
+    const names = Array.from({ length: 5 }, (_, i) => `list-${i}.test:80`);
+    await store.enqueue(
+      names.map((host) => ({ host, priority: 2, item: `["http://${host.slice(0, -3)}/",1,1,0]` })),
+      now,
+    );
+    const first = await call('GET', '/hosts?limit=3');
+    expect(first.status).toBe(200);
+    expect(first.body.total).toBe(6);
+    expect(first.body.hosts.map((h: { host: string }) => h.host)).toEqual(['a.test:80', 'list-0.test:80', 'list-1.test:80']);
+    expect(first.body.hosts[0]).toMatchObject({ fetched: 1, ip: '127.0.0.1' });
+    expect(first.body.hosts[1]).toMatchObject({ queued: 1, inFlight: 0, fetched: 0 });
+    expect(first.body.next).toBe('list-1.test:80');
+    const second = await call('GET', `/hosts?limit=3&after=${encodeURIComponent(first.body.next)}`);
+    expect(second.body.hosts.map((h: { host: string }) => h.host)).toEqual(['list-2.test:80', 'list-3.test:80', 'list-4.test:80']);
+    const last = await call('GET', `/hosts?limit=3&after=${encodeURIComponent(second.body.next)}`);
+    expect(last.body).toEqual({ total: 6, hosts: [], next: null });
+    expect((await call('GET', '/hosts?limit=501')).status).toBe(400);
+    expect((await call('GET', '/hosts?limit=0')).status).toBe(400);
+  });
 });

@@ -1,6 +1,6 @@
-import { BadRequestException, Body, Controller, Delete, Get, Inject, Param, Patch, Req } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Delete, Get, Inject, Param, Patch, Query, Req } from '@nestjs/common';
 import { z } from 'zod';
-import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
+import { FRONTIER_STORE, FrontierStore, HostInfo } from '@crawler/frontier-store';
 import { BelowFloorError, HostOverrides } from './host-overrides.service';
 import { ControlPlaneRoute } from './control-plane-route';
 import { AuditedRequest, OperatorAudit } from './operator-audit.service';
@@ -17,6 +17,15 @@ const HostControlsBody = z
       .optional(),
     /** Pages the host may be fetched in all (null: no budget). */
     budget: nullableMs,
+  })
+  .strict();
+
+/** Hosts in one page of GET /hosts at most: a page is read from the store host by host. */
+export const HOSTS_PAGE_MAX = 500;
+const HostsQuery = z
+  .object({
+    after: z.string().max(253).default(''),
+    limit: z.coerce.number().int().min(1).max(HOSTS_PAGE_MAX).default(100),
   })
   .strict();
 
@@ -39,14 +48,27 @@ export class FrontierController {
     return this.frontier.stats();
   }
 
+  /**
+   * GET /hosts?after=<host>&limit=<n>: the hosts the frontier has served, in name order, a page at a time
+   * (`next` is the `after` of the following page, null on the last): a crawl of 10⁴ hosts is never read whole.
+   */
+  @Get('hosts')
+  async hosts(@Query() query: Record<string, unknown>) {
+    const parsed = HostsQuery.safeParse(query ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new BadRequestException(`${issue.path.join('.') || 'query'}: ${issue.message} (expected ?after=<host>&limit=1…${HOSTS_PAGE_MAX})`);
+    }
+    const { after, limit } = parsed.data;
+    const page = await this.frontier.knownHosts(after, limit);
+    const hosts = await Promise.all(page.hosts.map(async (host) => withEligibleAt(await this.frontier.hostInfo(host))));
+    return { total: page.total, hosts, next: hosts.length === limit ? hosts[hosts.length - 1].host : null };
+  }
+
   @Get('hosts/:host')
   async host(@Param('host') host: string) {
     const [info, audit] = await Promise.all([this.frontier.hostInfo(host), this.frontier.auditLog(host)]);
-    return {
-      ...info,
-      nextEligibleAt: info.nextAt === null ? null : new Date(info.nextAt).toISOString(),
-      audit: audit.map((line) => JSON.parse(line)),
-    };
+    return { ...withEligibleAt(info), audit: audit.map((line) => JSON.parse(line)) };
   }
 
   @Patch('hosts/:host')
@@ -78,4 +100,8 @@ export class FrontierController {
     await this.audit.record(request, 'host-purge', { host, dropped });
     return { host, dropped };
   }
+}
+
+function withEligibleAt(info: HostInfo) {
+  return { ...info, nextEligibleAt: info.nextAt === null ? null : new Date(info.nextAt).toISOString() };
 }

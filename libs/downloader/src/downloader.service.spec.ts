@@ -69,8 +69,11 @@ class RecordingStaging extends MemoryBodyStaging {
 async function setup(options: { robots?: Route; overrides?: Record<string, unknown>; plugins?: PluginManifest[] } = {}) {
   const routes = site(options.robots ?? robotsOk);
   const requested: string[] = [];
+  /** When the server saw each request start, in order. */
+  const arrivedAt: number[] = [];
   const server = http.createServer((req, res) => {
     requested.push(req.url!);
+    arrivedAt.push(Date.now());
     const route = routes[req.url!];
     if (route) route(req, res);
     else res.writeHead(404).end();
@@ -122,7 +125,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
       .filter(Boolean)
       .map((line) => JSON.parse(line));
   };
-  return { service, request, requested, sent, pipeline, content, stats, state, config, fetchLog, logLines, host, port };
+  return { service, request, requested, arrivedAt, sent, pipeline, content, stats, state, config, fetchLog, logLines, host, port };
 }
 
 describe('DownloaderService', () => {
@@ -729,6 +732,14 @@ describe('DownloaderService per-address interval', () => {
     const times: number[] = [];
     await Promise.all(['/', '/page'].map(async (path) => (await service.download(request(path)), times.push(Date.now()))));
     expect(Math.abs(times[1] - times[0])).toBeGreaterThanOrEqual(140);
+  });
+
+  it('spaces them by the interval the frontier paced the address at (an allowance grown with its domains), not the base one', async () => {
+    const { service, request, arrivedAt } = await setup({ overrides: { 'frontier.perIpIntervalMs': 600 } });
+    await service.download(request('/', { ipIntervalMs: 40 })); // robots.txt
+    await Promise.all(['/', '/page'].map((path) => service.download(request(path, { ipIntervalMs: 40 }))));
+    // As the server saw them start: not the base 600 ms apart.
+    expect(arrivedAt[2] - arrivedAt[1]).toBeLessThan(300);
   });
 });
 

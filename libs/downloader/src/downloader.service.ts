@@ -35,7 +35,7 @@ export class DownloaderService implements OnApplicationShutdown {
   private readonly fetcher: HttpFetcher;
   /** The URL filter's port rule, kept here too: a URL queued before the rule changed must not reach a refused port. */
   private readonly ports: PortPolicy;
-  /** When this process last started a request to each address (FRONTIER_PER_IP_INTERVAL_MS, see ipTurn). */
+  /** When this process last started a request to each address (the address's per-IP interval, see ipTurn). */
   private readonly lastRequestByIp = new Map<string, number>();
   /** Pages answered whose handing on failed, by lease, for the job's retry (see finishPage). */
   private readonly answers: KeptForRetry<{ answer: PageAnswer; crawlDelayMs: number | undefined }>;
@@ -109,7 +109,7 @@ export class DownloaderService implements OnApplicationShutdown {
       return { ...base, kind: 'disallowed', requested: false, durationMs: 0, crawlDelayMs };
     }
     this.metrics.robotsDecision('allowed');
-    await this.ipTurn(address!);
+    await this.ipTurn(address!, request.ipIntervalMs);
     const answer = await this.requestPage(request, address!, plugins);
     await this.countAnswer(request, answer);
     return this.finishPage(request, answer, plugins, crawlDelayMs);
@@ -128,7 +128,8 @@ export class DownloaderService implements OnApplicationShutdown {
     if (hop?.refusal) {
       robots = this.robots.refused(request.url, hop, hop.refusal);
     } else {
-      await this.ipTurn(request.ip!);
+      // A hop's address is another host's: the interval the frontier sent is its own host's address's.
+      await this.ipTurn(request.ip!, hop ? undefined : request.ipIntervalMs);
       robots = await this.robots.fetch(request.url, request.ip!, this.fetcher, hop);
       this.metrics.robotsFetched(robots, performance.now() - robotsStarted);
       await this.stats.count('robots.fetched');
@@ -184,10 +185,11 @@ export class DownloaderService implements OnApplicationShutdown {
   /**
    * The frontier paces an address when it hands URLs out; a busy pipeline can still deliver two of them
    * together (the first held up on the way), so the downloader keeps the interval too, between the requests
-   * it makes itself. The wait is at most the interval.
+   * it makes itself, at the address's interval as the frontier paced it (grown with the domains it serves, 0 on a
+   * CDN range). The wait is at most the interval.
    */
-  private async ipTurn(address: string) {
-    const interval = this.config.frontier.perIpIntervalMs;
+  private async ipTurn(address: string, intervalMs = this.config.frontier.perIpIntervalMs) {
+    const interval = intervalMs;
     if (interval <= 0) return;
     const now = Date.now();
     const wait = (this.lastRequestByIp.get(address) ?? -Infinity) + interval - now;

@@ -270,6 +270,76 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect(new Set(requested).size).toBe(40);
     });
 
+    /**
+     * `hosts` hosts on `ip`, past their resolve turns, each reporting the registrable domain `siteOf(i)`. They
+     * are subdomains of one site (a sharded store keeps them in one shard); the domains they report stand for
+     * distinct sites: the store counts what the frontier tells it.
+     */
+    const onOneAddress = async (s: FrontierStore, ip: string, hosts: number, siteOf: (i: number) => string) => {
+      const names = Array.from({ length: hosts }, (_, i) => `h${i}.site.test`);
+      await s.enqueue(
+        names.flatMap((host) => [item(host, 1), item(host, 2)]),
+        T,
+      );
+      const resolveTurns = await claimAll(s);
+      expect(resolveTurns).toHaveLength(hosts);
+      for (const c of resolveTurns) await s.complete(c.leaseId, { nextAt: T, requeue: c.item, ip, site: siteOf(names.indexOf(c.host)) }, T);
+    };
+
+    it('holds an address of few domains to the base per-IP rule', async () => {
+      const s = await store({ perIpLimit: 100, perIpIntervalMs: 1000, perIpDomainsPerStep: 4, perIpMaxScale: 8 });
+      await onOneAddress(s, '10.0.0.9', 4, (i) => `d${i}.test`);
+      const first = await claimAll(s);
+      expect(first).toHaveLength(1);
+      expect(first[0].ipIntervalMs).toBe(1000);
+      expect(await claimAll(s, T + 999)).toEqual([]);
+      expect(await claimAll(s, T + 1000)).toHaveLength(1);
+    });
+
+    it('grows an address’s interval and in-flight limit with the distinct domains on it, up to the cap', async () => {
+      // 7 domains, 2 a step: ⌈7/2⌉ = 4, capped at 3: 300 ms apart instead of 900.
+      const paced = await store({ perIpLimit: 100, perIpIntervalMs: 900, perIpDomainsPerStep: 2, perIpMaxScale: 3 });
+      await onOneAddress(paced, '10.0.0.9', 7, (i) => `d${i}.test`);
+      const first = await claimAll(paced);
+      expect(first.map((c) => c.ipIntervalMs)).toEqual([300]);
+      expect(await claimAll(paced, T + 299)).toEqual([]);
+      expect(await claimAll(paced, T + 300)).toHaveLength(1);
+      // With no interval: 3 × FRONTIER_PER_IP_LIMIT (1) in flight at once.
+      const capped = await store({ perIpLimit: 1, perIpIntervalMs: 0, perIpDomainsPerStep: 2, perIpMaxScale: 3 });
+      await onOneAddress(capped, '10.0.0.9', 8, (i) => `d${i}.test`);
+      const claims = await claimAll(capped);
+      expect(claims).toHaveLength(3);
+      await capped.complete(claims[0].leaseId, { nextAt: T }, T);
+      expect(await claimAll(capped)).toHaveLength(1);
+    });
+
+    it('counts registrable domains, not hosts: one site’s many subdomains on an address keep the base rule', async () => {
+      const s = await store({ perIpLimit: 1, perIpIntervalMs: 0, perIpDomainsPerStep: 2, perIpMaxScale: 3 });
+      await onOneAddress(s, '10.0.0.9', 8, () => 'site.test');
+      expect(await claimAll(s)).toHaveLength(1);
+    });
+
+    it('lifts the per-IP rule on a CDN range, and holds a strict range to the base rule whatever its domains', async () => {
+      const ranges = {
+        perIpLimit: 1,
+        perIpIntervalMs: 1000,
+        perIpDomainsPerStep: 2,
+        perIpMaxScale: 3,
+        perIpCdnCidrs: ['10.1.0.0/16', '10.3.0.0/16'],
+        perIpStrictCidrs: ['10.3.0.0/24'],
+      };
+      const cdn = await store(ranges);
+      await onOneAddress(cdn, '10.1.2.3', 6, () => 'site.test');
+      const all = await claimAll(cdn);
+      expect(all).toHaveLength(6);
+      expect(new Set(all.map((c) => c.ipIntervalMs))).toEqual(new Set([0]));
+      const strict = await store(ranges);
+      await onOneAddress(strict, '10.3.0.7', 6, (i) => `d${i}.test`);
+      const one = await claimAll(strict);
+      expect(one.map((c) => c.ipIntervalMs)).toEqual([1000]);
+      expect(await claimAll(strict, T + 999)).toEqual([]);
+    });
+
     it('obeys host controls: block until, budget, purge', async () => {
       const s = await store();
       await s.enqueue([item('a', 1), item('a', 2), item('a', 3), item('b', 1), item('b', 2)], T);
@@ -308,6 +378,21 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect(await s.auditLog('b')).toEqual(['x', 'y']);
       expect(await s.auditLog('c')).toEqual([]);
       expect(await s.auditLog('d e\t')).toEqual(['4', '5', '6', '7', '8']);
+    });
+
+    it('lists the hosts it has served in name order, a page at a time, with how many there are', async () => {
+      const s = await store({ backQueues: 64 });
+      const sites = Array.from({ length: 30 }, (_, i) => `site-${String(i).padStart(2, '0')}.test`);
+      await s.enqueue(
+        sites.map((host) => item(host, 1)),
+        T,
+      );
+      // A host keeps its place in the list after its queue is freed.
+      for (const c of await claimAll(s)) await s.complete(c.leaseId, { nextAt: T }, T);
+      expect(await s.knownHosts('', 10)).toEqual({ hosts: sites.slice(0, 10), total: 30 });
+      expect(await s.knownHosts(sites[9], 10)).toEqual({ hosts: sites.slice(10, 20), total: 30 });
+      expect(await s.knownHosts(sites[27], 10)).toEqual({ hosts: sites.slice(28), total: 30 });
+      expect((await s.knownHosts(sites[29], 10)).hosts).toEqual([]);
     });
 
     it('counts leases and fetched pages crawl-wide, and answers a host’s politeness in one read', async () => {
@@ -427,6 +512,24 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
         expect((await turnAt(s, 'c.site.test', T + 7000, '10.0.0.9')).leaseId).toEqual(expect.any(String));
         // The interval also runs from a turn (and the turn holds the address's one request in flight).
         expect(await claimAll(s, T + 9000)).toEqual([]);
+      });
+
+      it('is held to the address’s allowance as its completions grew it', async () => {
+        const s = await store({ perIpLimit: 1, perIpIntervalMs: 0, perIpDomainsPerStep: 2, perIpMaxScale: 3 });
+        const hosts = ['h0.site.test', 'h1.site.test', 'h2.site.test', 'h3.site.test'];
+        await s.enqueue(
+          hosts.map((host) => item(host, 1)),
+          T,
+        );
+        // Four registrable domains reported on 10.0.0.9: twice the base rule there.
+        for (const c of await claimAll(s)) await s.complete(c.leaseId, { nextAt: T, ip: '10.0.0.9', site: `d${hosts.indexOf(c.host)}.test` }, T);
+        expect((await turnAt(s, 'x.site.test', T, '10.0.0.9')).leaseId).toEqual(expect.any(String));
+        expect((await turnAt(s, 'y.site.test', T, '10.0.0.9')).leaseId).toEqual(expect.any(String));
+        expect((await turnAt(s, 'z.site.test', T, '10.0.0.9')).leaseId).toBeUndefined();
+        // An address no completion reported keeps the base rule.
+        expect((await turnAt(s, 'x.site.test', T, '10.0.0.10')).leaseId).toBeUndefined(); // x is busy
+        expect((await turnAt(s, 'z.site.test', T, '10.0.0.10')).leaseId).toEqual(expect.any(String));
+        expect((await turnAt(s, 'w.site.test', T, '10.0.0.10')).leaseId).toBeUndefined();
       });
 
       it('ends an expired turn when expired leases are reclaimed, freeing its host and address', async () => {

@@ -31,6 +31,11 @@ export interface Claim {
   ip?: string;
   /** Requests to this host in flight, this one included. */
   inFlight: number;
+  /**
+   * The gap the address is paced at now (the per-IP interval divided by its allowance, 0 on a CDN range): the
+   * downloader keeps it between its own requests there. Absent when `ip` is.
+   */
+  ipIntervalMs?: number;
 }
 
 export interface Completion {
@@ -47,6 +52,11 @@ export interface Completion {
   retryLater?: { item: string; priority: number; dueAt: number };
   /** The address the request went to: hosts sharing it are paced together. */
   ip?: string;
+  /**
+   * The host's registrable domain (example.co.uk for www.example.co.uk): the per-IP allowance of `ip` grows with
+   * the distinct ones reported on it (see perIpAllowance). Absent: the host counts as its own domain.
+   */
+  site?: string;
   /** Count one page against the host's budget. */
   fetched?: boolean;
   /** Politeness memory of the host, replaced as a whole (recent response times, backoff level, cause). */
@@ -86,6 +96,11 @@ export interface HostInfo extends HostControls {
   fetched: number;
   ip?: string;
   politeness?: HostPoliteness;
+}
+
+export interface KnownHosts {
+  hosts: string[];
+  total: number;
 }
 
 export interface ScheduledItem extends FrontierItem {
@@ -182,6 +197,11 @@ export interface FrontierStore {
   nextScheduledAt(): Promise<number | null>;
 
   hostInfo(host: string): Promise<HostInfo>;
+  /**
+   * Names of the hosts the frontier has given a back queue, in byte order after `after` (exclusive), at most
+   * `limit`, and how many there are in all: a page of a list that grows with the crawl.
+   */
+  knownHosts(after: string, limit: number): Promise<KnownHosts>;
   /** What deciding a host's next delay needs: its politeness memory and the operator's override (one read). */
   politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>>;
   counts(): Promise<FrontierCounts>;
@@ -239,6 +259,17 @@ export interface FrontierStoreOptions {
   perIpLimit: number;
   /** Minimum gap between the starts of two requests to one IP address, over all hosts on it (ms). @defaultValue 100 */
   perIpIntervalMs: number;
+  /**
+   * An address's allowance (perIpLimit in flight, perIpIntervalMs apart) is multiplied by ⌈d / this⌉, d being the
+   * distinct registrable domains reported on it (`Completion.site`). @defaultValue PER_IP_GROWTH.domainsPerStep
+   */
+  perIpDomainsPerStep?: number;
+  /** The multiplier is at most this; 1 = the allowance never grows. @defaultValue PER_IP_GROWTH.maxScale */
+  perIpMaxScale?: number;
+  /** Address ranges (CIDRs) of CDN edges: no per-IP limit there, only the per-host ones. @defaultValue [] */
+  perIpCdnCidrs?: readonly string[];
+  /** Address ranges held to the base allowance however many domains they serve (wins over perIpCdnCidrs). @defaultValue [] */
+  perIpStrictCidrs?: readonly string[];
 }
 
 /** How long a batch id is remembered by default: past any redelivery (a retry after an outage of QUEUE_INFRA_OUTAGE_MAX_MS, 10 min). */

@@ -1,4 +1,5 @@
 export * from './frontier-store';
+export * from './per-ip-allowance';
 export * from './frontier-shards';
 export * from './memory-frontier-store.driver';
 export * from './redis-frontier-store.driver';

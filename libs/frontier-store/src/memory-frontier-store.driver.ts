@@ -1,6 +1,7 @@
 import { Deque } from './deque';
 import { DueHeap } from './due-heap';
 import { BATCH_MEMORY_MS } from './frontier-store';
+import { PerIpAllowance, type IpRangeRule } from './per-ip-allowance';
 import type {
   Claim,
   ClaimOptions,
@@ -13,6 +14,7 @@ import type {
   HostControls,
   HostInfo,
   HostPoliteness,
+  KnownHosts,
   Looked,
   ScheduledItem,
   Turn,
@@ -39,6 +41,14 @@ interface Lease {
   expires: number;
 }
 
+interface IpRecord {
+  next: number;
+  inFlight: number;
+  /** Distinct registrable domains reported on the address, up to PerIpAllowance.domainsKept. */
+  domains: Set<string>;
+  rule: IpRangeRule;
+}
+
 /** A turn taken at a host without a URL (takeTurn): what ending it undoes. */
 interface TurnLease {
   host: string;
@@ -50,6 +60,11 @@ interface TurnLease {
 interface Routed {
   host: string;
   item: string;
+}
+
+/** Redis compares member names byte by byte; so does this (not localeCompare). */
+function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Items routed per call at most, so that one call cannot stall the frontier. */
@@ -69,8 +84,11 @@ export class MemoryFrontierStore implements FrontierShard {
   private readonly leases = new Map<string, Lease>();
   private readonly turns = new Map<string, TurnLease>();
   private readonly hosts = new Map<string, HostRecord>();
-  private readonly ips = new Map<string, { next: number; inFlight: number }>();
+  private readonly ips = new Map<string, IpRecord>();
+  private readonly allowance: PerIpAllowance;
   private readonly audits = new Map<string, string[]>();
+  /** Every host given a back queue, for the list of hosts (the Redis driver's `hosts` sorted set). */
+  private readonly known = new Set<string>();
   private readonly batches = new Map<string, number>();
   private scheduled: ScheduledItem[] = [];
   private size = 0;
@@ -80,6 +98,7 @@ export class MemoryFrontierStore implements FrontierShard {
 
   constructor(private readonly options: FrontierStoreOptions) {
     this.front = Array.from({ length: options.frontQueues }, () => new Deque<Routed>());
+    this.allowance = new PerIpAllowance(options);
     for (let j = 0; j < options.backQueues; j++) this.free.push(j);
   }
 
@@ -145,8 +164,10 @@ export class MemoryFrontierStore implements FrontierShard {
         continue;
       }
       const ip = h.ip ? this.ip(h.ip) : undefined;
-      if (ip && ip.inFlight >= perIpLimit) {
-        this.heap.set(j, now + Math.max(perIpIntervalMs, 50));
+      const scale = ip ? this.allowance.scale(ip.domains.size, ip.rule) : 1;
+      const interval = scale === Infinity ? 0 : Math.floor(perIpIntervalMs / scale);
+      if (ip && ip.inFlight >= perIpLimit * scale) {
+        this.heap.set(j, now + Math.max(interval, 50));
         continue;
       }
       if (ip && ip.next > now) {
@@ -161,12 +182,12 @@ export class MemoryFrontierStore implements FrontierShard {
       h.inFlight++;
       if (ip) {
         ip.inFlight++;
-        ip.next = now + perIpIntervalMs;
+        ip.next = now + interval;
       }
       const leaseId = String(++this.leaseSeq);
       this.leases.set(leaseId, { backQueue: j, host, ip: h.ip ?? '', item, expires: now + leaseMs });
       if (h.inFlight < perHostLimit && queue.length > 0) this.heap.set(j, now);
-      out.push({ leaseId, host, item, ip: h.ip, inFlight: h.inFlight });
+      out.push({ leaseId, host, item, ip: h.ip, inFlight: h.inFlight, ...(h.ip ? { ipIntervalMs: interval } : {}) });
     }
     return out;
   }
@@ -182,11 +203,14 @@ export class MemoryFrontierStore implements FrontierShard {
     // The checks of claim, in its order; a busy host or address is asked again as claim looks again at one.
     const due = Math.max(h.next, h.blockedUntil ?? 0);
     if (due > now) return { retryAt: due };
-    if (h.inFlight >= perHostLimit || ip.inFlight >= perIpLimit) return { retryAt: now + Math.max(perIpIntervalMs, 50) };
+    // The address's allowance as the frontier knows it (its completions report its domains and range rule).
+    const scale = this.allowance.scale(ip.domains.size, ip.rule);
+    const interval = scale === Infinity ? 0 : Math.floor(perIpIntervalMs / scale);
+    if (h.inFlight >= perHostLimit || ip.inFlight >= perIpLimit * scale) return { retryAt: now + Math.max(interval, 50) };
     if (ip.next > now) return { retryAt: ip.next };
     h.inFlight++;
     ip.inFlight++;
-    ip.next = now + perIpIntervalMs;
+    ip.next = now + interval;
     const leaseId = `t${++this.leaseSeq}`;
     this.turns.set(leaseId, { host, ip: address, expires: now + leaseMs });
     return { leaseId, delayMs: h.delayMs ?? null, politeness: h.politeness };
@@ -272,6 +296,11 @@ export class MemoryFrontierStore implements FrontierShard {
       budget: h?.budget ?? null,
       politeness: h?.politeness,
     };
+  }
+
+  async knownHosts(after: string, limit: number): Promise<KnownHosts> {
+    const names = [...this.known].filter((host) => host > after).sort(byteOrder);
+    return { hosts: names.slice(0, limit), total: this.known.size };
   }
 
   async politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>> {
@@ -365,7 +394,7 @@ export class MemoryFrontierStore implements FrontierShard {
     if (lease.ip) this.ip(lease.ip).inFlight--;
     // The host's address as last reported. Its first request was already counted against it: a host of
     // unknown address is handed out only to have its address resolved (FetchRequest.resolveOnly).
-    if (completion.ip) h.ip = completion.ip;
+    if (completion.ip) this.learnAddress(h, host, completion.ip, completion.site);
     h.next = Math.max(h.next, completion.nextAt);
     if (completion.fetched) {
       h.fetched++;
@@ -397,6 +426,7 @@ export class MemoryFrontierStore implements FrontierShard {
       if (j === undefined) {
         j = this.free.shift()!;
         this.queueOf.set(host, j);
+        this.known.add(host);
         this.hostOf.set(j, host);
         this.back.set(j, new Deque());
         this.back.get(j)!.push(item);
@@ -442,9 +472,20 @@ export class MemoryFrontierStore implements FrontierShard {
     return h;
   }
 
-  private ip(address: string) {
+  /**
+   * The host's address as last reported, its domain counted on it (once the host is first seen there) and the
+   * address's range rule refreshed (the ranges may have changed since it was first seen, across a restart).
+   */
+  private learnAddress(h: HostRecord, host: string, address: string, site = host): void {
+    const ip = this.ip(address);
+    ip.rule = this.allowance.rangeRule(address);
+    if (h.ip !== address && ip.domains.size < this.allowance.domainsKept) ip.domains.add(site);
+    h.ip = address;
+  }
+
+  private ip(address: string): IpRecord {
     let ip = this.ips.get(address);
-    if (!ip) this.ips.set(address, (ip = { next: 0, inFlight: 0 }));
+    if (!ip) this.ips.set(address, (ip = { next: 0, inFlight: 0, domains: new Set(), rule: '' }));
     return ip;
   }
 }

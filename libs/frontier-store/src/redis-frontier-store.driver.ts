@@ -1,5 +1,6 @@
 import { createRedis, scanKeys, unlinkKeys, type RedisClient } from '@crawler/redis';
 import { BATCH_MEMORY_MS } from './frontier-store';
+import { PerIpAllowance } from './per-ip-allowance';
 import type {
   Claim,
   ClaimOptions,
@@ -11,6 +12,7 @@ import type {
   FrontierStoreOptions,
   HostControls,
   HostInfo,
+  KnownHosts,
   Looked,
   ScheduledItem,
   Turn,
@@ -35,6 +37,7 @@ export class RedisFrontierStore implements FrontierShard {
   /** The key every script declares. */
   private readonly routeKey: string;
   private readonly config: string;
+  private readonly allowance: PerIpAllowance;
   private readonly scripts: Record<
     'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'prune' | 'promote' | 'audit' | 'stats' | 'counts' | 'takeTurn' | 'endTurn',
     Script
@@ -60,6 +63,7 @@ export class RedisFrontierStore implements FrontierShard {
     if (!options.client) this.redis.on('error', options.onError ?? (() => undefined));
     this.prefix = `${options.prefix}:`;
     this.routeKey = `${this.prefix}init`;
+    this.allowance = new PerIpAllowance(settings);
     this.config = JSON.stringify({
       n: settings.frontQueues,
       m: settings.backQueues,
@@ -67,6 +71,8 @@ export class RedisFrontierStore implements FrontierShard {
       k: settings.perHostLimit,
       ipk: settings.perIpLimit,
       ipiv: settings.perIpIntervalMs,
+      ipstep: this.allowance.domainsPerStep,
+      ipmax: this.allowance.maxScale,
       al: settings.auditLength,
     });
     const define = (name: string, lua: string): Script => {
@@ -135,8 +141,9 @@ export class RedisFrontierStore implements FrontierShard {
   }
 
   async claimAndLook({ now, max, leaseMs }: ClaimOptions): Promise<Looked<Claim[]>> {
-    const { value: rows, dueAt } = lookedAt<[string, string, string, string, number][]>(await this.run(this.scripts.claim, now, max, leaseMs));
-    return { value: rows.map(([leaseId, host, item, ip, inFlight]) => ({ leaseId, host, item, ip: ip || undefined, inFlight })), dueAt };
+    const { value: rows, dueAt } = lookedAt<[string, string, string, string, number, number][]>(await this.run(this.scripts.claim, now, max, leaseMs));
+    const claims = rows.map(([leaseId, host, item, ip, inFlight, ipIntervalMs]) => ({ leaseId, host, item, ...(ip ? { ip, ipIntervalMs } : {}), inFlight }));
+    return { value: claims, dueAt };
   }
 
   async complete(leaseId: string, c: Completion, now: number): Promise<boolean> {
@@ -157,6 +164,9 @@ export class RedisFrontierStore implements FrontierShard {
         c.retryLater?.item ?? '',
         Math.min(Math.max(c.retryLater?.priority ?? 0, 0), this.settings.frontQueues - 1),
         c.retryLater?.dueAt ?? 0,
+        c.site ?? '',
+        // The ranges are matched here: a script cannot parse CIDRs cheaply.
+        c.ip ? this.allowance.rangeRule(c.ip) : '',
         ...(c.audit ?? []),
       ),
     );
@@ -214,6 +224,12 @@ export class RedisFrontierStore implements FrontierShard {
       budget: n(h.budget),
       politeness: h.pol ? JSON.parse(h.pol) : undefined,
     };
+  }
+
+  async knownHosts(after: string, limit: number): Promise<KnownHosts> {
+    const key = `${this.prefix}hosts`;
+    const [hosts, total] = await Promise.all([this.redis.zrangebylex(key, after ? `(${after}` : '-', '+', 'LIMIT', 0, limit), this.redis.zcard(key)]);
+    return { hosts, total };
   }
 
   async politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>> {

@@ -10,6 +10,7 @@ import type {
   FrontierStore,
   HostControls,
   HostInfo,
+  KnownHosts,
   Looked,
   ScheduledItem,
   Turn,
@@ -223,6 +224,13 @@ export class ShardedFrontierStore implements FrontierStore {
     }
     const dropped = await Promise.all(drops.map((d, shard) => (d > 0 ? this.shards[shard].prune(total(fronts[shard]) - d) : 0)));
     return total(dropped);
+  }
+
+  /** Each shard's first `limit` names after `after`, merged: the page is the first `limit` of them all. */
+  async knownHosts(after: string, limit: number): Promise<KnownHosts> {
+    const pages = await Promise.all(this.shards.map((s) => s.knownHosts(after, limit)));
+    const hosts = pages.flatMap((p) => p.hosts).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return { hosts: hosts.slice(0, limit), total: total(pages.map((p) => p.total)) };
   }
 
   purgeHost(host: string, now: number): Promise<number> {

@@ -139,6 +139,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
       // A host whose address the store does not know yet: resolve it first, and count the host's first
       // request against that address (shared hosting: many new hosts, one server).
       ...(claim.ip === undefined ? { resolveOnly: true } : {}),
+      ...(claim.ipIntervalMs === undefined ? {} : { ipIntervalMs: claim.ipIntervalMs }),
     });
     const entries = audits.get(claim.host) ?? [];
     entries.push(JSON.stringify({ at, event: 'dispatch', url: entry.url, inFlight: claim.inFlight }));

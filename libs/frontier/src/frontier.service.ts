@@ -5,7 +5,7 @@ import { Completion, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-sto
 import { LOGGER, Logger } from '@crawler/logging';
 import { CrawlActivity, FailedUrls, HostsAside, HostWaiting, HubLinks, robotsFailureInWords, SetAsideReason, UnreachedHostsRegistry } from '@crawler/crawl-state';
 import { CrawlStats } from '@crawler/runtime';
-import { hostOf } from '@crawler/url';
+import { hostOf, registrableDomain } from '@crawler/url';
 import { encodeEntry } from './frontier-entry';
 import { isSlowDown, isStrike, politeDelay } from './politeness';
 import { FRONTIER_PRIORITIZER, PrioritizerChain } from './prioritizer';
@@ -166,7 +166,16 @@ export class FrontierService {
     });
     const completed = await this.store.complete(
       outcome.leaseId,
-      { nextAt, requeue, retryLater, ip: outcome.ip, fetched: outcome.kind === 'fetched' && !requeue && !retryLater, politeness: decision.politeness, audit: [audit] },
+      {
+        nextAt,
+        requeue,
+        retryLater,
+        ip: outcome.ip,
+        site: outcome.ip ? siteOf(outcome.url) : undefined,
+        fetched: outcome.kind === 'fetched' && !requeue && !retryLater,
+        politeness: decision.politeness,
+        audit: [audit],
+      },
       now,
     );
     if (!completed) {
@@ -317,4 +326,9 @@ export class FrontierService {
       dueAt,
     });
   }
+}
+
+/** The registrable domain a URL's host belongs to: what an address's per-IP allowance counts (see PerIpAllowance). */
+function siteOf(url: string): string {
+  return registrableDomain(new URL(url).hostname);
 }

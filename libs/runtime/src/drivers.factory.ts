@@ -65,6 +65,10 @@ export function createFrontierStore(config: CrawlerConfig, onError?: (error: Err
     perHostLimit: f.perHostLimit,
     perIpLimit: f.perIpLimit,
     perIpIntervalMs: f.perIpIntervalMs,
+    perIpDomainsPerStep: f.perIpDomainsPerStep,
+    perIpMaxScale: f.perIpMaxScale,
+    perIpCdnCidrs: f.perIpCdnCidrs,
+    perIpStrictCidrs: f.perIpStrictCidrs,
   };
   return config.redisUrl
     ? createRedisFrontierStore({ url: config.redisUrl, prefix: `${config.prefix}:frontier`, shards: f.shards, onError }, options)

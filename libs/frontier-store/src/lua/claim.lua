@@ -1,6 +1,6 @@
 -- Leases due hosts' next URLs.
--- ARGV[4] now, ARGV[5] max, ARGV[6] lease ms. Answers {id, host, item, ip, inflight} per claim, with the heap's
--- earliest due time after them (withDueAt).
+-- ARGV[4] now, ARGV[5] max, ARGV[6] lease ms. Answers {id, host, item, ip, inflight, the address's interval now}
+-- per claim, with the heap's earliest due time after them (withDueAt).
 -- KEYS[1] <prefix>init (names the slot only; every key is built from ARGV[1]).
 -- ARGV[1] key prefix, ARGV[2] JSON configuration, ARGV[3] random seed in [0, 1) (see prelude.lua).
 
@@ -36,11 +36,16 @@ while #out < max and guard < max * 4 + 100 do
     local ip = h[2]
     local ipk
     local wait = nil
+    local interval = 0
     if ip then
       ipk = P..'ip:'..ip
-      local iv = redis.call('HMGET', ipk, 'next', 'inflight')
-      if num(iv[2], 0) >= CFG.ipk then wait = now + math.max(CFG.ipiv, 50)
-      elseif num(iv[1], 0) > now then wait = num(iv[1], 0) end
+      local iv = redis.call('HMGET', ipk, 'next', 'inflight', 'dom', 'rule')
+      local scale = ipScale(num(iv[3], 0), iv[4] or '')
+      if scale then
+        interval = math.floor(CFG.ipiv / scale)
+        if num(iv[2], 0) >= CFG.ipk * scale then wait = now + math.max(interval, 50)
+        elseif num(iv[1], 0) > now then wait = num(iv[1], 0) end
+      end
     end
     if wait then
       redis.call('ZADD', P..'heap', wait, j)
@@ -53,7 +58,7 @@ while #out < max and guard < max * 4 + 100 do
         redis.call('HSET', hk, 'inflight', inflight)
         if ip then
           redis.call('HINCRBY', ipk, 'inflight', 1)
-          redis.call('HSET', ipk, 'next', now + CFG.ipiv)
+          redis.call('HSET', ipk, 'next', now + interval)
         end
         seq = seq + 1
         local id = tostring(seq)
@@ -62,7 +67,7 @@ while #out < max and guard < max * 4 + 100 do
         expiries[#expiries + 1] = now + leaseMs
         expiries[#expiries + 1] = id
         if inflight < CFG.k and redis.call('LLEN', P..'b:'..j) > 0 then redis.call('ZADD', P..'heap', now, j) end
-        out[#out + 1] = { id, host, item, ip or '', inflight }
+        out[#out + 1] = { id, host, item, ip or '', inflight, interval }
       end
     end
   end

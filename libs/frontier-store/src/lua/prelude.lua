@@ -1,11 +1,18 @@
 -- The functions every frontier script starts with (each script is this file, a newline, then its own).
 -- KEYS[1] <prefix>init (names the slot only; every key is built from ARGV[1]).
 -- ARGV[1] key prefix, ARGV[2] JSON configuration (n front queues, m back queues, bias, k per-host limit, ipk
--- per-IP limit, ipiv per-IP interval, al audit length), ARGV[3] random seed in [0, 1).
+-- per-IP limit, ipiv per-IP interval, ipstep domains per step of the per-IP allowance, ipmax its largest
+-- multiplier, al audit length), ARGV[3] random seed in [0, 1).
 -- Keys: f:<i> front lists ("host<TAB>item"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
 -- heap (zset j → due ms), free (list of idle j), lease (hash id → "j<TAB>host<TAB>ip<TAB>item"), leases (zset id →
--- expiry), turn (hash id → "host<TAB>ip": turns taken without a URL), turns (zset id → expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
--- inflight), audit:<host> (list), size, fq (entries in the front queues), fetched, seq, init.
+-- expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
+-- inflight), audit:<host> (list), hosts (zset of every host given a back queue, all scored 0: read in name
+-- order), size, fq (entries in the front queues), fetched, seq, init.
+
+-- The per-IP allowance (PerIpAllowance, ipScale below) adds to ip:<ip> dom (distinct domains seen there) and rule
+-- ('' | 'cdn' | 'strict'), and keeps the domains in ipd:<ip> (a set, at most ipstep × ipmax of them).
+
+-- Turns taken at a host without a URL (take-turn.lua): turn (hash id → "host<TAB>ip"), turns (zset id → expiry).
 
 local P = ARGV[1]
 local CFG = cjson.decode(ARGV[2])
@@ -84,6 +91,7 @@ local function route(now)
         free = free - 1
         redis.call('HSET', P..'hostb', host, j)
         redis.call('HSET', P..'bhost', j, host)
+        redis.call('ZADD', P..'hosts', 0, host)
         redis.call('RPUSH', P..'b:'..j, item)
         redis.call('ZADD', P..'heap', dueOf(host, now), j)
       elseif redis.call('RPUSH', P..'b:'..j, item) == 1 and not redis.call('ZSCORE', P..'heap', j)
@@ -107,7 +115,30 @@ end
 -- Ends a lease; requeue = the item to put back ('' for none, '\1' for the lease's own item). The host of
 -- the lease it ended is left in finishedHost.
 local finishedHost = nil
-local function finish(id, nextAt, requeue, ip, fetched, pol, now)
+-- The per-IP allowance's multiplier (PerIpAllowance.scale): nil on a CDN range (no per-IP limit).
+local function ipScale(dom, rule)
+  if rule == 'cdn' then return nil end
+  if rule == 'strict' then return 1 end
+  return math.min(CFG.ipmax, math.max(1, math.ceil(dom / CFG.ipstep)))
+end
+
+-- The host's address as reported by a completion: its domain counted there once the host is first seen on it,
+-- the address's range rule refreshed (ranges may change across a restart). hostIp is the one it had.
+local function learnAddress(hk, hostIp, ip, site, rule)
+  local ik = P..'ip:'..ip
+  if hostIp ~= ip then
+    local dk = P..'ipd:'..ip
+    local dom = redis.call('SCARD', dk)
+    if dom < CFG.ipstep * CFG.ipmax then dom = dom + redis.call('SADD', dk, site) end
+    redis.call('HSET', ik, 'rule', rule, 'dom', dom)
+    redis.call('HSET', hk, 'ip', ip)
+  else
+    redis.call('HSET', ik, 'rule', rule)
+  end
+end
+
+-- finish's site and rule: the host's registrable domain and its address's range rule (learnAddress).
+local function finish(id, nextAt, requeue, ip, fetched, pol, now, site, rule)
   local rec = redis.call('HGET', P..'lease', id)
   if not rec then return 0 end
   redis.call('HDEL', P..'lease', id)
@@ -122,10 +153,13 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now)
   finishedHost = host
   if requeue == '\1' then requeue = item end
   local hk = P..'h:'..host
-  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked')
+  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked', 'ip')
   local inflight = num(h[1], 0) - 1
   if leaseIp ~= '' then redis.call('HINCRBY', P..'ip:'..leaseIp, 'inflight', -1) end
-  if ip ~= '' then redis.call('HSET', hk, 'ip', ip) end
+  if ip ~= '' then
+    if site == '' then site = host end
+    learnAddress(hk, h[4], ip, site, rule)
+  end
   local nx = num(h[2], 0)
   if nextAt > nx then nx = nextAt end
   if pol ~= '' then redis.call('HSET', hk, 'inflight', inflight, 'next', nx, 'pol', pol)

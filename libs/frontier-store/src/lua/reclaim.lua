@@ -9,7 +9,7 @@ local ids = {}
 if ARGV[6] == '*' then ids = redis.call('ZRANGEBYSCORE', P..'leases', '-inf', now)
 else for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] end end
 local n = 0
-for _, id in ipairs(ids) do n = n + finish(id, retryAt, '\1', '', '0', '', now) end
+for _, id in ipairs(ids) do n = n + finish(id, retryAt, '\1', '', '0', '', now, '', '') end
 if ARGV[6] == '*' then
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', P..'turns', '-inf', now)) do n = n + endTurn(id, retryAt, now) end
 end

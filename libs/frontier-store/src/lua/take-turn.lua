@@ -14,12 +14,16 @@ local ipk = P..'ip:'..ip
 local h = redis.call('HMGET', hk, 'next', 'blocked', 'inflight', 'delay', 'pol')
 local due = math.max(num(h[1], 0), num(h[2], 0))
 if due > now then return { '', due } end
-local iv = redis.call('HMGET', ipk, 'next', 'inflight')
-if num(h[3], 0) >= CFG.k or num(iv[2], 0) >= CFG.ipk then return { '', now + math.max(CFG.ipiv, 50) } end
-if num(iv[1], 0) > now then return { '', num(iv[1], 0) } end
+-- The address's allowance as the frontier knows it (its completions report its domains and range rule).
+local iv = redis.call('HMGET', ipk, 'next', 'inflight', 'dom', 'rule')
+local scale = ipScale(num(iv[3], 0), iv[4] or '')
+local interval = 0
+if scale then interval = math.floor(CFG.ipiv / scale) end
+if num(h[3], 0) >= CFG.k or (scale and num(iv[2], 0) >= CFG.ipk * scale) then return { '', now + math.max(interval, 50) } end
+if scale and num(iv[1], 0) > now then return { '', num(iv[1], 0) } end
 redis.call('HINCRBY', hk, 'inflight', 1)
 redis.call('HINCRBY', ipk, 'inflight', 1)
-redis.call('HSET', ipk, 'next', now + CFG.ipiv)
+redis.call('HSET', ipk, 'next', now + interval)
 local id = 't'..redis.call('INCR', P..'seq')
 redis.call('HSET', P..'turn', id, host..'\t'..ip)
 redis.call('ZADD', P..'turns', now + tonumber(ARGV[7]), id)
