@@ -21,7 +21,7 @@ const HostControlsBody = z
   .strict();
 
 /** Hosts in one page of GET /hosts at most: a page is read from the store host by host. */
-export const HOSTS_PAGE_MAX = 500;
+const HOSTS_PAGE_MAX = 500;
 const HostsQuery = z
   .object({
     after: z.string().max(253).default(''),
