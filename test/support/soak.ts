@@ -28,6 +28,8 @@ export interface SoakOptions {
   records?: 'postgres' | 'redis';
   /** Called with progress lines (the bench prints them). */
   log?: (line: string) => void;
+  /** More environment for every service, applied last (a fault to see the loss report at work, say). */
+  env?: Record<string, string>;
 }
 
 interface SoakSample {
@@ -160,6 +162,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         URL_SEEN_FALSE_POSITIVE_RATE: String(SOAK_BLOOM_FALSE_POSITIVE_RATE),
         // Each process's pool at its default size (RECORDS_POOL_SIZE): content-seen's checks run many at once.
         ...(database ? { RECORDS_URL: database.url } : {}),
+        ...options.env,
       },
     });
   } catch (error) {
