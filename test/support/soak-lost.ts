@@ -65,6 +65,7 @@ function verdictOf(found: Found, via: LostUrl['via'], handledUnrecorded: (url: s
     return `${stored.map((v) => v.url).join(', ')} fetched and handled, yet the link never reached the frontier: lost between content-seen and frontier-add (extract-links, filter-urls, seen-urls, frontier-add), or URL-seen took it for seen`;
   }
   const duplicates = requested.filter((v) => v.state.startsWith('duplicate'));
-  if (duplicates.length === requested.length) return `what leads to it was taken for a duplicate (${duplicates.map((v) => `${v.url}: ${v.state}`).join('; ')}): its links not followed`;
+  if (duplicates.length === requested.length)
+    return `what leads to it was taken for a duplicate (${duplicates.map((v) => `${v.url}: ${v.state}`).join('; ')}): its links not followed`;
   return `${requested.map((v) => v.url).join(', ')} requested but never recorded by content-seen: its page lost between the downloader and content-seen (staging, parse), or its answer not a page`;
 }

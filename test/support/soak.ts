@@ -214,9 +214,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           .map((url) => `${url} ×${counts.get(url) ?? 0}`)
           .join(', ')}`,
       );
-    log(
-      `totals: ${JSON.stringify(Object.fromEntries(Object.entries(status.totals as Record<string, number>).filter(([k]) => LOSS_COUNTERS.test(k))))}`,
-    );
+    log(`totals: ${JSON.stringify(Object.fromEntries(Object.entries(status.totals as Record<string, number>).filter(([k]) => LOSS_COUNTERS.test(k))))}`);
     return {
       hosts: options.hosts,
       pagesPerHost: options.pagesPerHost,

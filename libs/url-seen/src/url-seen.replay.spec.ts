@@ -45,7 +45,9 @@ describe('UrlSeenProcessor: a batch whose URLs could not be sent, replayed from 
     // The transport as the processor sees it, its sends to the frontier refused while `frontierDown`.
     const refusing: Pick<QueueTransport, 'add' | 'consume'> = {
       add: (queue, payload, options) =>
-        queue === QueueName.FrontierAdd && frontierDown ? Promise.reject(new Error('frontier-add refused (the fault under test)')) : transport.add(queue, payload, options),
+        queue === QueueName.FrontierAdd && frontierDown
+          ? Promise.reject(new Error('frontier-add refused (the fault under test)'))
+          : transport.add(queue, payload, options),
       consume: (queue, handler, options) => transport.consume(queue, handler, options),
     };
     const config = loadConfig({}, { 'seen.expectedUrls': 10_000 });
