@@ -201,8 +201,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     samples.push(await sample(100, status.totals.fetched ?? 0, depthsOf(status)));
     log(describeSample(samples[samples.length - 1]));
     // Asked while the services still answer: what the crawl knew of each URL it never requested.
-    const lost = await explainLost(web, cluster.control);
-    for (const l of lost) log(`never requested: ${l.url} (${l.state}; via ${l.via.map((v) => `${v.url} ×${v.requested} ${v.state}`).join(', ')}): ${l.verdict}`);
+    const lost = await explainLost(web, cluster.control, {
+      redis,
+      key: `${cluster.prefix}:url-seen:bloom`,
+      expectedUrls: Number(cluster.env.URL_SEEN_EXPECTED_URLS),
+      falsePositiveRate: Number(cluster.env.URL_SEEN_FALSE_POSITIVE_RATE),
+    });
+    for (const l of lost)
+      log(
+        `never requested: ${l.url} (${l.state}, marked seen: ${l.markedSeen}; via ${l.via.map((v) => `${v.url} ×${v.requested} ${v.state}`).join(', ')}): ${l.verdict}`,
+      );
     await cluster.stopServices();
     const fetched = status.totals.fetched ?? 0;
     const counts = web.requestCountByUrl();
