@@ -37,6 +37,7 @@ const NEEDS_INFRASTRUCTURE = [
   'libs/state/src/partitioned-hash.spec.ts',
   'libs/state/src/state-store.spec.ts',
   'libs/url-filter/src/url-filter.service.spec.ts',
+  'libs/url-seen/src/url-seen.replay.spec.ts',
   'libs/url-seen/src/url-seen.service.spec.ts',
   'libs/warc/src/warc-writer.spec.ts',
   'test/bench/postgres-meter.test.ts',

@@ -27,6 +27,8 @@ describe('soak, reduced (distributed shape)', () => {
     expect(result.fetched).toBe(result.expectedUrls);
     expect(result.failures).toEqual({});
     expect(result.politeness).toMatchObject({ notOnce: 0, disallowedFetched: 0, unexpected: 0 });
+    // A URL never requested comes with where it was lost (see explainLost), which a failure here prints.
+    expect(result.lost).toEqual([]);
   });
 
   it('stays polite: robots.txt first, one request per host at a time, Crawl-delay kept', () => {

@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { createDatabase, dropDatabase, POSTGRES_URL } from '@crawler/records/testing';
 import { TestWeb } from '../web/test-web';
 import { REDIS_URL } from './redis-prefix';
+import { explainLost, LostUrl } from './soak-lost';
 import { TestWebCluster } from './test-web-cluster';
 
 /**
@@ -27,6 +28,8 @@ export interface SoakOptions {
   records?: 'postgres' | 'redis';
   /** Called with progress lines (the bench prints them). */
   log?: (line: string) => void;
+  /** More environment for every service, applied last (a fault to see the loss report at work, say). */
+  env?: Record<string, string>;
 }
 
 interface SoakSample {
@@ -113,6 +116,8 @@ export interface SoakResult {
     perPageRecordClasses: string[];
   };
   politeness: PolitenessReport;
+  /** Reachable URLs never requested (the first 20), each with where it was lost: read before the services stopped. */
+  lost: LostUrl[];
 }
 
 /**
@@ -126,6 +131,9 @@ const REDIS_BUDGET_PER_PAGE = 80;
 /** URLs the soak's Bloom filter is sized for, per reachable URL of the test web (see runSoak). */
 const SOAK_BLOOM_HEADROOM = 2;
 const SOAK_BLOOM_FALSE_POSITIVE_RATE = 1e-6;
+
+/** Crawl totals that count work not done or done again: the ones to read when a URL was never requested. */
+const LOSS_COUNTERS = /^(duplicate|stored|seen\.|skipped|rejected|set-aside|dead-letter|failed-urls|frontier\.(repeated|stale|leases|pruned|ring))/;
 
 /** Key classes of the per-page records (content-seen's and the WARC archive's): none may be in Redis on PostgreSQL. */
 const PER_PAGE_RECORD_CLASSES = /^(content-seen:(urls|original|duplicates|simhash)|warc:captures)/;
@@ -154,6 +162,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         URL_SEEN_FALSE_POSITIVE_RATE: String(SOAK_BLOOM_FALSE_POSITIVE_RATE),
         // Each process's pool at its default size (RECORDS_POOL_SIZE): content-seen's checks run many at once.
         ...(database ? { RECORDS_URL: database.url } : {}),
+        ...options.env,
       },
     });
   } catch (error) {
@@ -191,6 +200,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const seconds = (performance.now() - started) / 1000;
     samples.push(await sample(100, status.totals.fetched ?? 0, depthsOf(status)));
     log(describeSample(samples[samples.length - 1]));
+    // Asked while the services still answer: what the crawl knew of each URL it never requested.
+    const lost = await explainLost(web, cluster.control, {
+      redis,
+      key: `${cluster.prefix}:url-seen:bloom`,
+      expectedUrls: Number(cluster.env.URL_SEEN_EXPECTED_URLS),
+      falsePositiveRate: Number(cluster.env.URL_SEEN_FALSE_POSITIVE_RATE),
+    });
+    for (const l of lost)
+      log(
+        `never requested: ${l.url} (${l.state}, marked seen: ${l.markedSeen}; via ${l.via.map((v) => `${v.url} ×${v.requested} ${v.state}`).join(', ')}): ${l.verdict}`,
+      );
     await cluster.stopServices();
     const fetched = status.totals.fetched ?? 0;
     const counts = web.requestCountByUrl();
@@ -202,9 +222,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           .map((url) => `${url} ×${counts.get(url) ?? 0}`)
           .join(', ')}`,
       );
-    log(
-      `totals: ${JSON.stringify(Object.fromEntries(Object.entries(status.totals as Record<string, number>).filter(([k]) => /^(duplicate|stored|seen\.|skipped|frontier\.(repeated|stale|leases))/.test(k))))}`,
-    );
+    log(`totals: ${JSON.stringify(Object.fromEntries(Object.entries(status.totals as Record<string, number>).filter(([k]) => LOSS_COUNTERS.test(k))))}`);
     return {
       hosts: options.hosts,
       pagesPerHost: options.pagesPerHost,
@@ -223,6 +241,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       records,
       redis: redisFigures(samples, fetched),
       politeness: politenessReport(web, options.delayMs),
+      lost,
     };
   } finally {
     await redis.quit();
@@ -486,6 +505,14 @@ export function soakMarkdown(r: SoakResult): string {
     ...Object.entries(r.politeness).map(([k, v]) => `| ${k} | ${typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(1) : v} |`),
     `| unexpected errors (failed.*) | ${JSON.stringify(r.failures)} |`,
     '',
+    ...(r.lost.length
+      ? [
+          '## Never requested (what the crawl knew of each, read before the services stopped)',
+          '',
+          ...r.lost.map((l) => `- ${l.url} (${l.state}): ${l.verdict}. Via ${l.via.map((v) => `${v.url} (requested ${v.requested}×, ${v.state})`).join('; ')}`),
+          '',
+        ]
+      : []),
   ];
   return lines.join('\n');
 }

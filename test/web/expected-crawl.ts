@@ -25,6 +25,11 @@ export interface ExpectedCrawl {
   crawlDelay: Map<string, number>;
   /** A windows-1251 page whose decoded body contains `text`. */
   charsetPage: { url: string; charset: string; text: string };
+  /**
+   * Reachable URL → what leads to it: the reachable pages, sitemaps and redirects naming it, `robots.txt of
+   * <host>` for a sitemap found there, `seed` for a seed. A URL a crawl never requested is explained by these.
+   */
+  via: Map<string, string[]>;
 }
 
 /** URLs as `new URL(x).href`, fragment dropped. */
@@ -56,7 +61,11 @@ export function expectedCrawl(graph: SiteGraph, seeds: string[], options: Expect
   const queue: string[] = [];
   const seen = new Set<string>();
   const hostsMet = new Set<string>();
-  const enqueue = (link: string) => {
+  const via = new Map<string, string[]>();
+  const enqueue = (link: string, from: string) => {
+    const sources = via.get(link);
+    if (sources) sources.push(from);
+    else via.set(link, [from]);
     if (seen.has(link)) return;
     seen.add(link);
     queue.push(link);
@@ -65,10 +74,10 @@ export function expectedCrawl(graph: SiteGraph, seeds: string[], options: Expect
     hostsMet.add(host);
     for (const sitemap of graph.sitemapsOf(host)) {
       sitemaps.add(sitemap);
-      enqueue(sitemap);
+      enqueue(sitemap, `robots.txt of ${host}`);
     }
   };
-  for (const s of seeds) enqueue(normaliseUrl(s));
+  for (const s of seeds) enqueue(normaliseUrl(s), 'seed');
 
   for (let next = 0; next < queue.length; next++) {
     const href = queue[next];
@@ -92,9 +101,10 @@ export function expectedCrawl(graph: SiteGraph, seeds: string[], options: Expect
       found = resource.entries.map((h) => normaliseUrl(h));
       if (resource.index) for (const entry of found) sitemaps.add(entry);
     }
-    for (const link of found) enqueue(link);
+    for (const link of found) enqueue(link, href);
   }
   for (const sitemap of sitemaps) if (!reachable.has(sitemap)) sitemaps.delete(sitemap);
+  for (const url of via.keys()) if (!reachable.has(url)) via.delete(url);
 
   const crawlDelay = new Map<string, number>();
   for (const host of graph.hostNames) {
@@ -109,6 +119,7 @@ export function expectedCrawl(graph: SiteGraph, seeds: string[], options: Expect
     duplicates: identicalBodies(graph, reachable),
     crawlDelay,
     charsetPage: { url: graph.url(graph.roles.charset, '/cp1251'), charset: 'windows-1251', text: RUSSIAN_TEXT },
+    via,
   };
 }
 

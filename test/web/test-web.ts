@@ -173,6 +173,12 @@ export class TestWeb {
     return this.graph.reply(hostname, pathname + search).body;
   }
 
+  /** The status the graph answers for an absolute URL (3xx: a redirect, whose target the crawler sends back through the filter). */
+  replyStatus(url: string): number {
+    const { hostname, pathname, search } = new URL(url);
+    return this.graph.reply(hostname, pathname + search).status;
+  }
+
   /** The graph crawl from `seeds()` of a crawler that reads no sitemaps (`--sitemaps off`). */
   expectedWithoutSitemaps(): ExpectedCrawl {
     return expectedCrawl(this.graph, this.seeds(), { sitemaps: false });

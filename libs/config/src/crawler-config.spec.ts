@@ -53,6 +53,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ FRONTIER_BATCH_MEMORY_MS: '300000', QUEUE_INFRA_OUTAGE_MAX_MS: '120000' }).frontier.batchMemoryMs).toBe(300_000);
   });
 
+  it('refuses a URL-seen answer memory shorter than an outage its batches are retried through', () => {
+    expect(loadConfig({}).seen.answerMemoryMs).toBe(604_800_000);
+    expect(() => loadConfig({ URL_SEEN_ANSWER_MEMORY_MS: '600000' })).toThrow(/URL_SEEN_ANSWER_MEMORY_MS: must be longer than QUEUE_INFRA_OUTAGE_MAX_MS/);
+    expect(loadConfig({ URL_SEEN_ANSWER_MEMORY_MS: '300000', QUEUE_INFRA_OUTAGE_MAX_MS: '120000' }).seen.answerMemoryMs).toBe(300_000);
+  });
+
   it('takes a PostgreSQL URL for the records, refusing any other by name', () => {
     expect(loadConfig({}).recordsUrl).toBeUndefined();
     expect(loadConfig({ RECORDS_URL: 'postgres://crawler:pw@db:5432/crawl', RECORDS_POOL_SIZE: '4' })).toMatchObject({

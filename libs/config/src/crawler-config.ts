@@ -750,6 +750,15 @@ export const CrawlerConfigSchema = z.object({
     expectedUrls: int(1).default(10_000_000).meta({ env: 'URL_SEEN_EXPECTED_URLS' }),
     /** …at this false-positive rate. @defaultValue 0.001 */
     falsePositiveRate: z.coerce.number().gt(0).lt(0.5).default(0.001).meta({ env: 'URL_SEEN_FALSE_POSITIVE_RATE' }),
+    /**
+     * How long a batch's answer (which of its URLs were new) is kept while its URLs are not yet handed to the
+     * frontier. A message that failed on its way there waits in the failed set for an operator's replay, which
+     * must still find the answer: its URLs are marked seen, and only the answer says they were new. Dropped as
+     * soon as the URLs are sent, so Redis holds the answers of the batches in flight or failed, not of every
+     * batch. Must be longer than `QUEUE_INFRA_OUTAGE_MAX_MS` (boot refuses it otherwise). 7 days by default.
+     * @defaultValue 604800000
+     */
+    answerMemoryMs: int(60_000).default(604_800_000).meta({ env: 'URL_SEEN_ANSWER_MEMORY_MS' }),
   }),
   contentSeen: z.object({
     /**
@@ -972,6 +981,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     // A batch retried after an outage would find its id forgotten, and be enqueued a second time.
     throw new ConfigError([
       `FRONTIER_BATCH_MEMORY_MS: must be longer than QUEUE_INFRA_OUTAGE_MAX_MS (got ${config.frontier.batchMemoryMs} ≤ ${config.queueInfraOutageMaxMs})`,
+    ]);
+  }
+  if (config.seen.answerMemoryMs <= config.queueInfraOutageMaxMs) {
+    // A batch retried through an outage would find its answer forgotten, its URLs seen, and send none of them.
+    throw new ConfigError([
+      `URL_SEEN_ANSWER_MEMORY_MS: must be longer than QUEUE_INFRA_OUTAGE_MAX_MS (got ${config.seen.answerMemoryMs} ≤ ${config.queueInfraOutageMaxMs})`,
     ]);
   }
   resolveControlPlaneToken(config);

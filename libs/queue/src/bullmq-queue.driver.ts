@@ -315,7 +315,9 @@ export class BullmqQueueTransport implements QueueTransport {
         prefix: this.options.prefix,
         defaultJobOptions: {
           removeOnComplete: true,
-          removeOnFail: { count: 1000 },
+          // Every failed job is kept until it is replayed: its messages are work not done, and a capped failed
+          // set (BullMQ's count) would drop the oldest of them, lost however soon the cause is fixed.
+          removeOnFail: false,
           // Handler failures are retried per message (process); these retry a whole envelope whose
           // processing itself failed (Redis gone while its retries or dead letters were being written).
           attempts: this.options.attempts ?? 5,

@@ -3,8 +3,8 @@ import { infrastructureCause, outageDelay, OutageState } from './infrastructure-
 import { assertJobId } from './job-id';
 import type { ConsumeOptions, FailedMessage, JobHandler, JobOptions, OutageRetries, QueueCounts, QueueTransport } from './queue-transport';
 
-/** Failed messages kept per queue (BullMQ's driver keeps as many failed jobs). */
-const FAILED_KEPT = 1000;
+/** Failed messages listed by `failed` when no limit is given (all of them are kept, until replayed). */
+const FAILED_LISTED = 1000;
 
 export interface MemoryQueueTransportOptions {
   /** Tries per job before it is counted failed. @defaultValue 3 */
@@ -58,7 +58,7 @@ class MemoryQueue {
   /** Delayed jobs that wait out an outage (a subset of `delayed`). */
   readonly outageDelayed = new Set<MemoryJob>();
   active = 0;
-  /** The failed messages, oldest first (at most FAILED_KEPT); `failed` counts them. */
+  /** The failed messages, oldest first, every one until replayed (work not done); `failed` counts them. */
   readonly failedMessages: FailedMessage[] = [];
   /** Producers waiting for room (maxWaiting). */
   readonly blocked: (() => void)[] = [];
@@ -125,7 +125,7 @@ export class MemoryQueueTransport implements QueueTransport {
     return this.counts(queue);
   }
 
-  async failed(queue: QueueName, limit = FAILED_KEPT): Promise<FailedMessage[]> {
+  async failed(queue: QueueName, limit = FAILED_LISTED): Promise<FailedMessage[]> {
     return this.queue(queue).failedMessages.slice(-limit).reverse();
   }
 
@@ -257,7 +257,6 @@ export class MemoryQueueTransport implements QueueTransport {
     } else {
       const reason = `${error instanceof Error ? error.message : String(error)}${cause ? ` (${cause} unavailable for longer than ${this.outageMaxMs} ms)` : ''}`;
       q.failedMessages.push({ payload: job.payload, reason, failedAt: new Date().toISOString() });
-      if (q.failedMessages.length > FAILED_KEPT) q.failedMessages.shift();
       q.release(job);
     }
   }

@@ -272,6 +272,34 @@ export function queueTransportContract(name: string, make: () => Promise<QueueTr
       expect(await transport.replayFailed(QueueName.FrontierAdd)).toBe(0);
     });
 
+    it('keeps every message whose attempts ran out, however many, until it is replayed: none dropped', async () => {
+      // More failed jobs than a capped failed set keeps (BullMQ's removeOnFail count was 1,000): each message
+      // its own job (a job id of its own), each failing for good.
+      const failing = 1001;
+      await transport.addBulk(
+        QueueName.FrontierAdd,
+        Array.from({ length: failing }, (_, i) => ({ payload: token(`h${i}.test`), options: { jobId: `failing-${i}` } })),
+      );
+      let broken = true;
+      const handled = new Set<string>();
+      await transport.consume(
+        QueueName.FrontierAdd,
+        async (p) => {
+          if (broken) throw new Error('broken');
+          handled.add(new URL(p.urls[0].url).hostname);
+        },
+        { concurrency: 64 },
+      );
+      await waitFor(async () => {
+        const c = await transport.counts(QueueName.FrontierAdd);
+        return c.waiting + c.active + c.delayed === 0 && c.failed > 0;
+      }, 60_000);
+      expect((await transport.counts(QueueName.FrontierAdd)).failed).toBe(failing);
+      broken = false;
+      expect(await transport.replayFailed(QueueName.FrontierAdd)).toBe(failing);
+      await waitFor(() => handled.size === failing, 60_000);
+    }, 120_000);
+
     it('waits out an outage: a message failing on S3 connection errors is retried past its attempts, reported, then handled', async () => {
       let calls = 0;
       let outageSeen: unknown = null;

@@ -60,8 +60,8 @@ export interface QueueTransport {
    */
   messages(queue: QueueName): Promise<QueueCounts>;
   /**
-   * The messages of a queue whose attempts ran out, most recent first (the drivers keep the last 1,000
-   * failed jobs of each queue).
+   * The messages of a queue whose attempts ran out, most recent first, at most `limit` (1,000 by default).
+   * The drivers keep every one of them until it is replayed.
    */
   failed(queue: QueueName, limit?: number): Promise<FailedMessage[]>;
   /**

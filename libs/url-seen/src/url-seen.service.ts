@@ -7,8 +7,6 @@ import { BloomSeenSet } from './bloom-seen-set';
 import { ExactSeenSet } from './exact-seen-set';
 import type { SeenSet, SeenStats } from './seen-set';
 
-/** How long a batch's answer is remembered for a redelivery of the same message (well past any retry backoff). */
-export const ANSWER_MEMORY_MS = 15 * 60 * 1000;
 /**
  * Bloom shards at least, on a Redis Cluster: its bitmaps spread over the masters (each shard is one key, so
  * one master's memory and one master's CPU) instead of one master holding the whole filter.
@@ -55,6 +53,8 @@ export class UrlSeenService implements OnModuleInit {
   readonly mode: SeenStats['mode'];
   private readonly store: StateStore;
   private readonly set: SeenSet;
+  /** URL_SEEN_ANSWER_MEMORY_MS: how long a batch's answer outlives a delivery that could not send its URLs. */
+  private readonly answerMemoryMs: number;
   /** Resolved once the stored layout is known to match; forgotten on failure, so a lost connection is retried. */
   private layoutChecked?: Promise<void>;
 
@@ -62,6 +62,7 @@ export class UrlSeenService implements OnModuleInit {
     this.store = state.namespace('url-seen');
     this.mode = config.seen.mode;
     this.set = seenSetFor(this.store, config);
+    this.answerMemoryMs = config.seen.answerMemoryMs;
   }
 
   /**
@@ -91,7 +92,7 @@ export class UrlSeenService implements OnModuleInit {
 
   /**
    * `admit` for a batch that may be delivered again: marking is not idempotent (asked again, the batch would
-   * find every URL seen and admit none), so its answer is kept under its id for ANSWER_MEMORY_MS and a
+   * find every URL seen and admit none), so its answer is kept under its id for URL_SEEN_ANSWER_MEMORY_MS and a
    * repeat gets the same URLs. The id is claimed before the marking, so a delivery cut off between marking
    * and keeping the answer leaves the claim behind: its repeat cannot know which URLs were new and admits
    * them all (`answerLost`), so that none is lost; the cost is a second fetch of the ones seen before.
@@ -100,21 +101,21 @@ export class UrlSeenService implements OnModuleInit {
     const unique = distinct(urls);
     if (unique.length === 0) return { fresh: [], answerLost: false };
     const key = `answer:${batchId}`;
-    if (!(await this.store.setIfAbsent(key, CLAIMED, ANSWER_MEMORY_MS))) {
+    if (!(await this.store.setIfAbsent(key, CLAIMED, this.answerMemoryMs))) {
       const kept = await this.store.get(key);
       if (kept !== null && kept !== CLAIMED) return { fresh: unique.filter((_, i) => kept[i] === '1'), answerLost: false };
       await this.admit(unique);
-      await this.store.set(key, '1'.repeat(unique.length), ANSWER_MEMORY_MS);
+      await this.store.set(key, '1'.repeat(unique.length), this.answerMemoryMs);
       return { fresh: unique, answerLost: true };
     }
     const fresh = new Set(await this.admit(unique));
-    await this.store.set(key, unique.map((u) => (fresh.has(u) ? '1' : '0')).join(''), ANSWER_MEMORY_MS);
+    await this.store.set(key, unique.map((u) => (fresh.has(u) ? '1' : '0')).join(''), this.answerMemoryMs);
     return { fresh: unique.filter((u) => fresh.has(u)), answerLost: false };
   }
 
   /**
    * Drops a batch's kept answer once its URLs are sent on: answers are then kept only for the batches in
-   * flight, not for every batch of the crawl. One left behind (a crash before this) expires after ANSWER_MEMORY_MS.
+   * flight, not for every batch of the crawl. One left behind (a crash before this) expires after URL_SEEN_ANSWER_MEMORY_MS.
    */
   forgetBatch(batchId: string): Promise<void> {
     return this.store.del(`answer:${batchId}`);
