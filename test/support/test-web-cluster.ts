@@ -57,6 +57,11 @@ export class TestWebCluster {
     return this.s3?.pid;
   }
 
+  /** The directory of the S3 server the cluster started, where the page bodies are. */
+  get s3Directory(): string | undefined {
+    return this.s3?.directory;
+  }
+
   get control(): string {
     return `http://127.0.0.1:${this.services.find((s) => s.name === 'control-plane')!.port}`;
   }

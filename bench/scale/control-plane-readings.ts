@@ -1,0 +1,52 @@
+import type { EndpointTimings } from './scale-sample';
+
+/** How long one endpoint may take before it counts as failed. */
+const ENDPOINT_TIMEOUT_MS = 30_000;
+
+/**
+ * The control plane's response time for what an operator asks of a large crawl: the status (the dashboard's
+ * whole picture), the frontier's figures, one host, one URL's record, the URLs given up on, the dead letters and
+ * the failed messages. Timed one after the other, the body read to its end; any answer below 500 counts
+ * (a URL not yet fetched answers 404).
+ */
+export async function timeControlPlane(base: string, host: string, url: string): Promise<EndpointTimings> {
+  const paths: Record<string, string> = {
+    status: '/status',
+    frontier: '/frontier',
+    host: `/hosts/${encodeURIComponent(host)}`,
+    url: `/urls?url=${encodeURIComponent(url)}`,
+    'failed-urls': '/failed-urls',
+    'dead-letters': '/dead-letters',
+    failed: '/failed',
+  };
+  const timings: EndpointTimings = {};
+  for (const [name, path] of Object.entries(paths)) {
+    const started = performance.now();
+    try {
+      const response = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(ENDPOINT_TIMEOUT_MS) });
+      await response.arrayBuffer();
+      timings[name] = response.status < 500 ? Math.round(performance.now() - started) : null;
+    } catch {
+      timings[name] = null;
+    }
+  }
+  return timings;
+}
+
+/** The frontier's gauges from its Prometheus /metrics (crawler_frontier_urls{state="queued"}, _hosts, _leases). */
+export async function frontierGauges(metricsUrl: string): Promise<{ queued: number | null; hosts: number | null; leases: number | null }> {
+  try {
+    const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(ENDPOINT_TIMEOUT_MS) })).text();
+    const gauge = (pattern: RegExp) => {
+      const m = pattern.exec(text);
+      return m ? Number(m[1]) : null;
+    };
+    return {
+      queued: gauge(/^crawler_frontier_urls\{[^}]*state="queued"[^}]*\} (\S+)/m),
+      hosts: gauge(/^crawler_frontier_hosts(?:\{[^}]*\})? (\S+)/m),
+      leases: gauge(/^crawler_frontier_leases(?:\{[^}]*\})? (\S+)/m),
+    };
+  } catch {
+    return { queued: null, hosts: null, leases: null };
+  }
+}
