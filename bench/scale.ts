@@ -63,6 +63,11 @@ export async function runScale(settings: ScaleSettings, log: (line: string) => v
       const shapeChecks = scaleChecks(run, limits);
       checks.push(...shapeChecks);
       for (const c of shapeChecks) log(`${c.pass ? 'PASS' : 'FAIL'} ${shape}: ${c.name} — ${c.detail}`);
+    } catch (error) {
+      // The other shape still runs, and the results say what stopped this one.
+      const failed: ScaleCheck = { shape, name: 'ran to the end', pass: false, detail: (error as Error).message };
+      checks.push(failed);
+      log(`FAIL ${shape}: ${failed.name} — ${failed.detail}`);
     } finally {
       await web.close();
     }

@@ -33,8 +33,16 @@ export async function timeControlPlane(base: string, host: string, url: string):
   return timings;
 }
 
-/** The frontier's gauges from its Prometheus /metrics (crawler_frontier_urls{state="queued"}, _hosts, _leases). */
-export async function frontierGauges(metricsUrl: string): Promise<{ queued: number | null; hosts: number | null; leases: number | null }> {
+export interface FrontierGauges {
+  queued: number | null;
+  hosts: number | null;
+  leases: number | null;
+  /** crawler_frontier_dispatch_lateness_seconds: upper bound (s) → claims at most that late, cumulative since the process started. */
+  lateness: [number, number][];
+}
+
+/** The frontier's figures from its Prometheus /metrics (crawler_frontier_urls{state="queued"}, _hosts, _leases, the dispatch lateness). */
+export async function frontierGauges(metricsUrl: string): Promise<FrontierGauges> {
   try {
     const text = await (await fetch(metricsUrl, { signal: AbortSignal.timeout(ENDPOINT_TIMEOUT_MS) })).text();
     const gauge = (pattern: RegExp) => {
@@ -45,8 +53,21 @@ export async function frontierGauges(metricsUrl: string): Promise<{ queued: numb
       queued: gauge(/^crawler_frontier_urls\{[^}]*state="queued"[^}]*\} (\S+)/m),
       hosts: gauge(/^crawler_frontier_hosts(?:\{[^}]*\})? (\S+)/m),
       leases: gauge(/^crawler_frontier_leases(?:\{[^}]*\})? (\S+)/m),
+      lateness: [...text.matchAll(/^crawler_frontier_dispatch_lateness_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)/gm)].map((m) => [Number(m[1]), Number(m[2])]),
     };
   } catch {
-    return { queued: null, hosts: null, leases: null };
+    return { queued: null, hosts: null, leases: null, lateness: [] };
   }
+}
+
+/**
+ * A quantile of the claims between two readings of the lateness histogram (cumulative buckets), ms: the upper
+ * bound of the bucket it falls in (null: no claim meanwhile, or a counter reset by a restart).
+ */
+export function latenessQuantile(before: [number, number][], after: [number, number][], q: number): number | null {
+  const counts = after.map(([le, n]) => [le, n - (before.find(([b]) => b === le)?.[1] ?? 0)] as const);
+  const total = counts[counts.length - 1]?.[1] ?? 0;
+  if (total <= 0 || counts.some(([, n]) => n < 0)) return null;
+  const bucket = counts.find(([, n]) => n >= q * total);
+  return bucket ? (Number.isFinite(bucket[0]) ? bucket[0] * 1000 : Infinity) : null;
 }

@@ -5,7 +5,6 @@ import { createDatabase, dropDatabase } from '@crawler/records/testing';
 import { TestWebCluster } from '../../test/support/test-web-cluster';
 import { startService } from '../../test/support/service-processes';
 import type { ScaleWebProcess } from '../web/scale-web-process';
-import { frontierGauges } from './control-plane-readings';
 import { probeNodeOptions } from './process-readings';
 import type { ShapeRun } from './scale-sample';
 import { ScaleSampler } from './scale-sampler';
@@ -77,8 +76,7 @@ export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleS
         return complete;
       },
       killAndRestart: async () => {
-        const leases = (await frontierGauges(`http://127.0.0.1:${port('frontier')}/metrics`)).leases ?? 0;
-        const inFlight = Math.max(leases, (await web.observe()).inFlight);
+        const inFlight = Math.max(await redis!.leases(), (await web.observe()).inFlight);
         const names = cluster.services.map((s) => s.name);
         await Promise.all(
           cluster.services.map(

@@ -84,7 +84,7 @@ export async function runEmbeddedScale(web: ScaleWebProcess, settings: ScaleSett
         return true;
       },
       killAndRestart: async () => {
-        const inFlight = (await web.observe()).inFlight;
+        const inFlight = Math.max((await web.observe()).inFlight, (await redis?.leases()) ?? 0);
         const gone = exited(child);
         child.kill('SIGKILL');
         await gone;

@@ -82,8 +82,8 @@ function shapeSection(run: ShapeRun): string[] {
     );
   }
   lines.push(
-    `| s | pages | pages/s | ${names.map((n) => `${n} RSS / heap MiB, CPU, loop p99 ms`).join(' | ')} | Redis used (MiB, per master) | Redis lasting MiB | PostgreSQL MiB | bodies MiB | frontier queued / hosts |`,
-    `|---|---|---|${names.map(() => '---|').join('')}---|---|---|---|---|`,
+    `| s | pages | pages/s | ${names.map((n) => `${n} RSS / heap MiB, CPU, loop p99 ms`).join(' | ')} | Redis used (MiB, per master) | Redis lasting MiB | PostgreSQL MiB | bodies MiB | frontier queued / hosts | dispatch late p50 / p99 ms |`,
+    `|---|---|---|${names.map(() => '---|').join('')}---|---|---|---|---|---|`,
     ...run.samples.map((s) => sampleRow(s, names)),
     '',
   );
@@ -98,7 +98,8 @@ function sampleRow(s: ScaleSample, names: string[]): string {
   const used = s.redis.map((m) => mib(m.usedMemoryBytes)).join(' / ') || '—';
   const lasting = s.redis.length ? mib(s.redis.reduce((n, m) => n + m.lastingBytes, 0)) : '—';
   const frontier = s.frontierQueued === null ? '—' : `${s.frontierQueued} / ${s.frontierHosts}`;
-  return `| ${s.seconds.toFixed(0)} | ${s.pagesFetched} | ${s.pagesPerSecond.toFixed(1)} | ${proc.join(' | ')} | ${used} | ${lasting} | ${mib(s.postgresBytes)} | ${mib(s.storeBytes)} | ${frontier} |`;
+  const dispatch = s.dispatchP99Ms === null ? '—' : `${s.dispatchP50Ms} / ${s.dispatchP99Ms}`;
+  return `| ${s.seconds.toFixed(0)} | ${s.pagesFetched} | ${s.pagesPerSecond.toFixed(1)} | ${proc.join(' | ')} | ${used} | ${lasting} | ${mib(s.postgresBytes)} | ${mib(s.storeBytes)} | ${frontier} | ${dispatch} |`;
 }
 
 const WIDTH = 900;

@@ -47,6 +47,12 @@ export interface ScaleSample {
   frontierQueued: number | null;
   frontierHosts: number | null;
   frontierLeases: number | null;
+  /**
+   * p50 and p99 of the dispatch lateness over the interval (crawler_frontier_dispatch_lateness_seconds: from
+   * a host's turn to the claim of its URL), ms, as the upper bound of the histogram bucket each falls in.
+   */
+  dispatchP50Ms: number | null;
+  dispatchP99Ms: number | null;
   controlPlane?: EndpointTimings;
 }
 

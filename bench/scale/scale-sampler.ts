@@ -1,5 +1,5 @@
 import type { ScaleWebProcess } from '../web/scale-web-process';
-import { frontierGauges, timeControlPlane } from './control-plane-readings';
+import { frontierGauges, latenessQuantile, timeControlPlane } from './control-plane-readings';
 import { ProcessReadings } from './process-readings';
 import type { ScaleSample } from './scale-sample';
 import { directoryBytes, postgresBytes, type RedisReadings } from './store-readings';
@@ -22,6 +22,7 @@ export class ScaleSampler {
   readonly samples: ScaleSample[] = [];
   private readonly readings: ProcessReadings;
   private readonly started = performance.now();
+  private lateness: [number, number][] = [];
 
   constructor(
     private readonly web: ScaleWebProcess,
@@ -49,6 +50,9 @@ export class ScaleSampler {
       s.controlPlane ? timeControlPlane(s.controlPlane(), hostOf(this.web.seeds()[0]), this.web.seeds()[0]) : Promise.resolve(undefined),
     ]);
     const before = this.samples[this.samples.length - 1];
+    const lateness = gauges?.lateness ?? [];
+    const [p50, p99] = [0.5, 0.99].map((q) => latenessQuantile(this.lateness, lateness, q));
+    this.lateness = lateness;
     const sample: ScaleSample = {
       seconds: round(seconds),
       pagesFetched: web.pagesFetched,
@@ -61,6 +65,8 @@ export class ScaleSampler {
       frontierQueued: gauges?.queued ?? null,
       frontierHosts: gauges?.hosts ?? null,
       frontierLeases: gauges?.leases ?? null,
+      dispatchP50Ms: p50,
+      dispatchP99Ms: p99,
       ...(controlPlane ? { controlPlane } : {}),
     };
     this.samples.push(sample);
@@ -80,6 +86,7 @@ export function describeSample(s: ScaleSample, reachable: number): string {
     `${s.seconds.toFixed(0)} s: ${s.pagesFetched} pages (${((100 * s.pagesFetched) / reachable).toFixed(1)}%), ${s.pagesPerSecond.toFixed(1)} pages/s; RSS MiB ${rss}` +
     (s.redis.length ? `; Redis lasting ${mib(lasting)} MiB` : '') +
     (s.frontierQueued !== null ? `; frontier ${s.frontierQueued} queued, ${s.frontierHosts} hosts` : '') +
+    (s.dispatchP99Ms !== null ? `; dispatch late p50 ${s.dispatchP50Ms} ms, p99 ${s.dispatchP99Ms} ms` : '') +
     (slow !== undefined ? `; slowest control-plane endpoint ${slow} ms` : '')
   );
 }

@@ -61,6 +61,25 @@ export class RedisReadings {
     );
   }
 
+  /**
+   * URLs handed out and not completed: the entries of the frontier's lease hashes (`…frontier…:lease`, one a
+   * shard). What a kill may make the crawl fetch twice.
+   */
+  async leases(): Promise<number> {
+    let n = 0;
+    for (const node of await connectedMastersOf(this.client)) {
+      for (const match of [`${this.prefix}:frontier*lease`, `{${this.prefix}:frontier*lease`]) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+          cursor = next;
+          for (const key of keys) n += await node.hlen(key);
+        } while (cursor !== '0');
+      }
+    }
+    return n;
+  }
+
   async close(): Promise<void> {
     await this.client.quit();
   }

@@ -10,7 +10,9 @@ export class ScaleWebProcess {
   private hostsLines = '';
   private child?: ChildProcess;
   private nextId = 1;
-  private readonly pending = new Map<number, (message: ScaleServerMessage) => void>();
+  private readonly pending = new Map<number, { resolve: (message: ScaleServerMessage) => void; reject: (error: Error) => void }>();
+  /** Why the web is gone, once it is: every question after that fails with it. */
+  private gone?: Error;
 
   private constructor(readonly options: ScaleWebServerOptions) {}
 
@@ -52,23 +54,34 @@ export class ScaleWebProcess {
   }
 
   async close(): Promise<void> {
-    if (!this.child || this.child.exitCode !== null) return;
+    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child!.once('exit', resolve));
     this.child.kill('SIGTERM');
     await exited;
   }
 
   private ask(message: ScaleParentMessage): Promise<ScaleServerMessage> {
-    return new Promise((resolve) => {
-      this.pending.set(message.id, resolve);
-      this.child!.send(message);
+    if (this.gone) return Promise.reject(this.gone);
+    return new Promise((resolve, reject) => {
+      this.pending.set(message.id, { resolve, reject });
+      this.child!.send(message, (error) => {
+        if (!error) return;
+        this.pending.delete(message.id);
+        reject(this.gone ?? error);
+      });
     });
   }
 
   private spawn(): Promise<void> {
     this.child = fork(join(__dirname, 'scale-web-server.js'), [JSON.stringify(this.options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     return new Promise((resolve, reject) => {
-      this.child!.once('exit', (code) => reject(new Error(`scale web exited with ${code}`)));
+      this.child!.once('exit', (code, signal) => {
+        // A web that dies mid-run ends the run with the reason, not with an unhandled IPC error.
+        this.gone = new Error(`the scale web exited (${signal ? `signal ${signal}` : `code ${code}`})`);
+        for (const { reject: fail } of this.pending.values()) fail(this.gone);
+        this.pending.clear();
+        reject(this.gone);
+      });
       this.child!.on('message', (message: ScaleServerMessage) => {
         if (message.type === 'ready') {
           this.port = message.port;
@@ -76,7 +89,7 @@ export class ScaleWebProcess {
           this.hostsLines = message.hostsFile;
           resolve();
         } else {
-          this.pending.get(message.id)?.(message);
+          this.pending.get(message.id)?.resolve(message);
           this.pending.delete(message.id);
         }
       });

@@ -31,6 +31,8 @@ export interface Claim {
   ip?: string;
   /** Requests to this host in flight, this one included. */
   inFlight: number;
+  /** When the host's turn came (its time in the heap), ms since epoch: the claim's `now` less this is how late it was handed out. */
+  dueAt?: number;
 }
 
 export interface Completion {

@@ -128,8 +128,8 @@ export class RedisFrontierStore implements FrontierShard {
   }
 
   async claimAndLook({ now, max, leaseMs }: ClaimOptions): Promise<Looked<Claim[]>> {
-    const { value: rows, dueAt } = lookedAt<[string, string, string, string, number][]>(await this.run(this.scripts.claim, now, max, leaseMs));
-    return { value: rows.map(([leaseId, host, item, ip, inFlight]) => ({ leaseId, host, item, ip: ip || undefined, inFlight })), dueAt };
+    const { value: rows, dueAt } = lookedAt<[string, string, string, string, number, string][]>(await this.run(this.scripts.claim, now, max, leaseMs));
+    return { value: rows.map(([leaseId, host, item, ip, inFlight, due]) => ({ leaseId, host, item, ip: ip || undefined, inFlight, dueAt: Number(due) })), dueAt };
   }
 
   async complete(leaseId: string, c: Completion, now: number): Promise<boolean> {
