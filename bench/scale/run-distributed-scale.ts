@@ -16,6 +16,8 @@ import { RedisReadings } from './store-readings';
 const STATUS_POLL_MS = 5000;
 /** Seeds a request (one POST /seeds of ten thousand hosts' would pass the control plane's body limit). */
 const SEED_BATCH = 1000;
+/** Nine services starting at once on a busy machine can take more than the tests' 30 s. */
+const START_TIMEOUT_MS = 180_000;
 
 /**
  * The distributed shape at scale: every service its own process (one of each), BullMQ and the state on the
@@ -38,6 +40,7 @@ export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleS
         NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${probeNodeOptions()}`.trim(),
         ...crawlerEnv(settings),
       },
+      startTimeoutMs: START_TIMEOUT_MS,
     });
     log(`distributed: ${cluster.services.length} processes on ${settings.redisClusterUrl}, records in ${database.name}, prefix ${cluster.prefix}`);
     redis = new RedisReadings(settings.redisClusterUrl, cluster.prefix);
@@ -89,7 +92,7 @@ export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleS
               }),
           ),
         );
-        const started = await Promise.allSettled(names.map((name) => startService(name, cluster.env)));
+        const started = await Promise.allSettled(names.map((name) => startService(name, cluster.env, START_TIMEOUT_MS)));
         cluster.services = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
         const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
         if (failed) throw failed.reason;
