@@ -53,7 +53,10 @@ export async function frontierGauges(metricsUrl: string): Promise<FrontierGauges
       queued: gauge(/^crawler_frontier_urls\{[^}]*state="queued"[^}]*\} (\S+)/m),
       hosts: gauge(/^crawler_frontier_hosts(?:\{[^}]*\})? (\S+)/m),
       leases: gauge(/^crawler_frontier_leases(?:\{[^}]*\})? (\S+)/m),
-      lateness: [...text.matchAll(/^crawler_frontier_dispatch_lateness_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)/gm)].map((m) => [Number(m[1]), Number(m[2])]),
+      lateness: [...text.matchAll(/^crawler_frontier_dispatch_lateness_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)/gm)].map((m) => [
+        m[1] === '+Inf' ? Infinity : Number(m[1]),
+        Number(m[2]),
+      ]),
     };
   } catch {
     return { queued: null, hosts: null, leases: null, lateness: [] };

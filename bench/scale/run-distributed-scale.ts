@@ -8,7 +8,7 @@ import type { ScaleWebProcess } from '../web/scale-web-process';
 import { probeNodeOptions } from './process-readings';
 import type { ShapeRun } from './scale-sample';
 import { ScaleSampler } from './scale-sampler';
-import { crawlerEnv, type ScaleSettings } from './scale-settings';
+import { crawlerEnv, reclaimedOf, type ScaleSettings } from './scale-settings';
 import { watchCrawl } from './scale-watch';
 import { RedisReadings } from './store-readings';
 
@@ -64,6 +64,7 @@ export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleS
     }
     let lastPoll = 0;
     let complete = false;
+    let totals: Record<string, number> = {};
     const { ended, resume } = await watchCrawl(web, sampler, {
       sampleMs: settings.sampleMs,
       timeoutMs: settings.timeoutMs,
@@ -72,10 +73,9 @@ export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleS
       ended: async () => {
         if (Date.now() - lastPoll < STATUS_POLL_MS) return false;
         lastPoll = Date.now();
-        complete = await cluster
-          .status()
-          .then((s) => s.complete === true)
-          .catch(() => false);
+        const status = await cluster.status().catch(() => undefined);
+        if (status?.totals) totals = status.totals;
+        complete = status?.complete === true;
         return complete;
       },
       killAndRestart: async () => {
@@ -109,6 +109,7 @@ export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleS
       samples,
       web: await web.observe(),
       lost: await web.lost(),
+      reclaimed: reclaimedOf(totals),
       ...(resume ? { resume } : {}),
     };
   } finally {

@@ -10,7 +10,7 @@ import type { ScaleWebProcess } from '../web/scale-web-process';
 import { probeNodeOptions } from './process-readings';
 import type { ShapeRun } from './scale-sample';
 import { ScaleSampler } from './scale-sampler';
-import { crawlerEnv, type ScaleSettings } from './scale-settings';
+import { crawlerEnv, reclaimedOf, type ScaleSettings } from './scale-settings';
 import { watchCrawl } from './scale-watch';
 import { RedisReadings } from './store-readings';
 
@@ -111,6 +111,7 @@ export async function runEmbeddedScale(web: ScaleWebProcess, settings: ScaleSett
       samples,
       web: await web.observe(),
       lost: await web.lost(),
+      reclaimed: reclaimedOf(summaryTotals(stdout)),
       ...(resume ? { resume } : {}),
     };
   } finally {
@@ -119,5 +120,14 @@ export async function runEmbeddedScale(web: ScaleWebProcess, settings: ScaleSett
     if (prefix) await clearPrefix(prefix, settings.redisUrl).catch(() => undefined);
     stderrLog.end();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The totals of the crawl's --json summary (none when it did not finish). */
+function summaryTotals(stdout: string): Record<string, number> {
+  try {
+    return JSON.parse(stdout).totals ?? {};
+  } catch {
+    return {};
   }
 }

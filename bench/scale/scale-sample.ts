@@ -82,5 +82,10 @@ export interface ShapeRun {
   samples: ScaleSample[];
   web: ScaleObservation;
   lost: { count: number; urls: string[] };
+  /**
+   * Leases the crawler itself handed out again (its totals `frontier.leases-expired` and `frontier.ring-reclaimed`):
+   * a fetch that outlived FRONTIER_LEASE_MS, or a downloader taken for gone, is fetched again by design.
+   */
+  reclaimed: number;
   resume?: ResumeFigures;
 }

@@ -70,7 +70,7 @@ export function scaleSettings(env: NodeJS.ProcessEnv = process.env): ScaleSettin
 }
 
 /** `A=1,B=2` (or space-separated) → { A: '1', B: '2' }. */
-export function parseEnvPairs(text: string): Record<string, string> {
+function parseEnvPairs(text: string): Record<string, string> {
   const pairs: Record<string, string> = {};
   for (const item of text.split(/[,\s]+/).filter(Boolean)) {
     const eq = item.indexOf('=');
@@ -93,4 +93,9 @@ export function crawlerEnv(settings: ScaleSettings): Record<string, string> {
     URL_SEEN_FALSE_POSITIVE_RATE: '1e-6',
     ...settings.env,
   };
+}
+
+/** Leases the crawler handed out again by design, from its totals (see ShapeRun.reclaimed). */
+export function reclaimedOf(totals: Record<string, number>): number {
+  return (totals['frontier.leases-expired'] ?? 0) + (totals['frontier.ring-reclaimed'] ?? 0);
 }

@@ -60,7 +60,7 @@ describe('bench:scale, reduced (both shapes)', () => {
     for (const run of results.runs) {
       expect(run.samples.length).toBeGreaterThanOrEqual(3);
       const last = run.samples[run.samples.length - 1];
-      expect(last.pagesFetched).toBe(PAGES);
+      expect(last.pagesFetched).toBe(run.web.reachablePages);
       expect(Object.values(run.samples[1].processes).every((p) => p.rssBytes > 0)).toBe(true);
     }
     const distributed = results.runs[1];
