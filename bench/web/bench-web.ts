@@ -157,7 +157,7 @@ export class BenchWeb {
   private page(h: number, p: number, rng: Prng, paragraphs: Buffer[], nav: string): Buffer {
     const host = this.hosts[h];
     const title = `${host.name} page ${p}: ${titleWords(rng)}`;
-    const links = this.bodyLinks(h, rng);
+    const links = this.bodyLinks(rng);
     if (this.shape === 'real') {
       const path = p === 0 ? '/' : `/p/${p}`;
       const otherHost = this.hosts[(h + 1 + rng.int(0, this.hosts.length - 2)) % this.hosts.length].name;
@@ -184,29 +184,33 @@ export class BenchWeb {
     return Buffer.concat(parts.map((x) => (typeof x === 'string' ? Buffer.from(x) : x)));
   }
 
-  private bodyLinks(h: number, rng: Prng): string[] {
-    const n = this.pagesPerHost;
-    const count = rng.int(40, 80) - NAV_LINKS;
-    const links: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const page = rng.int(1, n - 1);
-      let r = rng.next();
-      const pick = (share: number) => (r -= share) < 0;
-      if (pick(LINK_MIX.crossHost)) {
-        const other = this.hosts[rng.int(0, this.hosts.length - 1)];
-        links.push(`http://${other.name}:${this.port}/p/${page}`);
-      } else if (pick(LINK_MIX.variant)) links.push(rng.chance(0.5) ? `/p/${page}#section-${rng.int(1, 9)}` : `/p/${page}?utm_source=bench&utm_medium=link`);
-      else if (pick(LINK_MIX.private)) links.push(`/private/${page}`);
-      else if (pick(LINK_MIX.redirect)) links.push(`/r/${page}`);
-      else if (pick(LINK_MIX.duplicate)) links.push(`/d/${page}`);
-      else if (pick(LINK_MIX.missing)) links.push(`/missing/${page}`);
-      else if (pick(LINK_MIX.error)) links.push(`/err/${page}`);
-      else if (pick(LINK_MIX.nonWeb)) links.push(rng.pick(['mailto:webmaster@example.test', 'javascript:void(0)', '#top']));
-      else links.push(`/p/${page}`);
-    }
-    void h;
-    return links;
+  private bodyLinks(rng: Prng): string[] {
+    return mixedLinks(rng, this.pagesPerHost, (page) => `http://${this.hosts[rng.int(0, this.hosts.length - 1)].name}:${this.port}/p/${page}`);
   }
+}
+
+/**
+ * A page's 40–80 body links (less the nav's), in the proportions of LINK_MIX. `crossHost(page)` spells a link
+ * to page `page` of another host (drawing that host from `rng`); the other kinds are same-host paths.
+ */
+export function mixedLinks(rng: Prng, pagesPerHost: number, crossHost: (page: number) => string): string[] {
+  const count = rng.int(40, 80) - NAV_LINKS;
+  const links: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const page = rng.int(1, pagesPerHost - 1);
+    let r = rng.next();
+    const pick = (share: number) => (r -= share) < 0;
+    if (pick(LINK_MIX.crossHost)) links.push(crossHost(page));
+    else if (pick(LINK_MIX.variant)) links.push(rng.chance(0.5) ? `/p/${page}#section-${rng.int(1, 9)}` : `/p/${page}?utm_source=bench&utm_medium=link`);
+    else if (pick(LINK_MIX.private)) links.push(`/private/${page}`);
+    else if (pick(LINK_MIX.redirect)) links.push(`/r/${page}`);
+    else if (pick(LINK_MIX.duplicate)) links.push(`/d/${page}`);
+    else if (pick(LINK_MIX.missing)) links.push(`/missing/${page}`);
+    else if (pick(LINK_MIX.error)) links.push(`/err/${page}`);
+    else if (pick(LINK_MIX.nonWeb)) links.push(rng.pick(['mailto:webmaster@example.test', 'javascript:void(0)', '#top']));
+    else links.push(`/p/${page}`);
+  }
+  return links;
 }
 
 function benchHost(i: number, seed: number): BenchHost {
@@ -227,7 +231,7 @@ function benchHost(i: number, seed: number): BenchHost {
 const SYLLABLES = 'ka lo mi ne su ta ri po ve an el or us in da fe gu hi jo ku la me no pe qu ro sa ti vu wa ya ze'.split(' ');
 
 /** A vocabulary of made-up words, then paragraphs of 60–100 of them: text that hashes like prose. */
-function paragraphPool(rng: Prng): Buffer[] {
+export function paragraphPool(rng: Prng): Buffer[] {
   const vocabulary = Array.from({ length: 4000 }, () => {
     let w = '';
     for (let s = rng.int(1, 4); s > 0; s--) w += rng.pick(SYLLABLES);
@@ -242,7 +246,7 @@ function paragraphPool(rng: Prng): Buffer[] {
 }
 
 const TITLE_WORDS = 'alpha beta gamma delta river stone cloud maple ember north quiet swift amber cedar harbor lumen orbit prism'.split(' ');
-function titleWords(rng: Prng): string {
+export function titleWords(rng: Prng): string {
   return `${rng.pick(TITLE_WORDS)} ${rng.pick(TITLE_WORDS)} ${rng.pick(TITLE_WORDS)}`;
 }
 

@@ -20,11 +20,14 @@ export interface RunningService {
   output: string[];
 }
 
+/** How long a service may take to say it is ready before it is killed (a loaded machine takes longer). */
+const START_TIMEOUT_MS = 30_000;
+
 /**
  * Starts one built service as its own OS process and resolves once it logs that it is ready. Several joined
  * by '+', in the service map's order (`frontier+url-seen`), run together in one process (SERVICES).
  */
-export function startService(name: string, env: NodeJS.ProcessEnv): Promise<RunningService> {
+export function startService(name: string, env: NodeJS.ProcessEnv, startTimeoutMs = START_TIMEOUT_MS): Promise<RunningService> {
   const together = name.includes('+');
   const main = together ? 'dist/apps/crawl/src/services-main.js' : `dist/apps/${name}/src/main.js`;
   const child = spawn(process.execPath, [...profileArgs(), join(repoRoot(), main)], {
@@ -36,8 +39,8 @@ export function startService(name: string, env: NodeJS.ProcessEnv): Promise<Runn
     // One that does not start in time is killed, not left running behind the failed test.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${name} did not start:\n${output.join('')}`));
-    }, 30_000);
+      reject(new Error(`${name} did not start in ${startTimeoutMs / 1000} s:\n${output.join('')}`));
+    }, startTimeoutMs);
     const onLine = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
         output.push(`${line}\n`);

@@ -57,6 +57,11 @@ export class TestWebCluster {
     return this.s3?.pid;
   }
 
+  /** The directory of the S3 server the cluster started, where the page bodies are. */
+  get s3Directory(): string | undefined {
+    return this.s3?.directory;
+  }
+
   get control(): string {
     return `http://127.0.0.1:${this.services.find((s) => s.name === 'control-plane')!.port}`;
   }
@@ -66,7 +71,7 @@ export class TestWebCluster {
    * of the caller's, left running by close(); by default the cluster starts its own. `services`: the processes
    * (see startService), by default one per service of the service map.
    */
-  async start(options: { env?: Record<string, string>; services?: readonly string[]; extra?: string[]; s3Url?: string } = {}): Promise<this> {
+  async start(options: { env?: Record<string, string>; services?: readonly string[]; extra?: string[]; s3Url?: string; startTimeoutMs?: number } = {}): Promise<this> {
     // A server of its own: the suite's shared one (S3_URL) holds every earlier test's buckets, and under CI load
     // it answered the services' readiness checks too slowly for a cluster of nine.
     this.s3 = options.s3Url ? { url: options.s3Url, close: async () => undefined } : await startS3TestServer({ private: true });
@@ -87,7 +92,9 @@ export class TestWebCluster {
       ...ASK_ONCE_ENV,
       ...options.env,
     };
-    const started = await Promise.allSettled([...(options.services ?? SERVICES), ...(options.extra ?? [])].map((name) => startService(name, this.env)));
+    const started = await Promise.allSettled(
+      [...(options.services ?? SERVICES), ...(options.extra ?? [])].map((name) => startService(name, this.env, options.startTimeoutMs)),
+    );
     this.services = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     // One that did not start fails the start; close() then stops the others instead of leaving them running.
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');

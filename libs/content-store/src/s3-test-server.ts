@@ -8,6 +8,8 @@ export interface S3TestServer {
   url: string;
   /** The server's process, when this call started one (benchmarks sample its CPU). */
   pid?: number;
+  /** Where that server keeps the objects (a scale benchmark measures the bytes stored there). */
+  directory?: string;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function startS3TestServer(options: { private?: boolean } = {}): Pr
   return {
     url,
     pid: child.pid,
+    directory,
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) {
         await new Promise<void>((resolve) => {

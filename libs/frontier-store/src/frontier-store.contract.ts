@@ -48,6 +48,16 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect((await claimAll(s, T + 500)).map((c) => c.item)).toEqual(['a/2']);
     });
 
+    it('says when each claimed host’s turn came, so that a dispatcher can tell how late it hands it out', async () => {
+      const s = await store();
+      await s.enqueue([item('a', 1), item('a', 2)], T);
+      const [first] = await claimAll(s, T + 40);
+      expect(first.dueAt).toBe(T);
+      await s.complete(first.leaseId, { nextAt: T + 500 }, T + 100);
+      const [second] = await claimAll(s, T + 700);
+      expect(second.dueAt).toBe(T + 500);
+    });
+
     it('answers false to a replayed completion and counts the frontier’s size', async () => {
       const s = await store();
       await s.enqueue([item('a', 1), item('a', 2)], T);

@@ -36,6 +36,8 @@ export interface Claim {
    * downloader keeps it between its own requests there. Absent when `ip` is.
    */
   ipIntervalMs?: number;
+  /** When the host's turn came (its time in the heap), ms since epoch: the claim's `now` less this is how late it was handed out. */
+  dueAt?: number;
 }
 
 export interface Completion {

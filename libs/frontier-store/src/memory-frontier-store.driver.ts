@@ -187,7 +187,7 @@ export class MemoryFrontierStore implements FrontierShard {
       const leaseId = String(++this.leaseSeq);
       this.leases.set(leaseId, { backQueue: j, host, ip: h.ip ?? '', item, expires: now + leaseMs });
       if (h.inFlight < perHostLimit && queue.length > 0) this.heap.set(j, now);
-      out.push({ leaseId, host, item, ip: h.ip, inFlight: h.inFlight, ...(h.ip ? { ipIntervalMs: interval } : {}) });
+      out.push({ leaseId, host, item, ip: h.ip, inFlight: h.inFlight, ...(h.ip ? { ipIntervalMs: interval } : {}), dueAt: top[0] });
     }
     return out;
   }

@@ -141,8 +141,15 @@ export class RedisFrontierStore implements FrontierShard {
   }
 
   async claimAndLook({ now, max, leaseMs }: ClaimOptions): Promise<Looked<Claim[]>> {
-    const { value: rows, dueAt } = lookedAt<[string, string, string, string, number, number][]>(await this.run(this.scripts.claim, now, max, leaseMs));
-    const claims = rows.map(([leaseId, host, item, ip, inFlight, ipIntervalMs]) => ({ leaseId, host, item, ...(ip ? { ip, ipIntervalMs } : {}), inFlight }));
+    const { value: rows, dueAt } = lookedAt<[string, string, string, string, number, number, string][]>(await this.run(this.scripts.claim, now, max, leaseMs));
+    const claims = rows.map(([leaseId, host, item, ip, inFlight, ipIntervalMs, due]) => ({
+      leaseId,
+      host,
+      item,
+      ...(ip ? { ip, ipIntervalMs } : {}),
+      inFlight,
+      dueAt: Number(due),
+    }));
     return { value: claims, dueAt };
   }
 

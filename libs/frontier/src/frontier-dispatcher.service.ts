@@ -8,6 +8,7 @@ import { PauseSwitch } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline, RedisMemoryGauge } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { urlFingerprint } from '@crawler/url';
+import { DispatchLateness } from './dispatch-lateness.metric';
 import { DispatchRoom } from './dispatch-room';
 import { DispatchSignal } from './dispatch-signal';
 import { decodeEntry } from './frontier-entry';
@@ -58,6 +59,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     private readonly signal: DispatchSignal,
     private readonly pause: PauseSwitch,
     private readonly redisMemory: RedisMemoryGauge,
+    private readonly lateness: DispatchLateness,
   ) {
     this.room = new DispatchRoom(store, config.frontier);
     this.membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
@@ -105,6 +107,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     if (room <= 0) return 0;
     const claims = await this.store.claim({ now, max: Math.min(room, CLAIM_BATCH), leaseMs: this.config.frontier.leaseMs });
     this.room.claimed(claims.length);
+    this.lateness.observe(claims, now);
     const audits = new Map<string, string[]>();
     await Promise.all(claims.map((claim) => this.send(claim, audits)));
     await this.store.auditMany(audits);

@@ -4,6 +4,7 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { LOGGER, Logger } from '@crawler/logging';
 import { loadPrioritizers } from '@crawler/plugin-sdk';
 import { STATE_STORE, StateStore } from '@crawler/state';
+import { DispatchLateness } from './dispatch-lateness.metric';
 import { DispatchSignal } from './dispatch-signal';
 import { FrontierDispatcher } from './frontier-dispatcher.service';
 import { FrontierMetrics } from './frontier.metrics';
@@ -23,6 +24,7 @@ import { DefaultPrioritizer, FRONTIER_PRIORITIZER, PrioritizerChain } from './pr
         new PrioritizerChain([new DefaultPrioritizer(), ...loadPrioritizers(crawler.plugins.enabled, { crawler, state, logger })]),
     },
     DispatchSignal,
+    DispatchLateness,
     FrontierService,
     FrontierDispatcher,
     FrontierProcessor,

@@ -1,6 +1,7 @@
 -- Leases due hosts' next URLs.
--- ARGV[4] now, ARGV[5] max, ARGV[6] lease ms. Answers {id, host, item, ip, inflight, the address's interval now}
--- per claim, with the heap's earliest due time after them (withDueAt).
+-- ARGV[4] now, ARGV[5] max, ARGV[6] lease ms. Answers {id, host, item, ip, inflight, the address's interval now, due}
+-- per claim (due: the host's time in the heap, when its turn came), with the heap's earliest due time after them
+-- (withDueAt).
 -- KEYS[1] <prefix>init (names the slot only; every key is built from ARGV[1]).
 -- ARGV[1] key prefix, ARGV[2] JSON configuration, ARGV[3] random seed in [0, 1) (see prelude.lua).
 
@@ -67,7 +68,7 @@ while #out < max and guard < max * 4 + 100 do
         expiries[#expiries + 1] = now + leaseMs
         expiries[#expiries + 1] = id
         if inflight < CFG.k and redis.call('LLEN', P..'b:'..j) > 0 then redis.call('ZADD', P..'heap', now, j) end
-        out[#out + 1] = { id, host, item, ip or '', inflight, interval }
+        out[#out + 1] = { id, host, item, ip or '', inflight, interval, top[2] }
       end
     end
   end

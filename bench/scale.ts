@@ -1,0 +1,107 @@
+/**
+ * `npm run bench:scale`: a crawl of a million pages (SCALE_PAGES) over ten thousand hosts (SCALE_HOSTS) in each
+ * shape, sampled every minute as it grows, to show that the crawler keeps its pace and its memory flat and
+ * loses nothing at that size. The web (bench/web/scale-web.ts) builds every reply on demand from a seed, lays
+ * its hosts out behind a few shared addresses and many own ones, and counts what the crawler did to it: pages,
+ * repeats, robots.txt and politeness violations, and the pages never asked for.
+ *
+ *   embedded      `crawl` in one process, pages on disk (--out); with SCALE_KILL_AT, in Redis (--redis)
+ *   distributed   every service its own process, BullMQ and state on the Redis Cluster, records in a
+ *                 PostgreSQL database of the run's own, bodies in an S3 stand-in of its own
+ *
+ * Every SCALE_SAMPLE_MS: pages fetched and pages/s; each process's RSS, V8 heap, CPU and event-loop delay p99
+ * (a probe preloaded into it: bench/scale/process-probe.ts); Redis used_memory per master and the bytes of the
+ * run's keys that do not expire; the PostgreSQL database's size; the bytes of bodies stored; the frontier's queued
+ * URLs and hosts; the control plane's response times. Writes bench/results/scale.{json,md,svg}, prints every
+ * target PASS or FAIL, and exits 1 when one fails.
+ *
+ * Environment: SCALE_PAGES (1000000), SCALE_HOSTS (10000), SCALE_SHAPES (embedded,distributed), SCALE_SAMPLE_MS
+ * (60000), SCALE_KILL_AT (unset; e.g. 0.5: kill -9 every crawler process at that share of the pages and start
+ * them again), SCALE_ENV (extra env for the crawler, `NAME=value,…`, e.g. FRONTIER_PER_IP_LIMIT=32),
+ * SCALE_DELAY_MS (1000: the per-host delay), SCALE_LATENCY_MS (10: the web's think time), SCALE_PAGE_KB (30),
+ * SCALE_SHARED_SHARE (0.8: hosts behind shared addresses), SCALE_SHARED_ADDRESSES (4), SCALE_CRAWL_DELAY_HOSTS (10),
+ * SCALE_SEED (1), SCALE_TIMEOUT_S (86400, per shape), SCALE_BLOOM_URLS_PER_PAGE (5), SCALE_OUT (bench/results),
+ * REDIS_URL, REDIS_CLUSTER_URL, POSTGRES_URL.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { ScaleWebProcess } from './web/scale-web-process';
+import { runDistributedScale } from './scale/run-distributed-scale';
+import { runEmbeddedScale } from './scale/run-embedded-scale';
+import { scaleChecks, type ScaleCheck } from './scale/scale-checks';
+import { scaleChart, scaleMarkdown, type ScaleResults } from './scale/scale-report';
+import type { ShapeRun } from './scale/scale-sample';
+import { crawlerEnv, scaleSettings, type ScaleSettings } from './scale/scale-settings';
+
+export async function runScale(settings: ScaleSettings, log: (line: string) => void = console.log): Promise<ScaleResults> {
+  const runs: ShapeRun[] = [];
+  const checks: ScaleCheck[] = [];
+  const env = crawlerEnv(settings);
+  const limits = {
+    perHostLimit: Number(env.FRONTIER_PER_HOST_LIMIT || 1),
+    perIpLimit: Number(env.FRONTIER_PER_IP_LIMIT || 8),
+    delayMs: settings.delayMs,
+  };
+  for (const shape of settings.shapes) {
+    // A web of its own for each shape: its counts are that crawl's alone.
+    const web = await ScaleWebProcess.start({
+      hosts: settings.hosts,
+      pagesPerHost: settings.pagesPerHost,
+      seed: settings.seed,
+      pageKb: settings.pageKb,
+      sharedPerMille: settings.sharedPerMille,
+      sharedAddresses: settings.sharedAddresses,
+      crawlDelayHosts: settings.crawlDelayHosts,
+      latencyMs: settings.latencyMs,
+      delayMs: settings.delayMs,
+    });
+    log(`scale web: ${settings.hosts} hosts × ${settings.pagesPerHost} pages on ${web.addresses} addresses, port ${web.port}`);
+    try {
+      const run = shape === 'embedded' ? await runEmbeddedScale(web, settings, log) : await runDistributedScale(web, settings, log);
+      runs.push(run);
+      const shapeChecks = scaleChecks(run, limits);
+      checks.push(...shapeChecks);
+      for (const c of shapeChecks) log(`${c.pass ? 'PASS' : 'FAIL'} ${shape}: ${c.name} — ${c.detail}`);
+    } catch (error) {
+      // The other shape still runs, and the results say what stopped this one.
+      const failed: ScaleCheck = { shape, name: 'ran to the end', pass: false, detail: (error as Error).message };
+      checks.push(failed);
+      log(`FAIL ${shape}: ${failed.name} — ${failed.detail}`);
+    } finally {
+      await web.close();
+    }
+  }
+  const { out: _out, ...kept } = settings;
+  return {
+    at: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', memoryBytes: totalmem() },
+    settings: kept,
+    runs,
+    checks,
+  };
+}
+
+/** Writes scale.json, scale.md and scale.svg into `out`. */
+export function writeScaleResults(results: ScaleResults, out: string): void {
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'scale.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(out, 'scale.md'), scaleMarkdown(results));
+  writeFileSync(join(out, 'scale.svg'), scaleChart(results));
+}
+
+async function main() {
+  const settings = scaleSettings();
+  const results = await runScale(settings);
+  writeScaleResults(results, settings.out);
+  const failed = results.checks.filter((c) => !c.pass);
+  console.log(`\n${results.checks.length - failed.length} of ${results.checks.length} targets met; results in ${settings.out}/scale.{json,md,svg}`);
+  process.exitCode = failed.length ? 1 : 0;
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

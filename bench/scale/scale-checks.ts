@@ -1,0 +1,153 @@
+import type { ScaleSample, ShapeRun } from './scale-sample';
+
+/** One target of the scale run, checked. */
+export interface ScaleCheck {
+  shape: string;
+  name: string;
+  pass: boolean;
+  /** What was measured, and against what. */
+  detail: string;
+}
+
+/** Redis bytes a fetched page may cost in keys that do not expire (docs/estimates.md, "Redis memory per page"). */
+const REDIS_BYTES_PER_PAGE = 80;
+/** The slowest the control plane may answer any of the endpoints timed. */
+const CONTROL_PLANE_MS = 500;
+/** RSS at the end over RSS at 20%, at most. */
+const RSS_GROWTH = 1.2;
+/** Pages/s over the last tenth over pages/s from 10% to 20%, at least. */
+const PACE_KEPT = 0.9;
+
+/**
+ * The targets of a scale run of one shape: pace kept, memory flat, Redis per page within budget, nothing
+ * lost, nothing fetched twice beyond what was in flight at a kill, robots.txt and politeness kept (all
+ * counted by the web), the control plane quick.
+ */
+export function scaleChecks(run: ShapeRun, limits: { perHostLimit: number; perIpLimit: number; delayMs: number }): ScaleCheck[] {
+  const checks: ScaleCheck[] = [];
+  const check = (name: string, pass: boolean, detail: string) => checks.push({ shape: run.shape, name, pass, detail });
+  const w = run.web;
+  const reachable = w.reachablePages;
+  const samples = run.samples;
+
+  check(
+    'complete',
+    run.complete,
+    run.complete ? `${w.pagesFetched} of ${reachable} pages in ${run.seconds.toFixed(0)} s` : `${w.pagesFetched} of ${reachable} pages; ${run.notes.join('; ')}`,
+  );
+
+  const early = rateBetween(samples, 0.1 * reachable, 0.2 * reachable);
+  const late = rateBetween(samples, 0.9 * reachable, reachable);
+  check(
+    'pace kept: pages/s over the last tenth ≥ 0.9 × pages/s from 10% to 20%',
+    early !== null && late !== null && late >= PACE_KEPT * early,
+    `${fmt(late)} vs ${fmt(early)} pages/s${run.resume ? ' (the kill falls in between)' : ''}`,
+  );
+
+  // After a kill the processes start afresh: their growth is judged from 10% of the pages past the kill.
+  const baseShare = run.resume ? Math.max(0.2, run.resume.killedAt + 0.1) : 0.2;
+  const base = samples.find((s) => s.pagesFetched >= baseShare * reachable);
+  for (const name of Object.keys(samples[0]?.processes ?? {})) {
+    const end = [...samples].reverse().find((s) => (s.processes[name]?.rssBytes ?? 0) > 0);
+    const at20 = base?.processes[name]?.rssBytes ?? 0;
+    const atEnd = end?.processes[name]?.rssBytes ?? 0;
+    check(
+      `${name}: RSS at the end ≤ ${RSS_GROWTH} × RSS at ${Math.round(baseShare * 100)}%`,
+      at20 > 0 && atEnd <= RSS_GROWTH * at20,
+      `${mib(atEnd)} MiB at ${end ? Math.round((100 * end.pagesFetched) / reachable) : '?'}% vs ${mib(at20)} MiB`,
+    );
+  }
+
+  const last = samples[samples.length - 1];
+  if (last?.redis.length) {
+    const lasting = last.redis.reduce((n, m) => n + m.lastingBytes, 0);
+    const perPage = lasting / Math.max(1, last.pagesFetched);
+    check(
+      `Redis bytes per page in keys that do not expire ≤ ${REDIS_BYTES_PER_PAGE}`,
+      perPage <= REDIS_BYTES_PER_PAGE,
+      `${perPage.toFixed(1)} B (${mib(lasting)} MiB over ${last.pagesFetched} pages)`,
+    );
+  }
+
+  check(
+    'no lost URL: every reachable page requested',
+    run.lost.count === 0,
+    `${run.lost.count} never requested${run.lost.urls.length ? `, e.g. ${run.lost.urls.slice(0, 3).join(' ')}` : ''}`,
+  );
+  // At least once, by design: what was in flight at a kill, and leases the crawler itself handed out again.
+  const allowed = (run.resume?.inFlightAtKill ?? 0) + run.reclaimed;
+  check(
+    'no repeat fetch beyond the leases in flight at a kill or handed out again',
+    w.repeatRequests <= allowed,
+    `${w.repeatRequests} repeats ${JSON.stringify(w.repeatsByKind)}; allowed ${allowed} (${run.resume?.inFlightAtKill ?? 0} in flight at a kill, ${run.reclaimed} leases expired or reclaimed)`,
+  );
+  check(
+    'robots.txt obeyed: nothing disallowed fetched, robots.txt first',
+    w.robotsViolations === 0 && w.beforeRobots === 0,
+    `${w.robotsViolations} disallowed fetched, ${w.beforeRobots} before robots.txt`,
+  );
+  check(
+    'politeness per host: in flight ≤ limit, request starts ≥ delay (Crawl-delay kept)',
+    w.maxInFlightPerHost <= limits.perHostLimit && w.tooClose === 0 && (w.minCrawlDelayIntervalMs === null || w.minCrawlDelayIntervalMs >= 1000),
+    `max ${w.maxInFlightPerHost} in flight (limit ${limits.perHostLimit}); ${w.tooClose} starts closer than the delay (${limits.delayMs} ms); shortest ${w.minIntervalMs} ms, ${w.minCrawlDelayIntervalMs} ms on Crawl-delay hosts`,
+  );
+  const perAddress = Math.max(w.maxInFlightPerSharedAddress, w.maxInFlightPerOwnAddress);
+  check(
+    'politeness per address: in flight ≤ the per-IP limit',
+    perAddress <= limits.perIpLimit,
+    `max ${w.maxInFlightPerSharedAddress} on a shared address, ${w.maxInFlightPerOwnAddress} on an own one (limit ${limits.perIpLimit})`,
+  );
+
+  const slowest = slowestEndpoints(samples);
+  if (Object.keys(slowest).length) {
+    const over = Object.entries(slowest).filter(([, ms]) => ms === null || ms >= CONTROL_PLANE_MS);
+    check(
+      `control plane answers every endpoint in < ${CONTROL_PLANE_MS} ms`,
+      over.length === 0,
+      Object.entries(slowest)
+        .map(([name, ms]) => `${name} ${ms === null ? 'failed' : `${ms} ms`}`)
+        .join(', '),
+    );
+  }
+  return checks;
+}
+
+/** Each endpoint's slowest answer over the samples (null if it ever failed). */
+export function slowestEndpoints(samples: ScaleSample[]): Record<string, number | null> {
+  const slowest: Record<string, number | null> = {};
+  for (const s of samples) {
+    for (const [name, ms] of Object.entries(s.controlPlane ?? {})) {
+      if (ms === null || slowest[name] === null) slowest[name] = null;
+      else slowest[name] = Math.max(slowest[name] ?? 0, ms);
+    }
+  }
+  return slowest;
+}
+
+/** Pages per second while the count went from `from` to `to` pages (times interpolated between samples). */
+function rateBetween(samples: ScaleSample[], from: number, to: number): number | null {
+  const a = timeAt(samples, from);
+  const b = timeAt(samples, to);
+  return a === null || b === null || b <= a ? null : (to - from) / (b - a);
+}
+
+/** When the count reached `pages`, seconds, by linear interpolation between the samples around it. */
+function timeAt(samples: ScaleSample[], pages: number): number | null {
+  for (let i = 0; i < samples.length; i++) {
+    const s = samples[i];
+    if (s.pagesFetched < pages) continue;
+    if (i === 0) return s.seconds;
+    const p = samples[i - 1];
+    const span = s.pagesFetched - p.pagesFetched;
+    return span > 0 ? p.seconds + ((pages - p.pagesFetched) / span) * (s.seconds - p.seconds) : s.seconds;
+  }
+  return null;
+}
+
+function fmt(n: number | null): string {
+  return n === null ? '—' : n.toFixed(1);
+}
+
+function mib(bytes: number): string {
+  return (bytes / 2 ** 20).toFixed(0);
+}
