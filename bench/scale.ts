@@ -26,6 +26,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { CLUSTER_DEFAULT_SHARDS, PerIpAllowance } from '@crawler/frontier-store';
 import { ScaleWebProcess } from './web/scale-web-process';
 import { runDistributedScale } from './scale/run-distributed-scale';
 import { runEmbeddedScale } from './scale/run-embedded-scale';
@@ -34,15 +35,30 @@ import { scaleChart, scaleMarkdown, type ScaleResults } from './scale/scale-repo
 import type { ShapeRun } from './scale/scale-sample';
 import { crawlerEnv, scaleSettings, type ScaleSettings } from './scale/scale-settings';
 
+/**
+ * Requests in flight the crawler may have on one shared address: the per-IP limit grown by the address's
+ * registrable domains (every host of the web is one), and in the distributed shape held per frontier shard
+ * (the shards of a cluster count an address's domains apart, each to its own allowance: docs/frontier.md).
+ */
+function perSharedAddressLimit(settings: ScaleSettings, env: Record<string, string>, shape: string): number {
+  const allowance = new PerIpAllowance({
+    perIpDomainsPerStep: env.FRONTIER_PER_IP_DOMAINS_PER_STEP ? Number(env.FRONTIER_PER_IP_DOMAINS_PER_STEP) : undefined,
+    perIpMaxScale: env.FRONTIER_PER_IP_MAX_SCALE ? Number(env.FRONTIER_PER_IP_MAX_SCALE) : undefined,
+  });
+  const base = Number(env.FRONTIER_PER_IP_LIMIT || 8);
+  const domains = Math.ceil((settings.hosts * settings.sharedPerMille) / 1000 / settings.sharedAddresses);
+  if (shape === 'embedded') return base * allowance.scale(domains, '');
+  // Over S shards the domains split d = d₁ + … + d_S, and Σ ⌈dᵢ / step⌉ ≤ d / step + S.
+  const shards = Math.min(domains, Number(env.FRONTIER_SHARDS || CLUSTER_DEFAULT_SHARDS));
+  return base * Math.min(shards * allowance.maxScale, Math.ceil(domains / allowance.domainsPerStep) + shards);
+}
+
 export async function runScale(settings: ScaleSettings, log: (line: string) => void = console.log): Promise<ScaleResults> {
   const runs: ShapeRun[] = [];
   const checks: ScaleCheck[] = [];
   const env = crawlerEnv(settings);
-  const limits = {
-    perHostLimit: Number(env.FRONTIER_PER_HOST_LIMIT || 1),
-    perIpLimit: Number(env.FRONTIER_PER_IP_LIMIT || 8),
-    delayMs: settings.delayMs,
-  };
+  const perHostLimit = Number(env.FRONTIER_PER_HOST_LIMIT || 1);
+  const perIpLimit = Number(env.FRONTIER_PER_IP_LIMIT || 8);
   for (const shape of settings.shapes) {
     // A web of its own for each shape: its counts are that crawl's alone.
     const web = await ScaleWebProcess.start({
@@ -60,7 +76,7 @@ export async function runScale(settings: ScaleSettings, log: (line: string) => v
     try {
       const run = shape === 'embedded' ? await runEmbeddedScale(web, settings, log) : await runDistributedScale(web, settings, log);
       runs.push(run);
-      const shapeChecks = scaleChecks(run, limits);
+      const shapeChecks = scaleChecks(run, { perHostLimit, perIpLimit, perSharedAddress: perSharedAddressLimit(settings, env, shape), delayMs: settings.delayMs });
       checks.push(...shapeChecks);
       for (const c of shapeChecks) log(`${c.pass ? 'PASS' : 'FAIL'} ${shape}: ${c.name} — ${c.detail}`);
     } catch (error) {

@@ -23,7 +23,7 @@ const PACE_KEPT = 0.9;
  * lost, nothing fetched twice beyond what was in flight at a kill, robots.txt and politeness kept (all
  * counted by the web), the control plane quick.
  */
-export function scaleChecks(run: ShapeRun, limits: { perHostLimit: number; perIpLimit: number; delayMs: number }): ScaleCheck[] {
+export function scaleChecks(run: ShapeRun, limits: { perHostLimit: number; perIpLimit: number; perSharedAddress: number; delayMs: number }): ScaleCheck[] {
   const checks: ScaleCheck[] = [];
   const check = (name: string, pass: boolean, detail: string) => checks.push({ shape: run.shape, name, pass, detail });
   const w = run.web;
@@ -91,11 +91,10 @@ export function scaleChecks(run: ShapeRun, limits: { perHostLimit: number; perIp
     w.maxInFlightPerHost <= limits.perHostLimit && w.tooClose === 0 && (w.minCrawlDelayIntervalMs === null || w.minCrawlDelayIntervalMs >= 1000),
     `max ${w.maxInFlightPerHost} in flight (limit ${limits.perHostLimit}); ${w.tooClose} starts closer than the delay (${limits.delayMs} ms); shortest ${w.minIntervalMs} ms, ${w.minCrawlDelayIntervalMs} ms on Crawl-delay hosts`,
   );
-  const perAddress = Math.max(w.maxInFlightPerSharedAddress, w.maxInFlightPerOwnAddress);
   check(
-    'politeness per address: in flight ≤ the per-IP limit',
-    perAddress <= limits.perIpLimit,
-    `max ${w.maxInFlightPerSharedAddress} on a shared address, ${w.maxInFlightPerOwnAddress} on an own one (limit ${limits.perIpLimit})`,
+    'politeness per address: in flight ≤ the per-IP limit (grown by the domains on a shared address)',
+    w.maxInFlightPerSharedAddress <= limits.perSharedAddress && w.maxInFlightPerOwnAddress <= limits.perIpLimit,
+    `max ${w.maxInFlightPerSharedAddress} on a shared address (limit ${limits.perSharedAddress}), ${w.maxInFlightPerOwnAddress} on an own one (limit ${limits.perIpLimit})`,
   );
 
   const slowest = slowestEndpoints(samples);
