@@ -72,7 +72,12 @@ async function main() {
   clearInterval(timer);
   const seconds = (performance.now() - started) / 1000;
   const summary = code === 0 || code === 4 ? JSON.parse(stdout) : undefined;
-  const probes = existsSync(probeFile) ? readFileSync(probeFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+  const probes = existsSync(probeFile)
+    ? readFileSync(probeFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+    : [];
   // Each /proc sample takes the V8 figures of the probe line nearest in time.
   for (const s of samples) {
     const at = started + s.seconds * 1000 + performance.timeOrigin;
@@ -82,7 +87,8 @@ async function main() {
   const observed = await web.observe(true);
   await web.close();
   const at = (fraction: number) => samples.find((s) => s.pages >= observed.pages * fraction) ?? samples[samples.length - 1];
-  const end = samples[samples.length - 1];
+  // The last page's moment, not the last sample: the process shutting down frees what it held.
+  const end = at(1);
   const at20 = at(0.2);
   const result = {
     command: `MEMORY_HOSTS=${HOSTS} MEMORY_PAGES_PER_HOST=${PAGES_PER_HOST} MEMORY_PAGE_KB=${PAGE_KB} npm run bench:embedded-memory`,
@@ -92,6 +98,7 @@ async function main() {
     pagesPerSecond: observed.pages / seconds,
     at: Object.fromEntries([0.2, 0.4, 0.6, 0.8].map((f) => [`${f * 100}%`, at(f)]).concat([['100%', end]])),
     rssRatio: end.rss / at20.rss,
+    peakRss: Math.max(...samples.map((s) => s.rss)),
     rssBytesPerPage: (end.rss - at20.rss) / Math.max(1, end.pages - at20.pages),
     heapBytesPerPage: ((end.heapUsed ?? 0) - (at20.heapUsed ?? 0)) / Math.max(1, end.pages - at20.pages),
     summary: summary && { fetched: summary.fetched, stored: summary.stored, stopped: summary.stopped, left: summary.left },
@@ -99,7 +106,9 @@ async function main() {
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(join(RESULTS, 'embedded-memory.json'), `${JSON.stringify({ ...result, samples }, null, 2)}\n`);
   console.log(JSON.stringify(result, null, 2));
-  if (SNAPSHOTS) for (const name of readdirSync(SNAPSHOTS)) if (name.endsWith('.heapsnapshot') && !name.startsWith('at-')) renameSync(join(SNAPSHOTS, name), join(SNAPSHOTS, `at-${name}`));
+  if (SNAPSHOTS)
+    for (const name of readdirSync(SNAPSHOTS))
+      if (name.endsWith('.heapsnapshot') && !name.startsWith('at-')) renameSync(join(SNAPSHOTS, name), join(SNAPSHOTS, `at-${name}`));
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -13,7 +13,14 @@ if (file && isMainThread) {
   const probe = () => {
     const heap = getHeapStatistics();
     const usage = process.memoryUsage();
-    const line = { at: Date.now(), rss: usage.rss, heapUsed: heap.used_heap_size, heapTotal: heap.total_heap_size, external: usage.external, arrayBuffers: usage.arrayBuffers };
+    const line = {
+      at: Date.now(),
+      rss: usage.rss,
+      heapUsed: heap.used_heap_size,
+      heapTotal: heap.total_heap_size,
+      external: usage.external,
+      arrayBuffers: usage.arrayBuffers,
+    };
     appendFileSync(file, `${JSON.stringify(line)}\n`);
   };
   setInterval(probe, Number(process.env.MEMORY_PROBE_MS || 1000)).unref();
