@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CrawlerConfig } from '@crawler/config';
 import {
@@ -10,7 +11,7 @@ import {
   PageStore,
   SegmentedPageStore,
 } from '@crawler/content-store';
-import { createRedisFrontierStore, FrontierStore, MemoryFrontierStore } from '@crawler/frontier-store';
+import { createRedisFrontierStore, FrontierSpill, FrontierStore, MemoryFrontierStore } from '@crawler/frontier-store';
 import { BullmqQueueTransport, MemoryQueueTransport, QueueTransport } from '@crawler/queue';
 import { BatchingRecordsStore, FileRecordsStore, PostgresRecordsStore, RecordsStore, RedisRecordsStore } from '@crawler/records';
 import { hashBucketsFor, MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
@@ -54,7 +55,10 @@ export async function createRecordsStore(config: CrawlerConfig, state: StateStor
   return config.redisUrl ? new RedisRecordsStore({ state, buckets: hashBucketsFor(config.redisUrl) }) : new FileRecordsStore(join(config.dataDir, 'records'));
 }
 
-/** The frontier's queues and heap: in Redis (shared, durable; sharded on a cluster) or in memory. */
+/**
+ * The frontier's queues and heap: in Redis (shared, durable; sharded on a cluster) or in memory, the queued URLs
+ * beyond FRONTIER_SPILL_CHUNK_ITEMS a queue in a file under the data dir.
+ */
 export function createFrontierStore(config: CrawlerConfig, onError?: (error: Error) => void): FrontierStore {
   const f = config.frontier;
   const options = {
@@ -69,7 +73,12 @@ export function createFrontierStore(config: CrawlerConfig, onError?: (error: Err
   };
   return config.redisUrl
     ? createRedisFrontierStore({ url: config.redisUrl, prefix: `${config.prefix}:frontier`, shards: f.shards, onError }, options)
-    : new MemoryFrontierStore(options);
+    : new MemoryFrontierStore(options, f.spillChunkItems > 0 ? spillUnder(config.dataDir, f.spillChunkItems) : undefined);
+}
+
+function spillUnder(dataDir: string, chunkItems: number): FrontierSpill {
+  mkdirSync(join(dataDir, 'frontier'), { recursive: true });
+  return { file: join(dataDir, 'frontier', 'queued.spill'), chunkItems };
 }
 
 /** S3 when configured, otherwise a directory under the data dir. */
