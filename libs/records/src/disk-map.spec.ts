@@ -51,10 +51,18 @@ describe('DiskMap', () => {
     expect([map.get(a), map.get(b), map.size]).toEqual(['first', 'second', 2]);
   });
 
-  it('keeps its values in its file, one JSON line each, and starts empty on a file written before', () => {
+  it('reads a value larger than its write block, and values written out or not yet', () => {
+    const large = 'x'.repeat(100_000);
+    map.set('small', 1);
+    map.set('large', large);
+    map.set('after', 2);
+    expect([map.get('small'), map.get('large'), map.get('after')]).toEqual([1, large, 2]);
+  });
+
+  it('keeps its values in its file, one JSON line each, written out when closed, and starts empty on a file written before', () => {
     map.set('a', { x: 1 });
-    expect(readFileSync(map.path, 'utf8')).toBe('["a",{"x":1}]\n');
     map.close();
+    expect(readFileSync(map.path, 'utf8')).toBe('["a",{"x":1}]\n');
     map = new DiskMap(join(dir, 'map.jsonl'));
     expect(map.get('a')).toBeUndefined();
     expect(readFileSync(map.path, 'utf8')).toBe('');
