@@ -472,6 +472,14 @@ export const CrawlerConfigSchema = z.object({
      */
     maxQueued: int(0).default(0).meta({ env: 'FRONTIER_MAX_QUEUED' }),
     /**
+     * The embedded crawl without Redis: URLs a frontier queue (each front queue, each host's back queue) keeps in
+     * memory at either end; the rest wait in `<--out>/frontier/queued.spill`, read back a chunk of this many at a
+     * time, so the process's memory does not grow with the URLs queued (docs/frontier.md, "Embedded: queued URLs
+     * on disk"). 0 keeps them all in memory.
+     * @defaultValue 256
+     */
+    spillChunkItems: int(0).default(256).meta({ env: 'FRONTIER_SPILL_CHUNK_ITEMS' }),
+    /**
      * Politeness audit entries kept per host, in Redis (two a fetch: its dispatch and its outcome; `GET /hosts/:host`
      * shows them). Kept short because it costs Redis memory for every host (≈ 150 B an entry); the fetch log keeps
      * the whole history on disk.

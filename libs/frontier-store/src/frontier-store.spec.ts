@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Redis from 'ioredis';
 import { createRedis, type RedisClient } from '@crawler/redis';
 import { CONTRACT_OPTIONS, frontierStoreContract } from './frontier-store.contract';
@@ -34,6 +37,13 @@ const sharded = (url: string, shards: number) => async (options?: Partial<Fronti
 };
 
 frontierStoreContract('memory', async (options) => new MemoryFrontierStore({ ...CONTRACT_OPTIONS, ...options }));
+
+// Two items a queue in memory at either end: nearly every queued URL of the contract goes through the spill file.
+frontierStoreContract(
+  'memory, spilling to a file',
+  async (options) =>
+    new MemoryFrontierStore({ ...CONTRACT_OPTIONS, ...options }, { file: join(mkdtempSync(join(tmpdir(), 'frontier-spill-')), 'queued.spill'), chunkItems: 2 }),
+);
 
 frontierStoreContract('redis', async (options) => clearedOnClose(new RedisFrontierStore({ url: REDIS_URL, prefix: newPrefix() }, { ...CONTRACT_OPTIONS, ...options })));
 

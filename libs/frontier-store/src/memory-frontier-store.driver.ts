@@ -1,5 +1,6 @@
 import { Deque } from './deque';
 import { DueHeap } from './due-heap';
+import { SpillFile, SpillingQueue } from './spilling-queue';
 import { BATCH_MEMORY_MS } from './frontier-store';
 import { PerIpAllowance, type IpRangeRule } from './per-ip-allowance';
 import type {
@@ -70,13 +71,23 @@ function byteOrder(a: string, b: string): number {
 /** Items routed per call at most, so that one call cannot stall the frontier. */
 const ROUTE_BATCH = 20_000;
 
+/** Where the queued URLs beyond each queue's memory go (the embedded crawl's `--out/frontier`). */
+export interface FrontierSpill {
+  /** The spill file (created empty, or emptied). */
+  file: string;
+  /** Items a queue keeps in memory at either end, at most: FRONTIER_MEMORY_CHUNK_ITEMS. */
+  chunkItems: number;
+}
+
 /**
- * The embedded frontier: the same algorithm as the Redis driver's Lua scripts, in process memory. The
- * contract suite runs against both, so the two cannot drift apart.
+ * The embedded frontier: the same algorithm as the Redis driver's Lua scripts, in process memory, its queued
+ * URLs beyond a bounded number per queue spilled to a file when given one. The contract suite runs against
+ * both drivers, so the two cannot drift apart.
  */
 export class MemoryFrontierStore implements FrontierShard {
-  private readonly front: Deque<Routed>[];
-  private readonly back = new Map<number, Deque<string>>();
+  private readonly front: SpillingQueue<Routed>[];
+  private readonly back = new Map<number, SpillingQueue<string>>();
+  private readonly spillFile?: SpillFile;
   private readonly hostOf = new Map<number, string>();
   private readonly queueOf = new Map<string, number>();
   private readonly heap = new DueHeap();
@@ -96,8 +107,12 @@ export class MemoryFrontierStore implements FrontierShard {
   private fetched = 0;
   private leaseSeq = 0;
 
-  constructor(private readonly options: FrontierStoreOptions) {
-    this.front = Array.from({ length: options.frontQueues }, () => new Deque<Routed>());
+  constructor(
+    private readonly options: FrontierStoreOptions,
+    private readonly spill?: FrontierSpill,
+  ) {
+    this.spillFile = spill && new SpillFile(spill.file);
+    this.front = Array.from({ length: options.frontQueues }, () => this.newQueue<Routed>());
     this.allowance = new PerIpAllowance(options);
     for (let j = 0; j < options.backQueues; j++) this.free.push(j);
   }
@@ -159,7 +174,7 @@ export class MemoryFrontierStore implements FrontierShard {
       if (h.inFlight >= perHostLimit) continue; // a completion puts it back
       if (h.budget !== undefined && h.fetched + h.inFlight >= h.budget) {
         this.size -= queue.length;
-        this.back.set(j, new Deque());
+        queue.clear();
         if (h.inFlight === 0) this.release(j, host, now);
         continue;
       }
@@ -339,9 +354,10 @@ export class MemoryFrontierStore implements FrontierShard {
     h.budget = h.fetched + h.inFlight;
     const j = this.queueOf.get(host);
     if (j === undefined) return 0;
-    const dropped = this.back.get(j)!.length;
+    const queue = this.back.get(j)!;
+    const dropped = queue.length;
     this.size -= dropped;
-    this.back.set(j, new Deque());
+    queue.clear();
     this.heap.delete(j);
     if (h.inFlight === 0) this.release(j, host, now);
     return dropped;
@@ -382,7 +398,13 @@ export class MemoryFrontierStore implements FrontierShard {
     throw new Error('MemoryFrontierStore.clear: make a new store instead');
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.spillFile?.close();
+  }
+
+  private newQueue<T>(): SpillingQueue<T> {
+    return new SpillingQueue<T>(this.spillFile, this.spill?.chunkItems ?? Infinity);
+  }
 
   private finish(leaseId: string, completion: Completion, now: number): boolean {
     const lease = this.leases.get(leaseId);
@@ -428,7 +450,7 @@ export class MemoryFrontierStore implements FrontierShard {
         this.queueOf.set(host, j);
         this.known.add(host);
         this.hostOf.set(j, host);
-        this.back.set(j, new Deque());
+        this.back.set(j, this.newQueue<string>());
         this.back.get(j)!.push(item);
         this.heap.set(j, Math.max(now, h.next, h.blockedUntil ?? 0));
         continue;
@@ -458,6 +480,7 @@ export class MemoryFrontierStore implements FrontierShard {
   }
 
   private release(j: number, host: string, now: number): void {
+    this.back.get(j)?.clear();
     this.queueOf.delete(host);
     this.hostOf.delete(j);
     this.back.delete(j);

@@ -2,6 +2,10 @@ import { Client } from 'pg';
 import { hashBucketsFor, MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 import { createDatabase, dropDatabase, dropSchema, POSTGRES_URL, uniqueSchema } from './postgres-test-database';
 import { migrateRecords } from './postgres-migrate';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileRecordsStore } from './file-records.driver';
 import { MemoryRecordsStore } from './memory-records.driver';
 import { PostgresRecordsStore, RecordsSettingError } from './postgres-records.driver';
 import { RedisRecordsStore } from './redis-records.driver';
@@ -12,6 +16,13 @@ const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.
 const uniquePrefix = () => `t18r-records-${process.pid}-${Math.random().toString(36).slice(2)}`;
 
 recordsStoreContract('memory', async () => new MemoryRecordsStore());
+
+let filesDir: string;
+recordsStoreContract(
+  'files',
+  async (crawl) => new FileRecordsStore(join(crawl ? filesDir : (filesDir = mkdtempSync(join(tmpdir(), 'records-'))), crawl ?? 'records')),
+  async () => rmSync(filesDir, { recursive: true, force: true }),
+);
 
 /** A Redis records store over its own state store (another crawl's under its own prefix), cleared and closed after the test. */
 function onRedis(url: string): [(crawl?: string) => Promise<RedisRecordsStore>, () => Promise<void>] {

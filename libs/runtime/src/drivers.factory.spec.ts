@@ -1,6 +1,9 @@
 import { loadConfig } from '@crawler/config';
 import { Client } from 'pg';
-import { BatchingRecordsStore, MemoryRecordsStore, RecordsSettingError, RedisRecordsStore } from '@crawler/records';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BatchingRecordsStore, FileRecordsStore, RecordsSettingError, RedisRecordsStore } from '@crawler/records';
 import { createDatabase, dropDatabase } from '@crawler/records/testing';
 import { MemoryStateStore } from '@crawler/state';
 import { createRecordsStore } from './drivers.factory';
@@ -9,8 +12,17 @@ import { checkRecords } from './records-check';
 describe('createRecordsStore', () => {
   const state = new MemoryStateStore();
 
-  it('keeps the records in memory when nothing is configured, in the Redis hashes with REDIS_URL', async () => {
-    expect(await createRecordsStore(loadConfig({}), state)).toBeInstanceOf(MemoryRecordsStore);
+  it('keeps the records in files under the data dir when nothing is configured (not in memory: they grow with every page), in the Redis hashes with REDIS_URL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'factory-'));
+    try {
+      const files = await createRecordsStore(loadConfig({ CRAWLER_DATA_DIR: dir }), state);
+      expect(files).toBeInstanceOf(FileRecordsStore);
+      await files.recordPages([{ url: 'http://a.test/', fetchedAt: '2026-01-01T00:00:00.000Z', status: 200, contentKey: 'k', contentHash: 'h' }]);
+      await files.close();
+      expect(existsSync(join(dir, 'records', 'pages.jsonl'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(await createRecordsStore(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }), state)).toBeInstanceOf(RedisRecordsStore);
   });
 

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CrawlerConfig } from '@crawler/config';
 import {
@@ -10,9 +11,9 @@ import {
   PageStore,
   SegmentedPageStore,
 } from '@crawler/content-store';
-import { createRedisFrontierStore, FrontierStore, MemoryFrontierStore } from '@crawler/frontier-store';
+import { createRedisFrontierStore, FrontierSpill, FrontierStore, MemoryFrontierStore } from '@crawler/frontier-store';
 import { BullmqQueueTransport, MemoryQueueTransport, QueueTransport } from '@crawler/queue';
-import { BatchingRecordsStore, MemoryRecordsStore, PostgresRecordsStore, RecordsStore, RedisRecordsStore } from '@crawler/records';
+import { BatchingRecordsStore, FileRecordsStore, PostgresRecordsStore, RecordsStore, RedisRecordsStore } from '@crawler/records';
 import { hashBucketsFor, MemoryStateStore, RedisStateStore, StateStore } from '@crawler/state';
 
 /** Redis when configured (distributed, durable), otherwise in-process memory (embedded). */
@@ -40,7 +41,8 @@ export function createStateStore(config: CrawlerConfig, onError?: (error: Error)
 /**
  * The per-page records: PostgreSQL when RECORDS_URL is set, in the schema CRAWLER_PREFIX names (connected and
  * migrated here: a database that cannot be reached or migrated rejects with RecordsSettingError), else the state
- * store's Redis hashes when REDIS_URL is, else memory. Only PostgreSQL's calls are batched across jobs
+ * store's Redis hashes when REDIS_URL is, else files under the data dir (the embedded crawl's `--out`: a record a
+ * page in memory would grow the process with every page). Only PostgreSQL's calls are batched across jobs
  * (RECORDS_BATCH_LINGER_MS, RECORDS_BATCH_MAX): memory has no round trip to save, and Redis answers a page's few
  * commands in well under a millisecond.
  */
@@ -50,10 +52,13 @@ export async function createRecordsStore(config: CrawlerConfig, state: StateStor
     const postgres = await PostgresRecordsStore.open({ url: config.recordsUrl, schema: config.prefix, poolSize: config.recordsPoolSize });
     return new BatchingRecordsStore(postgres, { lingerMs: config.recordsBatchLingerMs, maxItems: config.recordsBatchMax });
   }
-  return config.redisUrl ? new RedisRecordsStore({ state, buckets: hashBucketsFor(config.redisUrl) }) : new MemoryRecordsStore();
+  return config.redisUrl ? new RedisRecordsStore({ state, buckets: hashBucketsFor(config.redisUrl) }) : new FileRecordsStore(join(config.dataDir, 'records'));
 }
 
-/** The frontier's queues and heap: in Redis (shared, durable; sharded on a cluster) or in memory. */
+/**
+ * The frontier's queues and heap: in Redis (shared, durable; sharded on a cluster) or in memory, the queued URLs
+ * beyond FRONTIER_SPILL_CHUNK_ITEMS a queue in a file under the data dir.
+ */
 export function createFrontierStore(config: CrawlerConfig, onError?: (error: Error) => void): FrontierStore {
   const f = config.frontier;
   const options = {
@@ -72,7 +77,12 @@ export function createFrontierStore(config: CrawlerConfig, onError?: (error: Err
   };
   return config.redisUrl
     ? createRedisFrontierStore({ url: config.redisUrl, prefix: `${config.prefix}:frontier`, shards: f.shards, onError }, options)
-    : new MemoryFrontierStore(options);
+    : new MemoryFrontierStore(options, f.spillChunkItems > 0 ? spillUnder(config.dataDir, f.spillChunkItems) : undefined);
+}
+
+function spillUnder(dataDir: string, chunkItems: number): FrontierSpill {
+  mkdirSync(join(dataDir, 'frontier'), { recursive: true });
+  return { file: join(dataDir, 'frontier', 'queued.spill'), chunkItems };
 }
 
 /** S3 when configured, otherwise a directory under the data dir. */

@@ -13,6 +13,8 @@ type Entry =
   | { type: 'bits'; value: Uint8Array };
 type Value<T extends Entry['type']> = Extract<Entry, { type: T }>['value'];
 
+/** How often keys past their expiry are looked for and dropped (a write with an expiry sets it off). */
+export const MEMORY_EXPIRY_SWEEP_MS = 1000;
 const MAX_BIT_OFFSET = 2 ** 32 - 1;
 const MAX_BITMAP_BYTES = 2 ** 29;
 
@@ -21,17 +23,45 @@ class Keyspace {
   readonly entries = new Map<string, Entry>();
   /** Queues marked active (see `queuePush`). */
   readonly active = new Set<string>();
+  /**
+   * The keys that expire, and when. Checked on read alone, a key written once and never read again (a
+   * downloader's lease claim) would stay for ever: one key a page. So, as Redis does, they are also swept.
+   */
+  private readonly expiring = new Map<string, number>();
+  private sweptAt = 0;
 
   find<T extends Entry['type']>(key: string, type: T): Extract<Entry, { type: T }> | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     // Expiry is checked on read: an expired key is simply gone.
     if (entry.type === 'string' && entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
-      this.entries.delete(key);
+      this.delete(key);
       return undefined;
     }
     if (entry.type !== type) throw new Error(`WRONGTYPE ${key} holds a ${entry.type}, not a ${type}`);
     return entry as Extract<Entry, { type: T }>;
+  }
+
+  setString(key: string, value: string, expiresAt: number | undefined): void {
+    this.entries.set(key, { type: 'string', value, expiresAt });
+    if (expiresAt === undefined) {
+      this.expiring.delete(key);
+      return;
+    }
+    this.expiring.set(key, expiresAt);
+    this.sweep(Date.now());
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+    this.expiring.delete(key);
+  }
+
+  /** Drops the keys past their expiry, at most once per MEMORY_EXPIRY_SWEEP_MS: a pass costs one look per expiring key. */
+  private sweep(now: number): void {
+    if (now - this.sweptAt < MEMORY_EXPIRY_SWEEP_MS) return;
+    this.sweptAt = now;
+    for (const [key, expiresAt] of this.expiring) if (expiresAt <= now) this.delete(key);
   }
 
   /** The key's value, created empty when absent. */
@@ -65,19 +95,18 @@ export class MemoryStateStore implements StateStore {
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
-    const expiresAt = ttlMs === undefined ? undefined : Date.now() + ttlMs;
-    this.keyspace.entries.set(this.key(key), { type: 'string', value, expiresAt });
+    this.keyspace.setString(this.key(key), value, ttlMs === undefined ? undefined : Date.now() + ttlMs);
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     // No await between the test and the set: atomic, as in Redis.
     if (this.keyspace.find(this.key(key), 'string')) return false;
-    this.keyspace.entries.set(this.key(key), { type: 'string', value, expiresAt: Date.now() + ttlMs });
+    this.keyspace.setString(this.key(key), value, Date.now() + ttlMs);
     return true;
   }
 
   async del(key: string): Promise<void> {
-    this.keyspace.entries.delete(this.key(key));
+    this.keyspace.delete(this.key(key));
     this.keyspace.active.delete(this.key(key));
   }
 
@@ -85,7 +114,7 @@ export class MemoryStateStore implements StateStore {
     const entry = this.keyspace.find(this.key(key), 'string');
     const next = parseInteger(entry?.value ?? '0') + by;
     // Like INCRBY, the key keeps its expiry.
-    this.keyspace.entries.set(this.key(key), { type: 'string', value: String(next), expiresAt: entry?.expiresAt });
+    this.keyspace.setString(this.key(key), String(next), entry?.expiresAt);
     return next;
   }
 
@@ -155,7 +184,7 @@ export class MemoryStateStore implements StateStore {
     const set = this.keyspace.find(this.key(key), 'set')?.value;
     if (!set) return 0;
     set.delete(member);
-    if (set.size === 0) this.keyspace.entries.delete(this.key(key));
+    if (set.size === 0) this.keyspace.delete(this.key(key));
     return set.size;
   }
 
@@ -201,7 +230,7 @@ export class MemoryStateStore implements StateStore {
     if (!list || list[0] !== item) return false;
     list.shift();
     // Redis drops empty lists; so do we, so `clear` and type checks agree across drivers.
-    if (list.length === 0) this.keyspace.entries.delete(k);
+    if (list.length === 0) this.keyspace.delete(k);
     return true;
   }
 
@@ -264,16 +293,16 @@ export class MemoryStateStore implements StateStore {
 
   async clear(): Promise<void> {
     const { entries, active } = this.keyspace;
-    if (!this.keyPrefix) {
-      entries.clear();
-      active.clear();
-      return;
-    }
-    for (const key of entries.keys()) if (key.startsWith(this.keyPrefix)) entries.delete(key);
+    for (const key of entries.keys()) if (key.startsWith(this.keyPrefix)) this.keyspace.delete(key);
     for (const key of active) if (key.startsWith(this.keyPrefix)) active.delete(key);
   }
 
   async close(): Promise<void> {}
+
+  /** Keys held, in every namespace (expired ones linger until read or swept): what this store's memory grows with. */
+  keyCount(): number {
+    return this.keyspace.entries.size;
+  }
 
   private key(key: string): string {
     return `${this.keyPrefix}${key}`;

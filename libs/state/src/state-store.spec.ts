@@ -1,6 +1,6 @@
 import { createRedis, isCluster, mastersOf, slotOf, type RedisClient } from '@crawler/redis';
 import { type Cluster, Redis } from 'ioredis';
-import { MemoryStateStore } from './memory-state.driver';
+import { MEMORY_EXPIRY_SWEEP_MS, MemoryStateStore } from './memory-state.driver';
 import { MANY_KEY_SCRIPTS, NOT_AUTO_PIPELINED, RedisStateStore } from './redis-state.driver';
 import { stateStoreContract } from './state-store.contract';
 
@@ -192,5 +192,22 @@ describe('RedisStateStore on a Redis Cluster', () => {
     await store.del('q');
     expect(await store.queuePush('q', ['c'])).toBe(true);
     expect(await store.queueHeadOrIdle('q')).toBe('c');
+  });
+});
+
+describe('MemoryStateStore', () => {
+  it('forgets keys whose expiry has passed even when nobody reads them again, as Redis does', async () => {
+    // The downloader's lease claims are written once and never read again: kept until read, the embedded
+    // crawl's memory grew by one key a page.
+    const store = new MemoryStateStore();
+    for (let i = 0; i < 1000; i++) await store.set(`claim:${i}`, 'downloader', 20);
+    await store.setIfAbsent('lease', 'x', 20);
+    await store.set('kept', 'for ever');
+    expect(store.keyCount()).toBe(1002);
+    await new Promise((r) => setTimeout(r, MEMORY_EXPIRY_SWEEP_MS + 50));
+    await store.set('later', 'y', 60_000);
+    expect(store.keyCount()).toBe(2);
+    expect(await store.get('kept')).toBe('for ever');
+    expect(await store.get('later')).toBe('y');
   });
 });
