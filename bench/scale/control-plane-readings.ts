@@ -5,7 +5,7 @@ const ENDPOINT_TIMEOUT_MS = 30_000;
 
 /**
  * The control plane's response time for what an operator asks of a large crawl: the status (the dashboard's
- * whole picture), the frontier's figures, one host, one URL's record, the URLs given up on, the dead letters and
+ * whole picture), the frontier's figures, the first page of the hosts list, one host, one URL's record, the URLs given up on, the dead letters and
  * the failed messages. Timed one after the other, the body read to its end; any answer below 500 counts
  * (a URL not yet fetched answers 404).
  */
@@ -13,6 +13,7 @@ export async function timeControlPlane(base: string, host: string, url: string):
   const paths: Record<string, string> = {
     status: '/status',
     frontier: '/frontier',
+    hosts: '/hosts?limit=100',
     host: `/hosts/${encodeURIComponent(host)}`,
     url: `/urls?url=${encodeURIComponent(url)}`,
     'failed-urls': '/failed-urls',

@@ -8,7 +8,7 @@ import type { ScaleWebProcess } from '../web/scale-web-process';
 import { probeNodeOptions } from './process-readings';
 import type { ShapeRun } from './scale-sample';
 import { ScaleSampler } from './scale-sampler';
-import { crawlerEnv, reclaimedOf, type ScaleSettings } from './scale-settings';
+import { crawlerEnv, journalFile, reclaimedOf, type ScaleSettings } from './scale-settings';
 import { watchCrawl } from './scale-watch';
 import { RedisReadings } from './store-readings';
 
@@ -54,6 +54,7 @@ export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleS
         storeDir: cluster.s3Directory,
         frontierMetrics: () => `http://127.0.0.1:${port('frontier')}/metrics`,
         controlPlane: () => cluster.control,
+        journal: journalFile(settings, 'distributed'),
       },
       probeDir,
     );

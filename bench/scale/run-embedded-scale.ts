@@ -10,7 +10,7 @@ import type { ScaleWebProcess } from '../web/scale-web-process';
 import { probeNodeOptions } from './process-readings';
 import type { ShapeRun } from './scale-sample';
 import { ScaleSampler } from './scale-sampler';
-import { crawlerEnv, reclaimedOf, type ScaleSettings } from './scale-settings';
+import { crawlerEnv, journalFile, reclaimedOf, type ScaleSettings } from './scale-settings';
 import { watchCrawl } from './scale-watch';
 import { RedisReadings } from './store-readings';
 
@@ -72,7 +72,11 @@ export async function runEmbeddedScale(web: ScaleWebProcess, settings: ScaleSett
   const redis = prefix ? new RedisReadings(settings.redisUrl, prefix) : undefined;
   log(`embedded: one process, pages in ${out}${prefix ? `, queues and state in ${settings.redisUrl} under ${prefix}` : ', queues and state in memory'}`);
   try {
-    const sampler = new ScaleSampler(web, { processes: () => [{ name: 'crawl', pid: child.pid }], redis, storeDir: out }, probeDir);
+    const sampler = new ScaleSampler(
+      web,
+      { processes: () => [{ name: 'crawl', pid: child.pid }], redis, storeDir: out, journal: journalFile(settings, 'embedded') },
+      probeDir,
+    );
     const { ended, resume } = await watchCrawl(web, sampler, {
       sampleMs: settings.sampleMs,
       timeoutMs: settings.timeoutMs,

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import type { ScaleWebProcess } from '../web/scale-web-process';
 import { frontierGauges, latenessQuantile, timeControlPlane } from './control-plane-readings';
 import { ProcessReadings } from './process-readings';
@@ -15,6 +16,8 @@ export interface SampleSources {
   frontierMetrics?(): string;
   /** The control plane's base URL. */
   controlPlane?(): string;
+  /** A file each sample is appended to as one JSON line as it is taken: a run cut short keeps its curve. */
+  journal?: string;
 }
 
 /** Takes a scale run's samples: the web's counts, every process, the stores, the frontier, the control plane. */
@@ -70,6 +73,7 @@ export class ScaleSampler {
       ...(controlPlane ? { controlPlane } : {}),
     };
     this.samples.push(sample);
+    if (s.journal) appendFileSync(s.journal, `${JSON.stringify(sample)}\n`);
     return sample;
   }
 }

@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ShapeName } from './scale-sample';
 
@@ -98,4 +99,12 @@ export function crawlerEnv(settings: ScaleSettings): Record<string, string> {
 /** Leases the crawler handed out again by design, from its totals (see ShapeRun.reclaimed). */
 export function reclaimedOf(totals: Record<string, number>): number {
   return (totals['frontier.leases-expired'] ?? 0) + (totals['frontier.ring-reclaimed'] ?? 0);
+}
+
+/** Where a shape's samples are appended as they are taken (`<out>/scale-<shape>.samples.jsonl`, started afresh). */
+export function journalFile(settings: Pick<ScaleSettings, 'out'>, shape: ShapeName): string {
+  mkdirSync(settings.out, { recursive: true });
+  const file = join(settings.out, `scale-${shape}.samples.jsonl`);
+  writeFileSync(file, '');
+  return file;
 }
