@@ -63,7 +63,9 @@ describe('bench:scale, reduced (both shapes)', () => {
       expect(last.pagesFetched).toBe(run.web.reachablePages);
       expect(Object.values(run.samples[1].processes).every((p) => p.rssBytes > 0)).toBe(true);
       // Each sample was also written down as it was taken, for a run cut short.
-      const journal = readFileSync(join(out, `scale-${run.shape}.samples.jsonl`), 'utf8').trim().split('\n');
+      const journal = readFileSync(join(out, `scale-${run.shape}.samples.jsonl`), 'utf8')
+        .trim()
+        .split('\n');
       expect(journal.map((line) => JSON.parse(line).pagesFetched)).toEqual(run.samples.map((s) => s.pagesFetched));
     }
     const distributed = results.runs[1];

@@ -8,7 +8,7 @@ import { ParsedPage, SCHEMA_VERSION } from '@crawler/contracts';
 import { FsContentStore } from '@crawler/content-store';
 import { collectKeys } from '@crawler/content-store/testing';
 import { contentHash } from '@crawler/html';
-import { MemoryRecordsStore } from '@crawler/records';
+import { FileRecordsStore } from '@crawler/records';
 import { WarcArchive } from './warc-archive.service';
 
 const dirs: string[] = [];
@@ -18,7 +18,7 @@ function setup(warc = true) {
   const dir = mkdtempSync(join(tmpdir(), 'warc-archive-spec-'));
   dirs.push(dir);
   const content = new FsContentStore(dir);
-  const archive = new WarcArchive(loadConfig({}, { 'storage.warc': warc }), content, new MemoryRecordsStore(), pino({ enabled: false }));
+  const archive = new WarcArchive(loadConfig({}, { 'storage.warc': warc }), content, new FileRecordsStore(join(dir, 'records')), pino({ enabled: false }));
   /** Closes the archive and reads back every record as [type, target URI, payload]. */
   const records = async () => {
     await archive.onApplicationShutdown();

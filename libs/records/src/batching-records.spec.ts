@@ -1,12 +1,21 @@
 import { Client } from 'pg';
 import { BatchingRecordsStore } from './batching-records.driver';
-import { MemoryRecordsStore } from './memory-records.driver';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileRecordsStore } from './file-records.driver';
 import { PostgresRecordsStore } from './postgres-records.driver';
 import { dropSchema, POSTGRES_URL, uniqueSchema } from './postgres-test-database';
 import type { ContentClaim, FetchedPage } from './records-store';
 import { recordsStoreContract } from './records-store.contract';
 
-recordsStoreContract('batching over memory', async () => new BatchingRecordsStore(new MemoryRecordsStore(), { lingerMs: 2, maxItems: 8 }));
+/** Every file store of this file, in a directory removed after it. */
+const filesDir = mkdtempSync(join(tmpdir(), 'batching-records-'));
+afterAll(() => rmSync(filesDir, { recursive: true, force: true }));
+let stores = 0;
+const fileStore = () => new FileRecordsStore(join(filesDir, String(++stores)));
+
+recordsStoreContract('batching over files', async () => new BatchingRecordsStore(fileStore(), { lingerMs: 2, maxItems: 8 }));
 
 let contractSchema: string;
 recordsStoreContract(
@@ -22,8 +31,13 @@ recordsStoreContract(
   },
 );
 
-/** The memory store, with the batches it was handed counted (and a failure to inject on demand). */
-class CountingMemoryStore extends MemoryRecordsStore {
+const opened: CountingStore[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await FileRecordsStore.prototype.close.call(store);
+});
+
+/** The file store, with the batches it was handed counted (and a failure to inject on demand). */
+class CountingStore extends FileRecordsStore {
   readonly batches: Record<string, number[]> = {};
   failNext: Error | null = null;
 
@@ -32,6 +46,11 @@ class CountingMemoryStore extends MemoryRecordsStore {
     const failure = this.failNext;
     this.failNext = null;
     if (failure) throw failure;
+  }
+
+  /** Closing the batching store closes this one: its files stay open until the test is done, so that it can still be read. */
+  override async close(): Promise<void> {
+    opened.push(this);
   }
 
   override async recordPages(pages: readonly FetchedPage[]): Promise<void> {
@@ -60,7 +79,7 @@ const page = (i: number): FetchedPage => ({
 
 describe('BatchingRecordsStore', () => {
   it('sends the calls of concurrent callers as one batch, and answers each its own results in its order', async () => {
-    const inner = new CountingMemoryStore();
+    const inner = new CountingStore(join(filesDir, String(++stores)));
     const store = new BatchingRecordsStore(inner, { lingerMs: 20, maxItems: 1000 });
     const owners = await Promise.all([
       store.claimContent([{ contentHash: 'x', url: 'http://a.test/' }]),
@@ -80,7 +99,7 @@ describe('BatchingRecordsStore', () => {
   });
 
   it('sends a batch as soon as it is full, without waiting out the linger', async () => {
-    const inner = new CountingMemoryStore();
+    const inner = new CountingStore(join(filesDir, String(++stores)));
     const store = new BatchingRecordsStore(inner, { lingerMs: 60_000, maxItems: 3 });
     const started = Date.now();
     await Promise.all([0, 1, 2].map((i) => store.recordPages([page(i)])));
@@ -93,7 +112,7 @@ describe('BatchingRecordsStore', () => {
   });
 
   it('sends what lingers after the linger, and what is waiting when closed', async () => {
-    const inner = new CountingMemoryStore();
+    const inner = new CountingStore(join(filesDir, String(++stores)));
     const store = new BatchingRecordsStore(inner, { lingerMs: 10, maxItems: 1000 });
     await Promise.all([store.recordPages([page(1)]), store.recordPages([page(2)])]);
     expect(inner.batches.recordPages).toEqual([2]);
@@ -106,7 +125,7 @@ describe('BatchingRecordsStore', () => {
   });
 
   it('with no linger, batches the calls of one turn of the event loop', async () => {
-    const inner = new CountingMemoryStore();
+    const inner = new CountingStore(join(filesDir, String(++stores)));
     const store = new BatchingRecordsStore(inner, { lingerMs: 0, maxItems: 1000 });
     await Promise.all([1, 2, 3].map((i) => store.recordPages([page(i)])));
     expect(inner.batches.recordPages).toEqual([3]);
@@ -114,7 +133,7 @@ describe('BatchingRecordsStore', () => {
   });
 
   it('rejects every caller of a batch that fails with its error, and sends the next batch afresh', async () => {
-    const inner = new CountingMemoryStore();
+    const inner = new CountingStore(join(filesDir, String(++stores)));
     const store = new BatchingRecordsStore(inner, { lingerMs: 5, maxItems: 1000 });
     inner.failNext = new Error('connection terminated');
     const answers = await Promise.allSettled([1, 2, 3].map((i) => store.recordPages([page(i)])));
@@ -129,9 +148,8 @@ describe('BatchingRecordsStore', () => {
 
 describe('BatchingRecordsStore, readiness', () => {
   it('answers a ping with the store under it, and has none where that store has none', async () => {
-    const memory = new MemoryRecordsStore();
-    expect(new BatchingRecordsStore(memory).ping).toBeUndefined();
-    const down = Object.assign(new MemoryRecordsStore(), { ping: () => Promise.reject(new Error('PostgreSQL is down')) });
+    expect(new BatchingRecordsStore(fileStore()).ping).toBeUndefined();
+    const down = Object.assign(fileStore(), { ping: () => Promise.reject(new Error('PostgreSQL is down')) });
     await expect(new BatchingRecordsStore(down).ping?.()).rejects.toThrow('PostgreSQL is down');
   });
 });

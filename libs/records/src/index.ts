@@ -1,5 +1,4 @@
 export * from './records-store';
-export * from './memory-records.driver';
 export * from './file-records.driver';
 export * from './redis-records.driver';
 export * from './postgres-records.driver';

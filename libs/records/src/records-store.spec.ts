@@ -6,7 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileRecordsStore } from './file-records.driver';
-import { MemoryRecordsStore } from './memory-records.driver';
 import { PostgresRecordsStore, RecordsSettingError } from './postgres-records.driver';
 import { RedisRecordsStore } from './redis-records.driver';
 import { recordsStoreContract } from './records-store.contract';
@@ -14,8 +13,6 @@ import { recordsStoreContract } from './records-store.contract';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const REDIS_CLUSTER_URL = process.env.REDIS_CLUSTER_URL || 'redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002';
 const uniquePrefix = () => `t18r-records-${process.pid}-${Math.random().toString(36).slice(2)}`;
-
-recordsStoreContract('memory', async () => new MemoryRecordsStore());
 
 let filesDir: string;
 recordsStoreContract(
