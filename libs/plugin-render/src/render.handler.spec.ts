@@ -105,7 +105,9 @@ describe('RenderPluginHandler (real Chromium)', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const port = (server.address() as AddressInfo).port;
-      const { handler, sent, staging, state, job } = await setup({}, { 'dns.allowCidrs': ['127.0.0.1/32'] });
+      // This is about names, not pacing or speed: no delay between the host's robots.txt and the script's request
+      // (the host's 2 s floor would eat most of a 3 s render), and time enough for a busy machine's Chromium.
+      const { handler, sent, staging, state, job } = await setup({ PLUGIN_RENDER_TIMEOUT_MS: '15000' }, { 'dns.allowCidrs': ['127.0.0.1/32'], 'frontier.minDelayMs': 0 });
       // As the DNS resolver service leaves an answer it looked up (DNS_SERVERS, say) for every process of the crawl.
       await state.namespace('dns').set('cached-only.test', JSON.stringify({ address: '127.0.0.1', ttlMs: 60_000, expiresAt: Date.now() + 60_000 }), 60_000);
       const page = await job(
