@@ -1,4 +1,5 @@
 import { baseQueue, InvalidMessageError, JobOf, QueueName, SCHEMA_VERSION, decodeJob } from '@crawler/contracts';
+import { EventLoopSlice } from './event-loop-slice';
 import { infrastructureCause, outageDelay, OutageState } from './infrastructure-error';
 import { assertJobId } from './job-id';
 import type { ConsumeOptions, FailedMessage, JobHandler, JobOptions, OutageRetries, QueueCounts, QueueTransport } from './queue-transport';
@@ -80,6 +81,7 @@ export class MemoryQueueTransport implements QueueTransport {
   private readonly outageMaxMs: number;
   private readonly outageBackoffMaxMs: number;
   /** No new deliveries; handlers still running may add jobs. */
+  private readonly slice = new EventLoopSlice();
   private stopping = false;
   private closed = false;
   private closing?: Promise<void>;
@@ -212,8 +214,9 @@ export class MemoryQueueTransport implements QueueTransport {
   }
 
   private async run(name: QueueName, q: MemoryQueue, consumer: Consumer, job: MemoryJob): Promise<void> {
-    // Start the handler on a fresh stack: a handler that adds jobs would otherwise recurse through pump().
-    await undefined;
+    // Start the handler on a fresh stack (a handler that adds jobs would otherwise recurse through pump()),
+    // and within the event loop's slice (a backlog would otherwise run in one turn of the loop).
+    await this.slice.next();
     try {
       let payload = job.payload as JobOf<QueueName>;
       try {

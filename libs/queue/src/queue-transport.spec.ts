@@ -112,6 +112,40 @@ describe('memory transport with maxWaiting', () => {
   });
 });
 
+describe('memory transport and the event loop', () => {
+  it('lets timers and I/O run between slices of a backlog instead of running it all in one turn of the loop', async () => {
+    const transport = new MemoryQueueTransport({ validate: false });
+    try {
+      const jobs = 2000;
+      for (let i = 0; i < jobs; i++) await transport.add(QueueName.FilterUrls, { v: 1, urls: [{ url: `http://h${i}.test/`, depth: 0, source: 'seed', hops: 0 }] });
+      let handled = 0;
+      let handledWhenTheLoopTurned = -1;
+      const turned = new Promise<void>((resolve) =>
+        setImmediate(() => {
+          handledWhenTheLoopTurned = handled;
+          resolve();
+        }),
+      );
+      await transport.consume(
+        QueueName.FilterUrls,
+        async () => {
+          // About 0.1 ms of work a job, the way a page's links keep a stage busy.
+          const until = performance.now() + 0.1;
+          while (performance.now() < until);
+          handled++;
+        },
+        { concurrency: 4 },
+      );
+      await turned;
+      while (handled < jobs) await new Promise((r) => setImmediate(r));
+      expect(handledWhenTheLoopTurned).toBeGreaterThan(0);
+      expect(handledWhenTheLoopTurned).toBeLessThan(jobs / 4);
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
 describe('bullmq envelopes', () => {
   const prefix = `test-env-${process.pid}-${Math.random().toString(36).slice(2)}`;
   let transport: BullmqQueueTransport;
