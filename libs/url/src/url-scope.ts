@@ -24,9 +24,21 @@ export type Scope = 'host' | 'domain' | 'allowlist' | 'any';
  * `site-001.test`.
  */
 export function registrableDomain(hostname: string): string {
-  const host = hostname.toLowerCase().replace(/\.+$/, '');
-  return getDomain(host, { allowPrivateDomains: true }) ?? host;
+  let domain = knownDomains.get(hostname);
+  if (domain === undefined) {
+    const host = hostname.toLowerCase().replace(/\.+$/, '');
+    domain = getDomain(host, { allowPrivateDomains: true }) ?? host;
+    // Asked once a page and once a link about the same few thousand hosts: the suffix-list walk is
+    // remembered, and the memory forgotten whole when it reaches its bound rather than kept in order.
+    if (knownDomains.size >= KNOWN_DOMAINS_MAX) knownDomains.clear();
+    knownDomains.set(hostname, domain);
+  }
+  return domain;
 }
+
+/** Hostnames whose registrable domain registrableDomain remembers, at most. */
+const KNOWN_DOMAINS_MAX = 50_000;
+const knownDomains = new Map<string, string>();
 
 /** A URL object as is, a string parsed; null when it does not parse. */
 export function toUrl(url: URL | string): URL | null {
