@@ -23,7 +23,7 @@
  * SCALE_SEED (1), SCALE_TIMEOUT_S (86400, per shape), SCALE_BLOOM_URLS_PER_PAGE (5), SCALE_OUT (bench/results),
  * REDIS_URL, REDIS_CLUSTER_URL, POSTGRES_URL.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { CLUSTER_DEFAULT_SHARDS, PerIpAllowance } from '@crawler/frontier-store';
@@ -31,7 +31,7 @@ import { ScaleWebProcess } from './web/scale-web-process';
 import { runDistributedScale } from './scale/run-distributed-scale';
 import { runEmbeddedScale } from './scale/run-embedded-scale';
 import { scaleChecks, type ScaleCheck } from './scale/scale-checks';
-import { scaleChart, scaleMarkdown, type ScaleResults } from './scale/scale-report';
+import { mergeScaleResults, scaleChart, scaleMarkdown, type ScaleResults } from './scale/scale-report';
 import type { ShapeRun } from './scale/scale-sample';
 import { crawlerEnv, scaleSettings, type ScaleSettings } from './scale/scale-settings';
 
@@ -106,9 +106,16 @@ export function writeScaleResults(results: ScaleResults, out: string): void {
   writeFileSync(join(out, 'scale.svg'), scaleChart(results));
 }
 
+/** The results already in `out`, if any (see mergeScaleResults). */
+function earlierResults(out: string): ScaleResults | undefined {
+  const file = join(out, 'scale.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ScaleResults) : undefined;
+}
+
 async function main() {
   const settings = scaleSettings();
-  const results = await runScale(settings);
+  const { results, dropped } = mergeScaleResults(earlierResults(settings.out), await runScale(settings));
+  if (dropped) console.log(`${dropped}: replaced`);
   writeScaleResults(results, settings.out);
   const failed = results.checks.filter((c) => !c.pass);
   console.log(`\n${results.checks.length - failed.length} of ${results.checks.length} targets met; results in ${settings.out}/scale.{json,md,svg}`);

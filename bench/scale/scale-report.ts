@@ -11,6 +11,29 @@ export interface ScaleResults {
   checks: ScaleCheck[];
 }
 
+/**
+ * The results of a run of some shapes, over those of an earlier run of the same web and crawl settings in the
+ * same directory: a small machine runs one shape at a time (each takes most of an afternoon at 10⁶ pages),
+ * and the report shows both. A shape run now replaces its earlier run; an earlier run of other settings is
+ * dropped whole, with the reason returned.
+ */
+export function mergeScaleResults(earlier: ScaleResults | undefined, now: ScaleResults): { results: ScaleResults; dropped?: string } {
+  if (!earlier) return { results: now };
+  const { shapes: _a, ...earlierWeb } = earlier.settings;
+  const { shapes: _b, ...nowWeb } = now.settings;
+  if (JSON.stringify(earlierWeb) !== JSON.stringify(nowWeb)) return { results: now, dropped: `the earlier results (${earlier.at}) are of other settings` };
+  const kept = (shape: string) => !now.settings.shapes.includes(shape as ShapeRun['shape']);
+  const runs = [...earlier.runs.filter((r) => kept(r.shape)), ...now.runs];
+  return {
+    results: {
+      ...now,
+      settings: { ...now.settings, shapes: runs.map((r) => r.shape) },
+      runs,
+      checks: [...earlier.checks.filter((c) => kept(c.shape)), ...now.checks],
+    },
+  };
+}
+
 const mib = (b: number | null | undefined) => (b === null || b === undefined ? '—' : (b / 2 ** 20).toFixed(0));
 const perPage = (bytes: number | null | undefined, pages: number) => (bytes === null || bytes === undefined || !pages ? '—' : (bytes / pages).toFixed(0));
 

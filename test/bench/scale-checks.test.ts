@@ -1,6 +1,6 @@
 import { latenessQuantile } from '../../bench/scale/control-plane-readings';
 import { scaleChecks } from '../../bench/scale/scale-checks';
-import { scaleChart, scaleMarkdown, type ScaleResults } from '../../bench/scale/scale-report';
+import { mergeScaleResults, scaleChart, scaleMarkdown, type ScaleResults } from '../../bench/scale/scale-report';
 import type { ScaleSample, ShapeRun } from '../../bench/scale/scale-sample';
 import { scaleSettings } from '../../bench/scale/scale-settings';
 import type { ScaleObservation } from '../../bench/web/scale-web-observer';
@@ -164,6 +164,22 @@ describe('the scale report', () => {
     expect(md).toContain('| distributed | no lost URL: every reachable page requested | PASS |');
     expect(md).toContain('Per page at the end: PostgreSQL 100 B, bodies stored 9000 B, Redis (keys that do not expire) 50 B');
     expect(md.split('\n').filter((line) => /^\| \d+ \| \d+ \|/.test(line))).toHaveLength(r.samples.length);
+  });
+
+  it('keeps an earlier run of the other shape on the same settings, and drops one of other settings', () => {
+    const embedded: ShapeRun = { ...r, shape: 'embedded' };
+    const earlier: ScaleResults = { ...results, settings: { ...settings, shapes: ['embedded'] }, runs: [embedded], checks: scaleChecks(embedded, LIMITS) };
+    const now: ScaleResults = { ...results, settings: { ...settings, shapes: ['distributed'] } };
+    const merged = mergeScaleResults(earlier, now);
+    expect(merged.dropped).toBeUndefined();
+    expect(merged.results.runs.map((x) => x.shape)).toEqual(['embedded', 'distributed']);
+    expect(merged.results.settings.shapes).toEqual(['embedded', 'distributed']);
+    expect(new Set(merged.results.checks.map((c) => c.shape))).toEqual(new Set(['embedded', 'distributed']));
+    // The same shape again replaces its earlier run.
+    expect(mergeScaleResults(merged.results, now).results.runs.map((x) => x.shape)).toEqual(['embedded', 'distributed']);
+    const other = mergeScaleResults({ ...earlier, settings: { ...earlier.settings, delayMs: 2000 } }, now);
+    expect(other.dropped).toMatch(/other settings/);
+    expect(other.results.runs.map((x) => x.shape)).toEqual(['distributed']);
   });
 
   it('draws pages/s and RSS against pages fetched as an SVG of its own', () => {
