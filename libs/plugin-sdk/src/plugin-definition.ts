@@ -1,7 +1,9 @@
 import type { Provider, Type } from '@nestjs/common';
 import type { z } from 'zod';
-import { PLUGIN_NAME, PluginFetched, PluginManifest, PluginPage, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
-import type { PrioritizerFactory } from './plugin-prioritizer';
+import { PLUGIN_NAME, PluginFetched, PluginManifest, PluginPage, Prioritizer, pluginQueue, SCHEMA_VERSION } from '@crawler/contracts';
+import type { CrawlerConfig } from '@crawler/config';
+import type { Logger } from '@crawler/logging';
+import type { StateStore } from '@crawler/state';
 
 /** What a plugin claims (every field optional; see PluginManifest in libs/contracts for their meaning). */
 export interface PluginClaimsInput {
@@ -70,6 +72,21 @@ export interface PluginDefinition<C = Record<string, never>> {
   /** Jobs of its queue handled at once per process. @defaultValue 4 */
   readonly concurrency?: number | ((config: C) => number);
 }
+
+/** What a plugin's prioritizer is built with, in the frontier's process. */
+export interface PrioritizerContext<C> {
+  readonly name: string;
+  /** The plugin's validated settings. */
+  readonly config: C;
+  /** The crawler's settings, read-only. */
+  readonly crawler: CrawlerConfig;
+  /** The plugin's own state (the same keys as PluginContext.state): what its page hook learns, read here. */
+  readonly state: StateStore;
+  /** Logs, every line with `plugin: <name>`. */
+  readonly logger: Logger;
+}
+
+export type PrioritizerFactory<C> = (context: PrioritizerContext<C>) => Prioritizer;
 
 const DEFINITION = Symbol.for('crawler.plugin-definition');
 

@@ -6,21 +6,6 @@ import type { StateStore } from '@crawler/state';
 import { loadPluginConfig } from './plugin-config';
 import { findPlugin } from './plugin-loader';
 
-/** What a plugin's prioritizer is built with, in the frontier's process. */
-export interface PrioritizerContext<C> {
-  readonly name: string;
-  /** The plugin's validated settings. */
-  readonly config: C;
-  /** The crawler's settings, read-only. */
-  readonly crawler: CrawlerConfig;
-  /** The plugin's own state (the same keys as PluginContext.state): what its page hook learns, read here. */
-  readonly state: StateStore;
-  /** Logs, every line with `plugin: <name>`. */
-  readonly logger: Logger;
-}
-
-export type PrioritizerFactory<C> = (context: PrioritizerContext<C>) => Prioritizer;
-
 /** What the frontier's process gives the prioritizers of the plugins: its shared state store and its logger. */
 export interface PrioritizerHost {
   crawler: CrawlerConfig;
