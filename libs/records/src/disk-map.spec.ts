@@ -1,8 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { murmur3_32 } from '@crawler/murmur3';
 import { DiskMap } from './disk-map';
+
+// A collection before each reading of memory, so that only what is kept is counted.
+setFlagsFromString('--expose-gc');
 
 describe('DiskMap', () => {
   let dir: string;
@@ -58,6 +63,22 @@ describe('DiskMap', () => {
     map.set('after', 2);
     expect([map.get('small'), map.get('large'), map.get('after')]).toEqual([1, large, 2]);
   });
+
+  it('keeps nothing in memory that grows with its keys: the index is a file too', () => {
+    const gc = runInNewContext('gc') as () => void;
+    const external = () => {
+      gc();
+      return process.memoryUsage().arrayBuffers;
+    };
+    for (let i = 0; i < 1000; i++) map.set(`warm-${i}`, i);
+    const before = external();
+    for (let i = 0; i < 150_000; i++) map.set(`https://site-${i % 1000}.test/p/${i}`, { status: 200 });
+    // An index of 150,000 keys in memory takes about 6 MB (24–40 bytes a key); on disk, nothing.
+    expect(external() - before).toBeLessThan(2 * 2 ** 20);
+    expect(map.get('https://site-7.test/p/149007')).toEqual({ status: 200 });
+    expect(statSync(`${map.path}.index`).size).toBeGreaterThanOrEqual(2 * 151_000 * 16);
+    // 150,000 writes of a few syscalls each: seconds on a quiet machine, more on a busy one.
+  }, 90_000);
 
   it('keeps its values in its file, one JSON line each, written out when closed, and starts empty on a file written before', () => {
     map.set('a', { x: 1 });
