@@ -296,6 +296,32 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       for (const c of resolveTurns) await s.complete(c.leaseId, { nextAt: T, requeue: c.item, ip, site: siteOf(names.indexOf(c.host)) }, T);
     };
 
+    it('does not let a crowd of hosts held back by a busy address keep a host of its own address waiting', async () => {
+      const s = await store({ backQueues: 512, perIpLimit: 1, perIpIntervalMs: 0 });
+      const crowd = Array.from({ length: 300 }, (_, i) => `h${i}.site.test`);
+      await s.enqueue(
+        crowd.flatMap((host) => [item(host, 1), item(host, 2)]),
+        T,
+      );
+      // Each host is handed out once without an address (to be resolved). The one request among the claims
+      // holds 10.0.0.7 throughout: the other 299 wait for it, claim after claim.
+      let busy: { ip?: string } | undefined;
+      for (let turns = await claimAll(s); turns.length; turns = await claimAll(s))
+        for (const c of turns) {
+          if (c.ip !== undefined) busy = c;
+          else await s.complete(c.leaseId, { nextAt: T, requeue: c.item, ip: '10.0.0.7', site: 'site.test' }, T);
+        }
+      expect(busy?.ip).toBe('10.0.0.7');
+      await s.enqueue([item('own.site.test', 1), item('own.site.test', 2)], T);
+      const [own] = await claimAll(s);
+      expect(own.host).toBe('own.site.test');
+      await s.complete(own.leaseId, { nextAt: T + 1000, requeue: own.item, ip: '10.0.0.8', site: 'site.test' }, T);
+      const claimed: string[] = [];
+      for (let now = T + 50; now <= T + 1000; now += 50) claimed.push(...(await s.claim({ now, max: 1, leaseMs: 60_000 })).map((c) => c.host));
+      // The host on its own address is due at T + 1000, and a claim then hands it out.
+      expect(claimed).toEqual(['own.site.test']);
+    });
+
     it('holds an address of few domains to the base per-IP rule', async () => {
       const s = await store({ perIpLimit: 100, perIpIntervalMs: 1000, perIpDomainsPerStep: 4, perIpMaxScale: 8 });
       await onOneAddress(s, '10.0.0.9', 4, (i) => `d${i}.test`);

@@ -48,6 +48,21 @@ interface IpRecord {
   /** Distinct registrable domains reported on the address, up to PerIpAllowance.domainsKept. */
   domains: Set<string>;
   rule: IpRangeRule;
+  /** The next free waiting slot of the address (see waitSlot). */
+  wait: number;
+}
+
+/**
+ * When a host held back by its busy address is looked at again: the address's next free waiting slot at or
+ * after `earliest`, the slots one interval apart. Thousands of hosts behind one address wait in line for the
+ * pace it can be asked at, each looked at again about when its turn can come, instead of all of them every
+ * time the address might be free (a claim would otherwise pass over the same waiting hosts again and again,
+ * more of them the further a crawl of shared addresses gets). The schedule only ever defers a host.
+ */
+function waitSlot(ip: IpRecord, earliest: number, interval: number): number {
+  const slot = Math.max(earliest, ip.wait);
+  ip.wait = slot + Math.max(interval, 1);
+  return slot;
 }
 
 /** A turn taken at a host without a URL (takeTurn): what ending it undoes. */
@@ -182,11 +197,11 @@ export class MemoryFrontierStore implements FrontierShard {
       const scale = ip ? this.allowance.scale(ip.domains.size, ip.rule) : 1;
       const interval = scale === Infinity ? 0 : Math.floor(perIpIntervalMs / scale);
       if (ip && ip.inFlight >= perIpLimit * scale) {
-        this.heap.set(j, now + Math.max(interval, 50));
+        this.heap.set(j, waitSlot(ip, now + Math.max(interval, 50), interval));
         continue;
       }
       if (ip && ip.next > now) {
-        this.heap.set(j, ip.next);
+        this.heap.set(j, waitSlot(ip, ip.next, interval));
         continue;
       }
       const item = queue.shift();
@@ -508,7 +523,7 @@ export class MemoryFrontierStore implements FrontierShard {
 
   private ip(address: string): IpRecord {
     let ip = this.ips.get(address);
-    if (!ip) this.ips.set(address, (ip = { next: 0, inFlight: 0, domains: new Set(), rule: '' }));
+    if (!ip) this.ips.set(address, (ip = { next: 0, inFlight: 0, domains: new Set(), rule: '', wait: 0 }));
     return ip;
   }
 }

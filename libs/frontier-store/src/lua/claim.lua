@@ -40,12 +40,18 @@ while #out < max and guard < max * 4 + 100 do
     local interval = 0
     if ip then
       ipk = P..'ip:'..ip
-      local iv = redis.call('HMGET', ipk, 'next', 'inflight', 'dom', 'rule')
+      local iv = redis.call('HMGET', ipk, 'next', 'inflight', 'dom', 'rule', 'wait')
       local scale = ipScale(num(iv[3], 0), iv[4] or '')
       if scale then
         interval = math.floor(CFG.ipiv / scale)
         if num(iv[2], 0) >= CFG.ipk * scale then wait = now + math.max(interval, 50)
         elseif num(iv[1], 0) > now then wait = num(iv[1], 0) end
+      end
+      -- Held back by its address: looked at again at the address's next free waiting slot (waitSlot in the
+      -- memory driver), the slots one interval apart.
+      if wait then
+        wait = math.max(wait, num(iv[5], 0))
+        redis.call('HSET', ipk, 'wait', wait + math.max(interval, 1))
       end
     end
     if wait then

@@ -6,8 +6,9 @@
 -- Keys: f:<i> front lists ("host<TAB>item"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
 -- heap (zset j → due ms), free (list of idle j), lease (hash id → "j<TAB>host<TAB>ip<TAB>item"), leases (zset id →
 -- expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
--- inflight), audit:<host> (list), hosts (zset of every host given a back queue, all scored 0: read in name
--- order), size, fq (entries in the front queues), fetched, seq, init.
+-- inflight, wait: the next free waiting slot of a host held back by the address), audit:<host> (list),
+-- hosts (zset of every host given a back queue, all scored 0: read in name order), size, fq (entries in the
+-- front queues), fetched, seq, init.
 
 -- The per-IP allowance (PerIpAllowance, ipScale below) adds to ip:<ip> dom (distinct domains seen there) and rule
 -- ('' | 'cdn' | 'strict'), and keeps the domains in ipd:<ip> (a set, at most ipstep × ipmax of them).
