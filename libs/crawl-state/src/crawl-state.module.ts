@@ -7,6 +7,7 @@ import { HostsAside } from './hosts-aside.service';
 import { HubLinks } from './hub-links.service';
 import { PauseSwitch } from './pause-switch.service';
 import { PolitenessFloor } from './politeness-floor.service';
+import { SiteSettingsModule } from './site-settings.service';
 import { UnreachedHostsRegistry } from './unreached-hosts.service';
 
 /**
@@ -34,7 +35,8 @@ const RECORDS = [CrawlActivity, HostsAside, UnreachedHostsRegistry, FailedUrls, 
  * beside it: every record sits on its state store.
  */
 @Module({
+  imports: [SiteSettingsModule],
   providers: [...RECORDS, CrawlStateLifecycle],
-  exports: RECORDS,
+  exports: [...RECORDS, SiteSettingsModule],
 })
 export class CrawlStateModule {}

@@ -7,3 +7,4 @@ export * from './pause-switch.service';
 export * from './politeness-floor.service';
 export * from './completion-probe.service';
 export * from './hub-links.service';
+export * from './site-settings.service';

@@ -4,6 +4,8 @@ import { NOT_SUPPORTED_YET, SiteSettings, SiteSettingsSchema } from './site-sett
 export interface SiteRule {
   pattern: SitePattern;
   settings: SiteSettings;
+  /** `file:line:column` of its entry, for a rule read from a file. */
+  at?: string;
 }
 
 /** A host's settings, and the patterns that gave them (most specific first). */

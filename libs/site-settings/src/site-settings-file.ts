@@ -45,7 +45,7 @@ export function parseSiteSettingsFile(text: string, file: string): SiteRule[] {
       const twin = seen.get(parsedPattern.text);
       if (twin !== undefined) problems.push(`${where}: sites."${pattern}": the same hosts as "${twin}" (one entry per site)`);
       seen.set(parsedPattern.text, pattern);
-      if (parsed.success) rules.push({ pattern: parsedPattern, settings });
+      if (parsed.success) rules.push({ pattern: parsedPattern, settings, at: where });
     } catch (error) {
       problems.push(`${where}: sites."${pattern}": ${(error as Error).message}`);
     }
