@@ -1001,7 +1001,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     }
   }
   if (problems.length) throw new ConfigError(problems);
-  const config = result.data!;
+  const config: CrawlerConfig = result.data!;
   if (config.frontier.leaseMs <= config.downloader.totalTimeoutMs) {
     // A lease that can run out while its fetch is still allowed to run would let a second fetch of the host start.
     throw new ConfigError([`FRONTIER_LEASE_MS: must be longer than DOWNLOADER_TOTAL_TIMEOUT_MS (got ${config.frontier.leaseMs} ≤ ${config.downloader.totalTimeoutMs})`]);

@@ -1,7 +1,7 @@
 import { isMap, isScalar, LineCounter, Node, parseDocument } from 'yaml';
 import { parseSitePattern } from './site-pattern';
 import { describeIssue, SiteRule } from './site-rules';
-import { SiteSettingsFileSchema } from './site-settings.schema';
+import { SiteSettings, SiteSettingsFileSchema } from './site-settings.schema';
 
 /** A settings file that cannot be used: every problem, each with its line, column and field. */
 export class SiteSettingsFileError extends Error {
@@ -45,7 +45,7 @@ export function parseSiteSettingsFile(text: string, file: string): SiteRule[] {
       const twin = seen.get(parsedPattern.text);
       if (twin !== undefined) problems.push(`${where}: sites."${pattern}": the same hosts as "${twin}" (one entry per site)`);
       seen.set(parsedPattern.text, pattern);
-      if (parsed.success) rules.push({ pattern: parsedPattern, settings, at: where });
+      if (parsed.success) rules.push({ pattern: parsedPattern, settings: settings as SiteSettings, at: where });
     } catch (error) {
       problems.push(`${where}: sites."${pattern}": ${(error as Error).message}`);
     }
