@@ -366,6 +366,14 @@ export const CrawlerConfigSchema = z.object({
     delayMultiplier: z.coerce.number().min(0).max(100).default(2).meta({ env: 'FRONTIER_DELAY_MULTIPLIER' }),
     /** Stop dispatching after this many page fetches; 0 = no limit. @defaultValue 0 */
     maxPages: int(0).default(0).meta({ env: 'FRONTIER_MAX_PAGES' }),
+    /**
+     * Stop dispatching this long (ms) after the crawl's first dispatch (kept in the state store, so every replica
+     * stops together and a restarted frontier keeps the crawl's clock); 0 = no limit. Pages in flight then finish
+     * and their links are kept: raise it (or set 0) and restart the frontier to go on. The status says
+     * `frontier.time-limit`. The embedded crawl sets it from `--max-time` (CRAWL_MAX_TIME_MS), a clock per run.
+     * @defaultValue 0
+     */
+    maxTimeMs: ms.default(0).meta({ env: 'FRONTIER_MAX_TIME_MS' }),
     /** Recent response times averaged for the latency part of the delay. @defaultValue 5 */
     recentResponses: int(1).max(100).default(5).meta({ env: 'FRONTIER_RECENT_RESPONSES' }),
     /** Ceiling of the exponential backoff after 429/503 answers. @defaultValue 3600000 */

@@ -2,6 +2,7 @@ import { Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/commo
 import { LOGGER, Logger } from '@crawler/logging';
 import { CompletionProbe } from './completion-probe.service';
 import { CrawlActivity } from './crawl-activity.service';
+import { CrawlClock } from './crawl-clock.service';
 import { FailedUrls } from './failed-urls.service';
 import { HostsAside } from './hosts-aside.service';
 import { HubLinks } from './hub-links.service';
@@ -27,7 +28,7 @@ class CrawlStateLifecycle implements OnApplicationShutdown {
   }
 }
 
-const RECORDS = [CrawlActivity, HostsAside, UnreachedHostsRegistry, FailedUrls, PauseSwitch, PolitenessFloor, CompletionProbe, HubLinks];
+const RECORDS = [CrawlActivity, HostsAside, UnreachedHostsRegistry, FailedUrls, PauseSwitch, PolitenessFloor, CompletionProbe, HubLinks, CrawlClock];
 
 /**
  * The crawl-wide records kept in the state store, for the processes that write or read them (the frontier,

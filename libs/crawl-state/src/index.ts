@@ -8,3 +8,4 @@ export * from './politeness-floor.service';
 export * from './completion-probe.service';
 export * from './hub-links.service';
 export * from './site-settings.service';
+export * from './crawl-clock.service';
