@@ -69,7 +69,11 @@ describe('the embedded crawl with per-site settings (docs/crawl-config.md)', () 
     const pages = (host: string) => heard.filter((h) => h.host === host && h.path !== '/robots.txt');
 
     // docs.example.com: its own depth (no /cN, depth 3), within its own 20 pages; its agent and language, robots.txt asked as the crawler.
-    expect(pages('docs.example.com').map((h) => h.path).sort()).toEqual(['/', '/a1', '/a2', '/a3', '/a4', '/a5', '/b1', '/b2', '/b3', '/b4', '/b5']);
+    expect(
+      pages('docs.example.com')
+        .map((h) => h.path)
+        .sort(),
+    ).toEqual(['/', '/a1', '/a2', '/a3', '/a4', '/a5', '/b1', '/b2', '/b3', '/b4', '/b5']);
     expect(new Set(pages('docs.example.com').map((h) => `${h.agent} ${h.language}`))).toEqual(new Set(['ExampleDocsBot/1.0 (+https://example.org/bot) en']));
     const robots = heard.find((h) => h.host === 'docs.example.com' && h.path === '/robots.txt')!;
     expect(robots.agent).not.toMatch(/ExampleDocsBot/);

@@ -91,7 +91,10 @@ describe('control plane: per-site settings over HTTP', () => {
   });
 
   it('refuses bad settings with the field named, and a delay under the floor', async () => {
-    expect(await call('PUT', '/sites/a.test', { cookies: { s: '1' } })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^cookies: cookies is not supported yet/) } });
+    expect(await call('PUT', '/sites/a.test', { cookies: { s: '1' } })).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/^cookies: cookies is not supported yet/) },
+    });
     expect(await call('PUT', '/sites/a.test', { maxPages: 0 })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^maxPages: /) } });
     expect(await call('PUT', '/sites/a.test', { minDelayMs: 10 })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/FRONTIER_MIN_DELAY_MS/) } });
     expect(await call('PUT', '/sites/a%2Fb', {})).toMatchObject({ status: 400, body: { message: expect.stringMatching(/not a host name/) } });

@@ -57,7 +57,9 @@ export class SitesController {
     const delay = (body as { minDelayMs?: unknown } | null)?.minDelayMs;
     const { minDelayMs, allowDelayBelowMin } = this.config.frontier;
     if (typeof delay === 'number' && delay < minDelayMs && !allowDelayBelowMin) {
-      throw new Error(`minDelayMs: ${delay} ms is below the crawl-wide minimum of ${minDelayMs} ms (FRONTIER_MIN_DELAY_MS); a site may only raise the floor unless FRONTIER_ALLOW_DELAY_BELOW_MIN=true`);
+      throw new Error(
+        `minDelayMs: ${delay} ms is below the crawl-wide minimum of ${minDelayMs} ms (FRONTIER_MIN_DELAY_MS); a site may only raise the floor unless FRONTIER_ALLOW_DELAY_BELOW_MIN=true`,
+      );
     }
   }
 }

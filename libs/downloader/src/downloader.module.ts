@@ -6,5 +6,9 @@ import { DownloaderProcessor } from './downloader.processor';
 import { DownloaderService } from './downloader.service';
 import { RobotsService } from './robots.service';
 
-@Module({ imports: [PluginHostModule, SiteSettingsModule], providers: [RobotsService, DownloaderMetrics, DownloaderService, DownloaderProcessor], exports: [DownloaderService] })
+@Module({
+  imports: [PluginHostModule, SiteSettingsModule],
+  providers: [RobotsService, DownloaderMetrics, DownloaderService, DownloaderProcessor],
+  exports: [DownloaderService],
+})
 export class DownloaderModule {}

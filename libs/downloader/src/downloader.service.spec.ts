@@ -108,7 +108,17 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
     registry = new PluginRegistry(state, loadConfig({}, { ...config, 'plugins.enabled': options.plugins.map((p) => p.name) }), pino({ enabled: false }));
     for (const manifest of options.plugins) await registry.register(manifest);
   }
-  const service = new DownloaderService(config, content, robots, pipeline, stats, fetchLog, new DownloaderMetrics(new Registry()), registry, new SiteSettingsService(state, config));
+  const service = new DownloaderService(
+    config,
+    content,
+    robots,
+    pipeline,
+    stats,
+    fetchLog,
+    new DownloaderMetrics(new Registry()),
+    registry,
+    new SiteSettingsService(state, config),
+  );
   cleanups.push(() => service.onApplicationShutdown());
   cleanups.push(() => fetchLog.close());
 

@@ -131,7 +131,10 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     if (startedAt === null || now < startedAt + maxTimeMs) return false;
     this.timeUp = true;
     await this.stats.count('frontier.time-limit');
-    this.logger.info({ event: 'time-limit', startedAt, maxTimeMs }, `time limit reached (FRONTIER_MAX_TIME_MS ${maxTimeMs} ms since ${new Date(startedAt).toISOString()}): dispatching nothing more`);
+    this.logger.info(
+      { event: 'time-limit', startedAt, maxTimeMs },
+      `time limit reached (FRONTIER_MAX_TIME_MS ${maxTimeMs} ms since ${new Date(startedAt).toISOString()}): dispatching nothing more`,
+    );
     return true;
   }
 

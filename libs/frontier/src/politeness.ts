@@ -112,10 +112,6 @@ function afterFailure(outcome: FetchOutcome, previous: HostPoliteness | undefine
 
 function usualDelay(outcome: FetchOutcome, recentMs: number[], settings: PolitenessSettings, floor: [number, DelayCause]): [number, DelayCause] {
   const mean = recentMs.length ? recentMs.reduce((a, b) => a + b, 0) / recentMs.length : 0;
-  const candidates: [number, DelayCause][] = [
-    floor,
-    [outcome.crawlDelayMs ?? 0, 'robots'],
-    [Math.round(settings.delayMultiplier * mean), 'latency'],
-  ];
+  const candidates: [number, DelayCause][] = [floor, [outcome.crawlDelayMs ?? 0, 'robots'], [Math.round(settings.delayMultiplier * mean), 'latency']];
   return candidates.reduce((best, c) => (c[0] > best[0] ? c : best));
 }

@@ -26,7 +26,11 @@ export function parseSiteSettingsFile(text: string, file: string): SiteRule[] {
     const { line, col } = lines.linePos(offset ?? 0);
     return `${file}:${line}:${col}`;
   };
-  if (doc.errors.length) throw new SiteSettingsFileError(file, doc.errors.map((e) => `${at(e.pos[0])}: ${e.message.split('\n')[0]}`));
+  if (doc.errors.length)
+    throw new SiteSettingsFileError(
+      file,
+      doc.errors.map((e) => `${at(e.pos[0])}: ${e.message.split('\n')[0]}`),
+    );
   const parsed = SiteSettingsFileSchema.safeParse(doc.toJS() ?? {});
   const problems: string[] = [];
   if (!parsed.success) {

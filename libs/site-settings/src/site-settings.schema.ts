@@ -25,19 +25,24 @@ const RESERVED_HEADERS: Record<string, string> = {
 
 /** An HTTP field name (RFC 9110 token) and a value with no line break or control character. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to refuse control characters
 const HEADER_VALUE = /^[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
 
-const headers = z.record(z.string(), z.string().max(8192).regex(HEADER_VALUE, 'a header value may not hold a line break or a control character')).superRefine((all, ctx) => {
-  for (const name of Object.keys(all)) {
-    if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: `"${name}" is not a header name` });
-    const reserved = RESERVED_HEADERS[name.toLowerCase()];
-    if (reserved) ctx.addIssue({ code: 'custom', path: [name], message: `"${name}" may not be set here: ${reserved}` });
-  }
-});
+const headers = z
+  .record(z.string(), z.string().max(8192).regex(HEADER_VALUE, 'a header value may not hold a line break or a control character'))
+  .superRefine((all, ctx) => {
+    for (const name of Object.keys(all)) {
+      if (!HEADER_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: `"${name}" is not a header name` });
+      const reserved = RESERVED_HEADERS[name.toLowerCase()];
+      if (reserved) ctx.addIssue({ code: 'custom', path: [name], message: `"${name}" may not be set here: ${reserved}` });
+    }
+  });
 
 /** Settings later work fills: refused by name rather than ignored, so a file that needs them does not crawl without them. */
-const notYet = (what: string) => z.unknown().refine(() => false, `${what} is not supported yet (a later release); remove it, the crawl would run without it`).optional();
+const notYet = (what: string) =>
+  z
+    .unknown()
+    .refine(() => false, `${what} is not supported yet (a later release); remove it, the crawl would run without it`)
+    .optional();
 
 /**
  * One site's settings. Every field is optional: a host takes each field from the most specific pattern that sets
@@ -52,12 +57,7 @@ export const SiteSettingsSchema = z
     /** Links followed this many levels from a seed at most on the site's hosts (`frontier.site-depth`). */
     maxDepth: z.number().int().min(0).max(1000).optional(),
     /** The User-Agent sent to the site's hosts (robots.txt is still read for the crawler's own, DOWNLOADER_USER_AGENT). */
-    userAgent: z
-      .string()
-      .min(1)
-      .max(512)
-      .regex(HEADER_VALUE, 'a user agent may not hold a line break or a control character')
-      .optional(),
+    userAgent: z.string().min(1).max(512).regex(HEADER_VALUE, 'a user agent may not hold a line break or a control character').optional(),
     /** Extra request headers sent to the site's hosts (`Accept-Language`, `Authorization`…). */
     headers: headers.optional(),
     concurrency: notYet('concurrency (requests in flight per host)'),

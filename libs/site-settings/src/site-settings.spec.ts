@@ -104,6 +104,9 @@ describe('parseSiteSettingsFile', () => {
     expect(problemsOf('sites:\n  a.test: {maxDepth: 1\n')).toEqual([expect.stringMatching(/^sites\.yaml:\d+:\d+: /)]);
     expect(problemsOf('sites:\n  a.test: {}\n  a.test: {}\n')).toEqual([expect.stringMatching(/^sites\.yaml:3:3: .*[Uu]nique/)]);
     expect(problemsOf('sites:\n  A.test: {}\n  a.test: {}\n')).toEqual([expect.stringMatching(/^sites\.yaml:3:3: sites\."a\.test": the same hosts as "A\.test"/)]);
-    expect(problemsOf('site:\n  a.test: {}\n')).toEqual([expect.stringMatching(/^sites\.yaml:1:1: sites: /), expect.stringMatching(/^sites\.yaml:1:1: site: unknown setting/)]);
+    expect(problemsOf('site:\n  a.test: {}\n')).toEqual([
+      expect.stringMatching(/^sites\.yaml:1:1: sites: /),
+      expect.stringMatching(/^sites\.yaml:1:1: site: unknown setting/),
+    ]);
   });
 });
