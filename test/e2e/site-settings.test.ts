@@ -91,7 +91,7 @@ describe('the embedded crawl with per-site settings (docs/crawl-config.md)', () 
     expect(summary.pagesFetched).toBe(11 + 3 + 16);
     expect(summary.totals['frontier.site-depth']).toBe(5);
     expect(summary.totals['frontier.site-budget']).toBeGreaterThan(0);
-  });
+  }, 120_000);
 
   it('refuses a bad settings file before crawling, naming the line and field of each problem', async () => {
     const dir = tempDir('site-settings-bad-');
@@ -103,5 +103,5 @@ describe('the embedded crawl with per-site settings (docs/crawl-config.md)', () 
     expect(stderr).toContain(`${file}:3:15: sites."docs.example.com".maxPages: `);
     expect(stderr).toContain(`${file}:5:12: sites."*.example.com".proxy: proxy is not supported yet`);
     expect(heard.length).toBe(before);
-  });
+  }, 60_000);
 });

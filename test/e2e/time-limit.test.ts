@@ -47,5 +47,5 @@ describe('the embedded crawl at its time limit', () => {
       .map((line) => JSON.parse(line));
     expect(log.filter((e) => e.url.endsWith('/slow'))).toEqual([expect.objectContaining({ status: 200 })]);
     expect(log.some((e) => e.url.endsWith('/next'))).toBe(false);
-  });
+  }, 120_000);
 });
