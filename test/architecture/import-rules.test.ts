@@ -44,7 +44,20 @@ const importsBeyond = (lib: string, allowed: readonly string[]) =>
       .map((spec) => `${file} → ${spec}`),
   );
 /** Shared infrastructure and domain libraries: no service, plugin, SDK, plugin host, crawl state or runtime. */
-const BELOW_THE_RUNTIME = ['contracts', 'config', 'logging', 'state', 'queue', 'content-store', 'frontier-store', 'records', 'redis', 'hash-ring', 'url'];
+const BELOW_THE_RUNTIME = [
+  'contracts',
+  'config',
+  'logging',
+  'state',
+  'queue',
+  'content-store',
+  'frontier-store',
+  'records',
+  'redis',
+  'hash-ring',
+  'url',
+  'site-settings',
+];
 const isTestFile = (file: string) => /\.(spec|test)\.ts$/.test(file) || /\.contract\.ts$/.test(file) || file.endsWith('/src/testing.ts');
 /**
  * What a plugin library may import of ours: the SDK and the shared infrastructure, the same as a core service

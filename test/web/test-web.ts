@@ -124,6 +124,8 @@ export interface LoggedRequest {
   localAddress: string;
   /** Whether the request carried If-None-Match or If-Modified-Since. */
   conditional: boolean;
+  /** The User-Agent it was sent with. */
+  userAgent?: string;
 }
 
 export class TestWeb {
@@ -411,7 +413,7 @@ export class TestWeb {
       headers['Content-Length'] = body.length;
     }
 
-    const record: LoggedRequest = { host, path, at, status, localAddress, conditional };
+    const record: LoggedRequest = { host, path, at, status, localAddress, conditional, userAgent: req.headers['user-agent'] };
     this.log.push(record);
     this.track(host, localAddress, +1);
     let ended = false;

@@ -9,6 +9,8 @@ export interface CrawlOptions {
   /** Seconds (CRAWL_MAX_TIME_MS in ms). */
   maxTime?: number;
   maxDepth?: number;
+  /** SITE_SETTINGS_FILE. */
+  siteSettings?: string;
   scope?: string;
   delay?: number;
   out: string;
@@ -44,6 +46,7 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
       '--scope <scope>',
       "which links to follow: 'host' (the seed's host), 'domain' (its registrable domain, default), 'allowlist' (URL_FILTER_ALLOWED_DOMAINS) or 'any'",
     )
+    .option('--site-settings <file>', 'per-site settings (delay, page budget, depth, user agent, headers) by host pattern, YAML or JSON: see docs/crawl-config.md')
     .option('--delay <seconds>', 'minimum delay between two requests to one host (default 2)', nonNegative('--delay'))
     .option('--out <dir>', 'where pages, the fetch log and the summary go', './crawl-data')
     .option('--allow-private', 'allow hosts that resolve to loopback or private addresses (cloud metadata addresses stay refused)')
@@ -76,6 +79,7 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     'crawl.maxTimeMs': options.maxTime === undefined ? undefined : Math.round(options.maxTime * 1000),
     'frontier.minDelayMs': options.delay === undefined ? undefined : Math.round(options.delay * 1000),
     'filter.maxDepth': options.maxDepth,
+    'sites.file': options.siteSettings,
     'filter.scope': options.scope,
     'dns.allowPrivate': options.allowPrivate,
     'dns.hosts': options.resolve.length ? parseHostPairs(options.resolve.join(',')) : undefined,

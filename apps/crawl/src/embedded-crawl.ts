@@ -10,7 +10,8 @@ import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { infrastructureCause, isRedisOutOfMemory } from '@crawler/queue';
 import { createProcessLogger, Logger, NestPinoLogger } from '@crawler/logging';
 import { loadPlugins } from '@crawler/plugin-sdk';
-import { CompletionProbe, CrawlStateModule, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { CompletionProbe, CrawlClock, CrawlStateModule, describeWaiting, FailedUrls, HostsAside, PipelineSnapshot, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { RedisStateStore } from '@crawler/state';
 import { checkRecords, checkRedis, surviveUnawaitedRedisErrors, CrawlStats, RuntimeModule, stopWithin } from '@crawler/runtime';
 import { checkUrlSeenRoom, describeSeenStats, UrlSeenService } from '@crawler/url-seen';
 import { configOverrides, CrawlOptions } from './crawl-options';
@@ -51,6 +52,15 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
     if (refused) {
       process.stderr.write(`crawl: refusing to start: ${(refused as Error).message}\n`);
       return 2;
+    }
+  }
+  if (config.crawl.maxTimeMs > 0 && config.frontier.maxTimeMs === 0) {
+    // --max-time is this run's: the frontier stops dispatching then and the run ends once the pages in flight are
+    // done, instead of being cut off mid-page. A clock kept in Redis by an earlier run is not this run's.
+    config.frontier.maxTimeMs = config.crawl.maxTimeMs;
+    if (config.redisUrl) {
+      const state = new RedisStateStore({ url: config.redisUrl, prefix: config.prefix });
+      await CrawlClock.forget(state).finally(() => state.close());
     }
   }
   const startRefused = (await checkRecords(config, (line) => process.stderr.write(`crawl: ${line}\n`))) ?? (await checkUrlSeenRoom(config));
@@ -109,7 +119,9 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
     if (line && line !== waitingLine) process.stderr.write(`${bar ? '\n' : ''}${line}\n`);
     waitingLine = line;
   };
-  // --max-time: the wait ends as on a signal, the summary says so and the exit code is the budget's.
+  // --max-time: the frontier stops dispatching (FRONTIER_MAX_TIME_MS) and the run ends as its pages in flight
+  // are done. Should that take longer than SHUTDOWN_TIMEOUT_MS more, the wait ends as on a signal; either way
+  // the summary says so and the exit code is the budget's.
   let timedOut = false;
   const timeLimit =
     config.crawl.maxTimeMs > 0
@@ -117,7 +129,7 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
           timedOut = true;
           interruption.abort();
           stopWithin({ timeoutMs: config.shutdownTimeoutMs, who: 'crawl', exitCode: 4, say: (line) => (logger.error(line), process.stderr.write(`\n${line}\n`)) });
-        }, config.crawl.maxTimeMs)
+        }, config.crawl.maxTimeMs + config.shutdownTimeoutMs)
       : undefined;
   const control = app.get(CrawlControlService);
   for (;;) {
@@ -180,7 +192,9 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   const frontierStore = app.get<FrontierStore>(FRONTIER_STORE);
   const inFrontier = await frontierStore.stats();
   const left = inFrontier.size + inFrontier.scheduled;
-  const stopped: StopReason = interrupted ? 'interrupted' : timedOut ? 'time-limit' : (totals['frontier.budget-spent'] ?? 0) > 0 && left > 0 ? 'budget' : 'finished';
+  // The frontier's limit with nothing left undone is a crawl that finished in time.
+  const timeUp = timedOut || ((totals['frontier.time-limit'] ?? 0) > 0 && left > 0);
+  const stopped: StopReason = interrupted ? 'interrupted' : timeUp ? 'time-limit' : (totals['frontier.budget-spent'] ?? 0) > 0 && left > 0 ? 'budget' : 'finished';
   const summary = summarize(totals, (performance.now() - started) / 1000, stopped);
   summary.left = left;
   summary.urlSeen = describeSeenStats(await app.get(UrlSeenService).stats());

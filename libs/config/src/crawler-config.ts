@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseRedisUrl } from '@crawler/redis';
+import { parseSiteSettingsFile, SiteRule, SiteSettingsFileError } from '@crawler/site-settings';
 import { envNames } from './setting-env';
 
 const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
@@ -222,6 +223,22 @@ export const CrawlerConfigSchema = z.object({
      */
     statusTimeoutMs: int(100).default(1500).meta({ env: 'CONTROL_PLANE_STATUS_TIMEOUT_MS' }),
   }),
+  /** Per-site settings (docs/crawl-config.md), the same for every service that applies them. */
+  sites: z.object({
+    /**
+     * A YAML or JSON file of per-site settings keyed by host pattern (`docs.example.com`, `*.example.com`): delay
+     * floor, page budget, depth, user agent, extra request headers. Read and checked at start: a bad file stops
+     * the process with the line, column and field of every problem. `crawl --site-settings FILE` sets it.
+     * Absent = no site has settings of its own (they can still be set live: `PUT /sites/:pattern`).
+     */
+    file: z.string().min(1).optional().meta({ env: 'SITE_SETTINGS_FILE' }),
+    /**
+     * How often each process reads the sites' live settings (`PUT /sites/:pattern`) again: a change reaches every
+     * replica within this long.
+     * @defaultValue 1000
+     */
+    refreshMs: int(100).max(600_000).default(1000).meta({ env: 'SITE_SETTINGS_REFRESH_MS' }),
+  }),
   /** The embedded crawl's own limits (`npm run crawl`); the services of the distributed shape run until stopped. */
   crawl: z.object({
     /**
@@ -349,6 +366,14 @@ export const CrawlerConfigSchema = z.object({
     delayMultiplier: z.coerce.number().min(0).max(100).default(2).meta({ env: 'FRONTIER_DELAY_MULTIPLIER' }),
     /** Stop dispatching after this many page fetches; 0 = no limit. @defaultValue 0 */
     maxPages: int(0).default(0).meta({ env: 'FRONTIER_MAX_PAGES' }),
+    /**
+     * Stop dispatching this long (ms) after the crawl's first dispatch (kept in the state store, so every replica
+     * stops together and a restarted frontier keeps the crawl's clock); 0 = no limit. Pages in flight then finish
+     * and their links are kept: raise it (or set 0) and restart the frontier to go on. The status says
+     * `frontier.time-limit`. The embedded crawl sets it from `--max-time` (CRAWL_MAX_TIME_MS), a clock per run.
+     * @defaultValue 0
+     */
+    maxTimeMs: ms.default(0).meta({ env: 'FRONTIER_MAX_TIME_MS' }),
     /** Recent response times averaged for the latency part of the delay. @defaultValue 5 */
     recentResponses: int(1).max(100).default(5).meta({ env: 'FRONTIER_RECENT_RESPONSES' }),
     /** Ceiling of the exponential backoff after 429/503 answers. @defaultValue 3600000 */
@@ -864,7 +889,10 @@ export const CrawlerConfigSchema = z.object({
   }),
 });
 
-export type CrawlerConfig = z.infer<typeof CrawlerConfigSchema>;
+export type CrawlerConfig = z.infer<typeof CrawlerConfigSchema> & {
+  /** SITE_SETTINGS_FILE's rules, in file order, read and checked at start (absent: no file). */
+  siteRules?: readonly SiteRule[];
+};
 
 /** Environment variable → config path, as the schema's fields declare them. */
 export const ENV_NAMES: Record<string, string> = envNames(CrawlerConfigSchema);
@@ -952,6 +980,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     plugins: {},
     breaker: {},
     controlPlane: {},
+    sites: {},
     crawl: {},
   };
   const problems: string[] = [];
@@ -980,7 +1009,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     }
   }
   if (problems.length) throw new ConfigError(problems);
-  const config = result.data!;
+  const config: CrawlerConfig = result.data!;
   if (config.frontier.leaseMs <= config.downloader.totalTimeoutMs) {
     // A lease that can run out while its fetch is still allowed to run would let a second fetch of the host start.
     throw new ConfigError([`FRONTIER_LEASE_MS: must be longer than DOWNLOADER_TOTAL_TIMEOUT_MS (got ${config.frontier.leaseMs} ≤ ${config.downloader.totalTimeoutMs})`]);
@@ -998,6 +1027,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     ]);
   }
   resolveControlPlaneToken(config);
+  if (config.sites.file) config.siteRules = readSiteRules(config);
   if (config.dns.hostsFile) {
     try {
       config.dns.hosts = { ...parseHostsFile(readFileSync(config.dns.hostsFile, 'utf8')), ...config.dns.hosts };
@@ -1006,6 +1036,38 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
     }
   }
   return config;
+}
+
+/**
+ * SITE_SETTINGS_FILE's rules. A site's delay floor under FRONTIER_MIN_DELAY_MS is refused as an operator's
+ * override is (the frontier would hold the floor anyway: said here, not found out later).
+ */
+function readSiteRules(config: CrawlerConfig): SiteRule[] {
+  const file = config.sites.file!;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`SITE_SETTINGS_FILE: cannot read ${file}: ${(error as Error).message}`]);
+  }
+  try {
+    const rules = parseSiteSettingsFile(text, file);
+    const { minDelayMs, allowDelayBelowMin } = config.frontier;
+    const below = allowDelayBelowMin ? [] : rules.filter((r) => r.settings.minDelayMs !== undefined && r.settings.minDelayMs < minDelayMs);
+    if (below.length) {
+      throw new SiteSettingsFileError(
+        file,
+        below.map(
+          (r) =>
+            `${r.at ?? file}: sites."${r.pattern.text}".minDelayMs: ${r.settings.minDelayMs} ms is below FRONTIER_MIN_DELAY_MS (${minDelayMs} ms); a site may only raise the floor unless FRONTIER_ALLOW_DELAY_BELOW_MIN=true`,
+        ),
+      );
+    }
+    return rules;
+  } catch (error) {
+    if (error instanceof SiteSettingsFileError) throw new ConfigError([`SITE_SETTINGS_FILE: ${error.message}`]);
+    throw error;
+  }
 }
 
 /** CONTROL_PLANE_TOKEN_FILE read into the token, and the settings that only make sense with a token. */

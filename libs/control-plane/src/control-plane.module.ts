@@ -11,12 +11,13 @@ import { FrontierController } from './frontier.controller';
 import { HostOverrides } from './host-overrides.service';
 import { LiveStatus } from './live-status.service';
 import { OperatorAudit } from './operator-audit.service';
+import { SitesController } from './sites.controller';
 import { UrlLookupService } from './url-lookup.service';
 
-/** The control plane: seeds, pause/resume, status and history, URL lookup, per-host controls, dead letters and failed work, the operator audit, the dashboard. */
+/** The control plane: seeds, pause/resume, status and history, URL lookup, per-host and per-site controls, dead letters and failed work, the operator audit, the dashboard. */
 @Module({
   imports: [CrawlStateModule],
-  controllers: [CrawlController, FrontierController, DashboardController],
+  controllers: [CrawlController, FrontierController, SitesController, DashboardController],
   providers: [
     CrawlControlService,
     { provide: CRAWL_MONITOR_OPTIONS, useValue: DEFAULT_MONITOR_OPTIONS },

@@ -5,7 +5,7 @@ import { LOGGER, Logger } from '@crawler/logging';
 import { STATE_STORE, StateStore } from '@crawler/state';
 
 /** What the control plane changed at an operator's request. */
-export type OperatorActionName = 'seeds' | 'pause' | 'resume' | 'replay-failed' | 'host-controls' | 'host-purge';
+export type OperatorActionName = 'seeds' | 'pause' | 'resume' | 'replay-failed' | 'host-controls' | 'host-purge' | 'site-settings' | 'site-settings-removed';
 
 /** One operator action, as the audit keeps it. */
 export interface OperatorAction {

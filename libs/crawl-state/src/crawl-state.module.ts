@@ -2,11 +2,13 @@ import { Inject, Injectable, Module, OnApplicationShutdown } from '@nestjs/commo
 import { LOGGER, Logger } from '@crawler/logging';
 import { CompletionProbe } from './completion-probe.service';
 import { CrawlActivity } from './crawl-activity.service';
+import { CrawlClock } from './crawl-clock.service';
 import { FailedUrls } from './failed-urls.service';
 import { HostsAside } from './hosts-aside.service';
 import { HubLinks } from './hub-links.service';
 import { PauseSwitch } from './pause-switch.service';
 import { PolitenessFloor } from './politeness-floor.service';
+import { SiteSettingsModule } from './site-settings.service';
 import { UnreachedHostsRegistry } from './unreached-hosts.service';
 
 /**
@@ -26,7 +28,7 @@ class CrawlStateLifecycle implements OnApplicationShutdown {
   }
 }
 
-const RECORDS = [CrawlActivity, HostsAside, UnreachedHostsRegistry, FailedUrls, PauseSwitch, PolitenessFloor, CompletionProbe, HubLinks];
+const RECORDS = [CrawlActivity, HostsAside, UnreachedHostsRegistry, FailedUrls, PauseSwitch, PolitenessFloor, CompletionProbe, HubLinks, CrawlClock];
 
 /**
  * The crawl-wide records kept in the state store, for the processes that write or read them (the frontier,
@@ -34,7 +36,8 @@ const RECORDS = [CrawlActivity, HostsAside, UnreachedHostsRegistry, FailedUrls, 
  * beside it: every record sits on its state store.
  */
 @Module({
+  imports: [SiteSettingsModule],
   providers: [...RECORDS, CrawlStateLifecycle],
-  exports: RECORDS,
+  exports: [...RECORDS, SiteSettingsModule],
 })
 export class CrawlStateModule {}

@@ -7,3 +7,5 @@ export * from './pause-switch.service';
 export * from './politeness-floor.service';
 export * from './completion-probe.service';
 export * from './hub-links.service';
+export * from './site-settings.service';
+export * from './crawl-clock.service';

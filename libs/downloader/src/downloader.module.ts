@@ -1,9 +1,14 @@
 import { Module } from '@nestjs/common';
+import { SiteSettingsModule } from '@crawler/crawl-state';
 import { PluginHostModule } from '@crawler/plugin-host';
 import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderProcessor } from './downloader.processor';
 import { DownloaderService } from './downloader.service';
 import { RobotsService } from './robots.service';
 
-@Module({ imports: [PluginHostModule], providers: [RobotsService, DownloaderMetrics, DownloaderService, DownloaderProcessor], exports: [DownloaderService] })
+@Module({
+  imports: [PluginHostModule, SiteSettingsModule],
+  providers: [RobotsService, DownloaderMetrics, DownloaderService, DownloaderProcessor],
+  exports: [DownloaderService],
+})
 export class DownloaderModule {}

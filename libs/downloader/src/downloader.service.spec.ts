@@ -11,7 +11,9 @@ import { MemoryBodyStaging } from '@crawler/content-store';
 import { FetchLog, FetchLogEntry } from '@crawler/logging';
 import { PluginRegistry } from '@crawler/plugin-host';
 import { noPlugins } from '@crawler/plugin-host/testing';
+import { SiteSettingsService } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
+import { SiteRule, siteRule } from '@crawler/site-settings';
 import { MemoryStateStore } from '@crawler/state';
 import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderService, parseRetryAfter } from './downloader.service';
@@ -66,13 +68,16 @@ class RecordingStaging extends MemoryBodyStaging {
   }
 }
 
-async function setup(options: { robots?: Route; overrides?: Record<string, unknown>; plugins?: PluginManifest[] } = {}) {
+async function setup(options: { robots?: Route; overrides?: Record<string, unknown>; plugins?: PluginManifest[]; siteRules?: SiteRule[] } = {}) {
   const routes = site(options.robots ?? robotsOk);
   const requested: string[] = [];
   /** When the server saw each request start, in order. */
   const arrivedAt: number[] = [];
+  /** The headers of each request, in order. */
+  const heard: http.IncomingHttpHeaders[] = [];
   const server = http.createServer((req, res) => {
     requested.push(req.url!);
+    heard.push(req.headers);
     arrivedAt.push(Date.now());
     const route = routes[req.url!];
     if (route) route(req, res);
@@ -92,7 +97,10 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
   const stats = new CrawlStats(state, new Registry(), loadConfig({}));
   const content = new RecordingStaging();
   // Sitemap discovery has its own tests below; elsewhere it would only add a FilterUrls message to `sent`.
-  const config = loadConfig({}, { 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)', 'sitemaps.mode': 'off', ...options.overrides });
+  const config = {
+    ...loadConfig({}, { 'downloader.userAgent': 'test-bot/1.0 (+http://127.0.0.1/about)', 'sitemaps.mode': 'off', ...options.overrides }),
+    siteRules: options.siteRules,
+  };
   const fetchLog = new FetchLog(pino({ enabled: false }), logFile);
   const robots = new RobotsService(state, config, fetchLog);
   let registry = noPlugins();
@@ -100,7 +108,17 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
     registry = new PluginRegistry(state, loadConfig({}, { ...config, 'plugins.enabled': options.plugins.map((p) => p.name) }), pino({ enabled: false }));
     for (const manifest of options.plugins) await registry.register(manifest);
   }
-  const service = new DownloaderService(config, content, robots, pipeline, stats, fetchLog, new DownloaderMetrics(new Registry()), registry);
+  const service = new DownloaderService(
+    config,
+    content,
+    robots,
+    pipeline,
+    stats,
+    fetchLog,
+    new DownloaderMetrics(new Registry()),
+    registry,
+    new SiteSettingsService(state, config),
+  );
   cleanups.push(() => service.onApplicationShutdown());
   cleanups.push(() => fetchLog.close());
 
@@ -125,10 +143,21 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
       .filter(Boolean)
       .map((line) => JSON.parse(line));
   };
-  return { service, request, requested, arrivedAt, sent, pipeline, content, stats, state, config, fetchLog, logLines, host, port };
+  return { service, request, requested, heard, arrivedAt, sent, pipeline, content, stats, state, config, fetchLog, logLines, host, port };
 }
 
 describe('DownloaderService', () => {
+  it("sends a site's user agent and extra headers with its pages, and asks for robots.txt as the crawler itself", async () => {
+    const rules = [siteRule('*.made-up.test', { userAgent: 'site-bot/2', headers: { 'Accept-Language': 'fr' } }), siteRule('other.test', { userAgent: 'no' })];
+    const { service, request, requested, heard } = await setup({ siteRules: rules });
+    await service.download(request('/page'));
+    expect(await service.download(request('/page'))).toMatchObject({ kind: 'fetched', status: 200 });
+    expect(requested).toEqual(['/robots.txt', '/page']);
+    expect(heard[0]).toMatchObject({ 'user-agent': 'test-bot/1.0 (+http://127.0.0.1/about)' });
+    expect(heard[0]['accept-language']).toBeUndefined();
+    expect(heard[1]).toMatchObject({ 'user-agent': 'site-bot/2', 'accept-language': 'fr' });
+  });
+
   it('spends the first turn of a site on robots.txt and hands the page back to the frontier', async () => {
     const { service, request, requested, sent } = await setup();
     const req = request('/page', { depth: 3, source: 'redirect', hops: 1 });
@@ -610,6 +639,7 @@ describe('DownloaderService', () => {
       fetchLog,
       new DownloaderMetrics(new Registry()),
       noPlugins(),
+      new SiteSettingsService(state, config),
     );
     cleanups.push(() => replica.onApplicationShutdown());
     expect(await replica.download(request('/private'))).toMatchObject({ kind: 'disallowed' });

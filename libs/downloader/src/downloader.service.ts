@@ -6,6 +6,7 @@ import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
 import { FetchLog } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
 import { PluginClaims, PluginRegistry } from '@crawler/plugin-host';
+import { SiteSettingsService } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
@@ -49,6 +50,8 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly fetchLog: FetchLog,
     private readonly metrics: DownloaderMetrics,
     private readonly plugins: PluginRegistry,
+    /** A site's user agent and extra request headers (robots.txt is always asked for as the crawler itself). */
+    private readonly sites: SiteSettingsService,
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
     this.answers = new KeptForRetry(config.downloader.concurrency);
@@ -248,6 +251,7 @@ export class DownloaderService implements OnApplicationShutdown {
     // Content-type routing happens on the headers, before a byte of the body is read.
     const wanted = sitemap ? SITEMAP_TYPES : HTML_TYPES;
     const claimOf = sitemap ? () => undefined : pluginFor(plugins);
+    const site = (await this.sites.forHost(request.host)).settings;
     let response;
     try {
       response = await this.fetcher.get(request.url, {
@@ -255,7 +259,9 @@ export class DownloaderService implements OnApplicationShutdown {
         maxBytes: sitemap ? this.config.sitemaps.maxBytes : this.config.downloader.maxBodyBytes,
         maxBytesFor: (type) => claimOf(type)?.claims.maxBytes,
         wantBody: (status, type) => status >= 200 && status < 300 && (wanted.test(type) || claimOf(type) !== undefined),
-        headers: conditionalHeaders(request),
+        // The crawler's conditional headers over the site's: the schema refuses those names there anyway.
+        headers: { ...site.headers, ...conditionalHeaders(request) },
+        userAgent: site.userAgent,
       });
     } catch (error) {
       const message = describeError(error);

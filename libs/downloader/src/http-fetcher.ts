@@ -51,8 +51,10 @@ export interface FetchOptions {
   maxBytesFor?: (contentType: string) => number | undefined;
   /** Decides from the status and headers whether the body is worth reading. */
   wantBody: (status: number, contentType: string) => boolean;
-  /** Extra request headers (conditional requests). */
+  /** Extra request headers (a site's own, conditional requests). */
   headers?: Record<string, string>;
+  /** The User-Agent of this request (a site's own), instead of the crawler's. */
+  userAgent?: string;
 }
 
 /** What the fetcher asks for and can decode. */
@@ -105,7 +107,7 @@ export class HttpFetcher {
         method: 'GET',
         headers: {
           ...options.headers,
-          'user-agent': this.settings.userAgent,
+          'user-agent': options.userAgent ?? this.settings.userAgent,
           accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
           'accept-encoding': ACCEPT_ENCODING,
         },

@@ -4,7 +4,7 @@ import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { Claim, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { DownloaderMembership, HashRing } from '@crawler/hash-ring';
 import { LOGGER, Logger } from '@crawler/logging';
-import { PauseSwitch } from '@crawler/crawl-state';
+import { CrawlClock, PauseSwitch } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline, RedisMemoryGauge } from '@crawler/runtime';
 import { STATE_STORE, StateStore } from '@crawler/state';
 import { urlFingerprint } from '@crawler/url';
@@ -48,6 +48,8 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   /** Whether the last tick found the crawl paused (to log the change once). */
   private paused = false;
   private readonly room: DispatchRoom;
+  /** Whether the time limit was found reached (logged and counted once per process). */
+  private timeUp = false;
 
   constructor(
     @Inject(FRONTIER_STORE) private readonly store: FrontierStore,
@@ -60,6 +62,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     private readonly pause: PauseSwitch,
     private readonly redisMemory: RedisMemoryGauge,
     private readonly lateness: DispatchLateness,
+    private readonly clock: CrawlClock,
   ) {
     this.room = new DispatchRoom(store, config.frontier);
     this.membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
@@ -99,6 +102,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     // memory instead (RedisMemoryGauge logs the pause and the resume).
     if (await this.redisMemory.isFull()) return 0;
     if (this.ring.size === 0) return 0;
+    if (await this.pastTimeLimit(now)) return 0;
     const room = await this.room.room(now);
     if (room === 'budget-spent') {
       await this.stats.count('frontier.budget-spent');
@@ -107,11 +111,31 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     if (room <= 0) return 0;
     const claims = await this.store.claim({ now, max: Math.min(room, CLAIM_BATCH), leaseMs: this.config.frontier.leaseMs });
     this.room.claimed(claims.length);
+    if (claims.length && this.config.frontier.maxTimeMs > 0) await this.clock.start(now);
     this.lateness.observe(claims, now);
     const audits = new Map<string, string[]>();
     await Promise.all(claims.map((claim) => this.send(claim, audits)));
     await this.store.auditMany(audits);
     return claims.length;
+  }
+
+  /**
+   * FRONTIER_MAX_TIME_MS: past it from the crawl's first dispatch (CrawlClock), nothing more is claimed. What is
+   * in flight finishes as usual and every URL stays where it is, so the crawl can go on with a longer limit.
+   */
+  private async pastTimeLimit(now: number): Promise<boolean> {
+    const { maxTimeMs } = this.config.frontier;
+    if (maxTimeMs <= 0) return false;
+    if (this.timeUp) return true;
+    const startedAt = await this.clock.startedAt();
+    if (startedAt === null || now < startedAt + maxTimeMs) return false;
+    this.timeUp = true;
+    await this.stats.count('frontier.time-limit');
+    this.logger.info(
+      { event: 'time-limit', startedAt, maxTimeMs },
+      `time limit reached (FRONTIER_MAX_TIME_MS ${maxTimeMs} ms since ${new Date(startedAt).toISOString()}): dispatching nothing more`,
+    );
+    return true;
   }
 
   /**

@@ -2,7 +2,8 @@ import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { FetchOutcome } from '@crawler/contracts';
 import { MemoryFrontierStore } from '@crawler/frontier-store';
-import { CrawlActivity, FailedUrls, HostsAside, HubLinks, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { CrawlActivity, FailedUrls, HostsAside, HubLinks, SiteSettingsService, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import { siteRule } from '@crawler/site-settings';
 import { CrawlStats } from '@crawler/runtime';
 import { MemoryStateStore } from '@crawler/state';
 import { DispatchSignal } from './dispatch-signal';
@@ -10,8 +11,8 @@ import { decodeEntry } from './frontier-entry';
 import { FrontierService } from './frontier.service';
 import { DefaultPrioritizer, Prioritizer, PrioritizerChain } from './prioritizer';
 
-function frontier(overrides: Record<string, unknown> = {}, prioritizers: Prioritizer[] = []) {
-  const config = loadConfig({}, { 'frontier.maxRetries': 2, ...overrides });
+function frontier(overrides: Record<string, unknown> = {}, prioritizers: Prioritizer[] = [], siteRules: ReturnType<typeof siteRule>[] = []) {
+  const config = { ...loadConfig({}, { 'frontier.maxRetries': 2, ...overrides }), siteRules };
   const store = new MemoryFrontierStore({ ...config.frontier, auditLength: 10 });
   const state = new MemoryStateStore();
   const stats = new CrawlStats(state, new Registry(), loadConfig({}));
@@ -32,6 +33,7 @@ function frontier(overrides: Record<string, unknown> = {}, prioritizers: Priorit
     new UnreachedHostsRegistry(state, config),
     failed,
     hubLinks,
+    new SiteSettingsService(state, config),
   );
   return { service, store, stats, aside, failed, logs, hubLinks };
 }
@@ -57,6 +59,39 @@ async function turn(f: ReturnType<typeof frontier>, outcome: (claim: { leaseId: 
 }
 
 describe('FrontierService', () => {
+  describe('per-site settings', () => {
+    const fetched = { kind: 'fetched' as const, requested: true, status: 200, durationMs: 1 };
+
+    it("drops a site's URLs deeper than its maxDepth, and no other site's", async () => {
+      const f = frontier({}, [], [siteRule('*.a.test', { maxDepth: 1 })]);
+      const deep = (host: string, depth: number) => ({ url: `http://${host}/d${depth}`, depth, source: 'link' as const, hops: 0 });
+      await f.service.add([deep('www.a.test', 1), deep('www.a.test', 2), deep('b.test', 2)]);
+      expect((await f.store.stats()).size).toBe(2);
+      expect((await f.stats.totals())['frontier.site-depth']).toBe(1);
+    });
+
+    it("stops a host at its site's maxPages: its other URLs are dropped, now and to come", async () => {
+      const f = frontier({}, [], [siteRule('a.test', { maxPages: 2 })]);
+      await f.service.add(links('a.test', ['/1', '/2', '/3', '/4']));
+      while (await turn(f, () => fetched));
+      await f.service.add(links('a.test', ['/5']));
+      expect(await turn(f, () => fetched)).toBe(false);
+      expect(await f.store.hostInfo('a.test')).toMatchObject({ fetched: 2, queued: 0 });
+      expect((await f.stats.totals())['frontier.site-budget']).toBe(2);
+      expect((await f.store.auditLog('a.test')).map((l) => JSON.parse(l).event)).toContain('site-budget');
+    });
+
+    it("rests a host its site's minDelayMs (cause `site`), under the operator's override", async () => {
+      const f = frontier({ 'frontier.minDelayMs': 100 }, [], [siteRule('*.a.test', { minDelayMs: 4000 })]);
+      await f.service.add(links('a.test', ['/1', '/2', '/3']));
+      await turn(f, () => fetched);
+      expect((await f.store.hostInfo('a.test')).politeness).toMatchObject({ delayMs: 4000, cause: 'site' });
+      await f.store.setHostControls('a.test', { delayMs: 500 }, Date.now());
+      await turn(f, () => fetched);
+      expect((await f.store.hostInfo('a.test')).politeness).toMatchObject({ delayMs: 500, cause: 'override' });
+    });
+  });
+
   it('queues URLs where the prioritizer chain puts them: the default scoring, then a plugin’s, clamped to the front queues', async () => {
     // A plugin prioritizer that sends /keep ahead, puts /far past the last queue and keeps the rest as proposed.
     const plugin: Prioritizer = { prioritize: (urls, proposed) => urls.map((u, i) => (u.url.endsWith('/keep') ? 0.6 : u.url.endsWith('/far') ? 99 : proposed[i])) };

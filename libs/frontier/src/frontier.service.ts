@@ -3,7 +3,17 @@ import { CrawlUrl, FetchOutcome } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { Completion, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { LOGGER, Logger } from '@crawler/logging';
-import { CrawlActivity, FailedUrls, HostsAside, HostWaiting, HubLinks, robotsFailureInWords, SetAsideReason, UnreachedHostsRegistry } from '@crawler/crawl-state';
+import {
+  CrawlActivity,
+  FailedUrls,
+  HostsAside,
+  HostWaiting,
+  HubLinks,
+  robotsFailureInWords,
+  SetAsideReason,
+  SiteSettingsService,
+  UnreachedHostsRegistry,
+} from '@crawler/crawl-state';
 import { CrawlStats } from '@crawler/runtime';
 import { hostOf, registrableDomain } from '@crawler/url';
 import { encodeEntry } from './frontier-entry';
@@ -42,13 +52,15 @@ export class FrontierService {
     private readonly failedUrls: FailedUrls,
     /** New URLs per page, for the recrawl policy `hubs`. */
     private readonly hubLinks: HubLinks,
+    /** Per-site settings: delay floor, depth and page budget of each host's site. */
+    private readonly sites: SiteSettingsService,
   ) {}
 
   async add(urls: CrawlUrl[], batchId?: string): Promise<void> {
     const { frontQueues } = this.config.frontier;
     const priorities = await this.prioritizer.of(urls, frontQueues);
-    const items = urls.map((url, i) => ({ host: hostOf(url.url), priority: priorities[i], item: encodeEntry(url) }));
-    const kept = await this.withoutSetAside(items);
+    const items = urls.map((url, i) => ({ host: hostOf(url.url), depth: url.depth, priority: priorities[i], item: encodeEntry(url) }));
+    const kept = await this.withoutSetAside(await this.withinSiteDepth(items));
     // The store resumes a redelivered batch slice by slice, so the list it is given must be the same list: a
     // host set aside in between makes it another one (hosts are only ever added to that list, so the number of
     // URLs left out names it). A batch enqueued again in full costs second fetches, never lost URLs.
@@ -75,6 +87,21 @@ export class FrontierService {
   }
 
   /**
+   * A site's `maxDepth`: its hosts' URLs found deeper are dropped on arrival (`frontier.site-depth`), as
+   * URL_FILTER_MAX_DEPTH drops any URL deeper than the crawl's. A redelivered batch drops the same ones again.
+   */
+  private async withinSiteDepth<T extends { host: string; depth: number }>(items: T[]): Promise<T[]> {
+    if (!(await this.sites.any())) return items;
+    const kept: T[] = [];
+    for (const item of items) {
+      const { maxDepth } = (await this.sites.forHost(item.host)).settings;
+      if (maxDepth === undefined || item.depth <= maxDepth) kept.push(item);
+    }
+    if (kept.length < items.length) await this.stats.count('frontier.site-depth', items.length - kept.length);
+    return kept;
+  }
+
+  /**
    * URLs of a host set aside are dropped on arrival and counted with it (the store's purge would drop them
    * too, uncounted, when the host's turn came).
    */
@@ -94,7 +121,8 @@ export class FrontierService {
     const now = Date.now();
     const { frontier } = this.config;
     const host = await this.store.politeness(outcome.host);
-    const decision = politeDelay(outcome, host.politeness, frontier, host.delayMs);
+    const site = (await this.sites.forHost(outcome.host)).settings;
+    const decision = politeDelay(outcome, host.politeness, frontier, host.delayMs, site.minDelayMs);
     let requeue: string | undefined;
     let retryLater: Completion['retryLater'];
     let gaveUp: GiveUp | undefined;
@@ -184,6 +212,7 @@ export class FrontierService {
       return;
     }
     if (retryLater) await this.stats.count(`frontier.retry.${failure!.reason}`);
+    if (site.maxPages !== undefined && outcome.kind === 'fetched' && !requeue && !retryLater) await this.spendSiteBudget(outcome.host, site.maxPages, now);
     if (gaveUp) await this.giveUp(outcome, gaveUp, now);
     if (setAside === 'dns') {
       // The name kept failing to resolve: the host's URLs are dropped, now and to come.
@@ -222,6 +251,20 @@ export class FrontierService {
     this.signal.wake();
     // Last, so that a failure here retries the job as a harmless stale outcome, never half a completion.
     await this.activity.recordOutcome(outcome);
+  }
+
+  /**
+   * A site's `maxPages`: once one of its hosts has had that many pages, the host's other URLs are dropped, now
+   * and to come (the store's purge, which also caps the host's budget), counted as `frontier.site-budget` and
+   * written to the host's audit. Pages already in flight then (a host allowed more than one) still count.
+   */
+  private async spendSiteBudget(host: string, maxPages: number, now: number): Promise<void> {
+    const { fetched, budget } = await this.store.hostInfo(host);
+    if (fetched < maxPages || (budget !== null && budget !== undefined && budget <= fetched)) return;
+    const dropped = await this.store.purgeHost(host, now);
+    await this.store.audit(host, [JSON.stringify({ at: now, event: 'site-budget', maxPages, fetched, dropped })]);
+    await this.stats.count('frontier.site-budget', dropped);
+    this.logger.info({ event: 'site-budget-spent', host, maxPages, dropped }, `${host} had its site's ${maxPages} pages (maxPages): ${dropped} URLs dropped`);
   }
 
   /**

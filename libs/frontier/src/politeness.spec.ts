@@ -29,6 +29,22 @@ describe('politeDelay', () => {
     expect(politeDelay(fast, undefined, { ...settings, delayMultiplier: 0, allowDelayBelowMin: true }, 50)).toMatchObject({ delayMs: 50, cause: 'override' });
   });
 
+  it("puts a site's delay between the floor and the operator's override (docs/frontier.md, precedence)", () => {
+    const quick = outcome({ durationMs: 1 });
+    // The site's delay raises the floor; the operator's override of the host wins over it, either way.
+    expect(politeDelay(quick, undefined, settings, null, 3000)).toMatchObject({ delayMs: 3000, cause: 'site' });
+    expect(politeDelay(quick, undefined, settings, 1500, 3000)).toMatchObject({ delayMs: 1500, cause: 'override' });
+    expect(politeDelay(quick, undefined, settings, 6000, 3000)).toMatchObject({ delayMs: 6000, cause: 'override' });
+    // Under the floor it is held to the floor, unless FRONTIER_ALLOW_DELAY_BELOW_MIN allows it.
+    expect(politeDelay(quick, undefined, settings, null, 200)).toMatchObject({ delayMs: 1000, cause: 'site' });
+    expect(politeDelay(quick, undefined, { ...settings, delayMultiplier: 0, allowDelayBelowMin: true }, null, 200)).toMatchObject({ delayMs: 200, cause: 'site' });
+    // Crawl-delay and slow answers lengthen it; a 429 backs off from it.
+    expect(politeDelay(outcome({ crawlDelayMs: 5000, durationMs: 1 }), undefined, settings, null, 3000)).toMatchObject({ delayMs: 5000, cause: 'robots' });
+    expect(politeDelay(outcome({ durationMs: 500 }), undefined, settings, null, 3000)).toMatchObject({ delayMs: 5000, cause: 'latency' });
+    expect(politeDelay(outcome({ status: 429, durationMs: 1 }), undefined, settings, null, 3000)).toMatchObject({ delayMs: 3000, cause: 'site' });
+    expect(politeDelay(outcome({ kind: 'error', errorKind: 'reset', durationMs: 1 }), undefined, settings, null, 3000)).toMatchObject({ delayMs: 3000, cause: 'site' });
+  });
+
   it('obeys a longer robots.txt Crawl-delay', () => {
     expect(politeDelay(outcome({ crawlDelayMs: 5000 }), undefined, settings)).toMatchObject({ delayMs: 5000, cause: 'robots' });
   });

@@ -14,7 +14,7 @@ export interface PolitenessSettings {
   hostTimeoutBackoffMs?: number;
 }
 
-export type DelayCause = 'none' | 'floor' | 'override' | 'robots' | 'latency' | 'retry-after' | 'backoff' | 'timeouts';
+export type DelayCause = 'none' | 'floor' | 'site' | 'override' | 'robots' | 'latency' | 'retry-after' | 'backoff' | 'timeouts';
 
 export interface DelayDecision {
   delayMs: number;
@@ -45,22 +45,33 @@ export const isStrike = (outcome: Pick<FetchOutcome, 'kind' | 'errorKind' | 'ret
  * serves quickly. Timeouts are counted instead, one per URL (isStrike); at hostTimeoutStrikes in a row the
  * host rests hostTimeoutBackoffMs, doubled for each further one (cause `timeouts`), until a response resets
  * the count.
- * An override may raise the floor freely, but lowers it only where FRONTIER_ALLOW_DELAY_BELOW_MIN allows:
- * an override set before that rule (or written to the store by hand) cannot remove the floor.
+ * The floor of the host's rest is the first of: the operator's override (`PATCH /hosts/:host`), the site's
+ * `minDelayMs` (the most specific site pattern that sets one), FRONTIER_MIN_DELAY_MS (cause `override`,
+ * `site`, `floor`). Robots.txt's Crawl-delay and slow answers lengthen the rest past any of them; nothing
+ * shortens Crawl-delay. An override or a site's delay may raise the floor freely, but lowers it only where
+ * FRONTIER_ALLOW_DELAY_BELOW_MIN allows: one set before that rule (or written to the store by hand) cannot
+ * remove the floor (an override under it is ignored, a site's delay under it held to it).
  */
 export function politeDelay(
   outcome: FetchOutcome,
   previous: HostPoliteness | undefined,
   settings: PolitenessSettings,
   requestedOverrideMs?: number | null,
+  siteMinDelayMs?: number,
 ): DelayDecision {
   const overrideMs = requestedOverrideMs == null || settings.allowDelayBelowMin || requestedOverrideMs >= settings.minDelayMs ? requestedOverrideMs : null;
+  const floor: [number, DelayCause] =
+    overrideMs != null
+      ? [overrideMs, 'override']
+      : siteMinDelayMs !== undefined
+        ? [settings.allowDelayBelowMin ? siteMinDelayMs : Math.max(siteMinDelayMs, settings.minDelayMs), 'site']
+        : [settings.minDelayMs, 'floor'];
   const recentMs = [...(previous?.recentMs ?? [])];
   const timeouts = previous?.timeouts ?? 0;
   if (!outcome.requested) {
     return { delayMs: 0, cause: 'none', politeness: { recentMs, backoff: previous?.backoff ?? 0, ...(timeouts ? { timeouts } : {}), delayMs: 0, cause: 'none' } };
   }
-  if (outcome.kind === 'error') return afterFailure(outcome, previous, settings, overrideMs);
+  if (outcome.kind === 'error') return afterFailure(outcome, previous, settings, floor);
   recentMs.push(outcome.durationMs);
   recentMs.splice(0, Math.max(0, recentMs.length - settings.recentResponses));
   if (isSlowDown(outcome.status)) {
@@ -68,27 +79,27 @@ export function politeDelay(
     const exponential = Math.min(settings.maxBackoffMs, Math.max(settings.minDelayMs, 1000) * 2 ** (backoff - 1));
     const retryAfter = Math.min(settings.maxBackoffMs, outcome.retryAfterMs ?? 0);
     // Never less than the host's usual rest: the operator's override and Crawl-delay still hold.
-    const usual = Math.max(overrideMs ?? settings.minDelayMs, outcome.crawlDelayMs ?? 0);
+    const usual = Math.max(floor[0], outcome.crawlDelayMs ?? 0);
     const [delayMs, cause]: [number, DelayCause] =
       retryAfter >= exponential && retryAfter >= usual
         ? [retryAfter, 'retry-after']
         : exponential >= usual
           ? [exponential, 'backoff']
-          : [usual, overrideMs != null ? 'override' : 'robots'];
+          : [usual, floor[1] !== 'floor' ? floor[1] : 'robots'];
     return { delayMs, cause, politeness: { recentMs, backoff, delayMs, cause } };
   }
-  const [delayMs, cause] = usualDelay(outcome, recentMs, settings, overrideMs);
+  const [delayMs, cause] = usualDelay(outcome, recentMs, settings, floor);
   return { delayMs, cause, politeness: { recentMs, backoff: 0, delayMs, cause } };
 }
 
 /** The rest after a request that got no response: the usual one, or the strike rule's back-off after a timeout. */
-function afterFailure(outcome: FetchOutcome, previous: HostPoliteness | undefined, settings: PolitenessSettings, overrideMs: number | null | undefined): DelayDecision {
+function afterFailure(outcome: FetchOutcome, previous: HostPoliteness | undefined, settings: PolitenessSettings, floor: [number, DelayCause]): DelayDecision {
   const recentMs = [...(previous?.recentMs ?? [])];
   const backoff = previous?.backoff ?? 0;
   // Other failures (a reset, a refused connection, a retry timing out again) neither count as a strike nor forgive one.
   const strike = isStrike(outcome);
   const timeouts = (previous?.timeouts ?? 0) + (strike ? 1 : 0);
-  const usual = usualDelay(outcome, recentMs, settings, overrideMs);
+  const usual = usualDelay(outcome, recentMs, settings, floor);
   const strikes = settings.hostTimeoutStrikes ?? 0;
   if (strikes > 0 && strike && timeouts >= strikes) {
     const backedOff = Math.min(settings.maxBackoffMs, (settings.hostTimeoutBackoffMs ?? 60_000) * 2 ** Math.min(30, timeouts - strikes));
@@ -99,12 +110,8 @@ function afterFailure(outcome: FetchOutcome, previous: HostPoliteness | undefine
   return { delayMs, cause, politeness: { recentMs, backoff, ...(timeouts ? { timeouts } : {}), delayMs, cause } };
 }
 
-function usualDelay(outcome: FetchOutcome, recentMs: number[], settings: PolitenessSettings, overrideMs: number | null | undefined): [number, DelayCause] {
+function usualDelay(outcome: FetchOutcome, recentMs: number[], settings: PolitenessSettings, floor: [number, DelayCause]): [number, DelayCause] {
   const mean = recentMs.length ? recentMs.reduce((a, b) => a + b, 0) / recentMs.length : 0;
-  const candidates: [number, DelayCause][] = [
-    overrideMs != null ? [overrideMs, 'override'] : [settings.minDelayMs, 'floor'],
-    [outcome.crawlDelayMs ?? 0, 'robots'],
-    [Math.round(settings.delayMultiplier * mean), 'latency'],
-  ];
+  const candidates: [number, DelayCause][] = [floor, [outcome.crawlDelayMs ?? 0, 'robots'], [Math.round(settings.delayMultiplier * mean), 'latency']];
   return candidates.reduce((best, c) => (c[0] > best[0] ? c : best));
 }

@@ -11,8 +11,8 @@ import { FrontierModule } from './frontier.module';
  * The frontier service in this process (in-memory drivers, no delay) with one downloader on the ring, so the
  * dispatcher has somewhere to send URLs (nothing consumes them). `close` stops the heartbeat and the app.
  */
-export async function startFrontierWithOneDownloader(): Promise<{ app: INestApplicationContext; close: () => Promise<void> }> {
-  const app = await startFrontier(loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0 }));
+export async function startFrontierWithOneDownloader(overrides: Record<string, unknown> = {}): Promise<{ app: INestApplicationContext; close: () => Promise<void> }> {
+  const app = await startFrontier(loadConfig({}, { logLevel: 'silent', 'frontier.minDelayMs': 0, ...overrides }));
   const membership = new DownloaderMembership(app.get<StateStore>(STATE_STORE).namespace('downloaders'));
   await membership.heartbeat('dl-1');
   const heartbeat = setInterval(() => void membership.heartbeat('dl-1'), 500);

@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { INestApplication, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '@crawler/config';
+import { SiteSettingsService } from '@crawler/crawl-state';
+import { createLogger } from '@crawler/logging';
+import { RuntimeModule } from '@crawler/runtime';
+import { RedisStateStore } from '@crawler/state';
+import { ControlPlaneModule } from './control-plane.module';
+
+const TOKEN = 'sites-token-0123456789abcdef';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * The per-site settings through the control plane, on Redis as the distributed shape keeps them: the file's
+ * rules listed, a live change made with the token only, audited, and read by another process (a frontier or
+ * downloader replica) within SITE_SETTINGS_REFRESH_MS.
+ */
+describe('control plane: per-site settings over HTTP', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-sites-'));
+  const prefix = `t-sites-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  let app: INestApplication;
+  let base: string;
+  let replicaState: RedisStateStore;
+  let replica: SiteSettingsService;
+
+  beforeAll(async () => {
+    const file = join(dir, 'sites.yaml');
+    writeFileSync(file, 'sites:\n  "*.example.com":\n    minDelayMs: 5000\n    userAgent: file-bot\n');
+    const env = { CONTROL_PLANE_TOKEN: TOKEN, SITE_SETTINGS_FILE: file, SITE_SETTINGS_REFRESH_MS: '100', FRONTIER_MIN_DELAY_MS: '1000' };
+    const config = loadConfig(env, { dataDir: dir, logLevel: 'silent', port: 0, redisUrl: REDIS_URL, prefix });
+    const logger = createLogger({ level: 'silent', service: 'control-plane' });
+    @Module({ imports: [RuntimeModule.forRoot({ service: 'control-plane', config, logger }), ControlPlaneModule] })
+    class TestModule {}
+    app = await NestFactory.create(TestModule, { logger: false });
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+    replicaState = new RedisStateStore({ url: REDIS_URL, prefix });
+    replica = new SiteSettingsService(replicaState, config);
+  });
+
+  afterAll(async () => {
+    await replicaState.clear();
+    await replicaState.close();
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const call = async (method: string, path: string, body?: unknown, token: string | null = TOKEN): Promise<{ status: number; body: any }> => {
+    const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
+    const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('lists the file’s rules and what a host gets', async () => {
+    expect((await call('GET', '/sites')).body).toEqual({
+      file: [{ pattern: '*.example.com', settings: { minDelayMs: 5000, userAgent: 'file-bot' }, at: expect.stringMatching(/sites\.yaml:2:3$/) }],
+      live: [],
+    });
+    expect((await call('GET', '/sites?host=docs.example.com')).body).toEqual({
+      host: 'docs.example.com',
+      settings: { minDelayMs: 5000, userAgent: 'file-bot' },
+      patterns: ['*.example.com'],
+    });
+  });
+
+  it('changes a site live, with the token only, and every replica applies it', async () => {
+    expect((await call('PUT', '/sites/docs.example.com', { maxPages: 10 }, null)).status).toBe(401);
+    const put = await call('PUT', '/sites/docs.example.com', { maxPages: 10, headers: { 'Accept-Language': 'de' } });
+    expect(put).toEqual({ status: 200, body: { pattern: 'docs.example.com', settings: { maxPages: 10, headers: { 'Accept-Language': 'de' } } } });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(await replica.forHost('docs.example.com')).toEqual({
+      settings: { minDelayMs: 5000, userAgent: 'file-bot', maxPages: 10, headers: { 'Accept-Language': 'de' } },
+      patterns: ['docs.example.com', '*.example.com'],
+    });
+    // A live rule of the file's pattern replaces it whole; removing it brings the file's back.
+    await call('PUT', `/sites/${encodeURIComponent('*.example.com')}`, { maxDepth: 3 });
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await replica.forHost('www.example.com')).settings).toEqual({ maxDepth: 3 });
+    expect((await call('DELETE', `/sites/${encodeURIComponent('*.example.com')}`)).body).toEqual({ pattern: '*.example.com', removed: true });
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await replica.forHost('www.example.com')).settings).toEqual({ minDelayMs: 5000, userAgent: 'file-bot' });
+    const audit = (await call('GET', '/audit')).body.actions;
+    expect(audit.map((a: any) => [a.action, a.detail.pattern])).toEqual([
+      ['site-settings-removed', '*.example.com'],
+      ['site-settings', '*.example.com'],
+      ['site-settings', 'docs.example.com'],
+    ]);
+  });
+
+  it('refuses bad settings with the field named, and a delay under the floor', async () => {
+    expect(await call('PUT', '/sites/a.test', { cookies: { s: '1' } })).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/^cookies: cookies is not supported yet/) },
+    });
+    expect(await call('PUT', '/sites/a.test', { maxPages: 0 })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^maxPages: /) } });
+    expect(await call('PUT', '/sites/a.test', { minDelayMs: 10 })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/FRONTIER_MIN_DELAY_MS/) } });
+    expect(await call('PUT', '/sites/a%2Fb', {})).toMatchObject({ status: 400, body: { message: expect.stringMatching(/not a host name/) } });
+  });
+});

@@ -1,0 +1,4 @@
+export * from './site-pattern';
+export * from './site-rules';
+export * from './site-settings-file';
+export * from './site-settings.schema';

@@ -1,0 +1,51 @@
+import { parseSitePattern, patternMatches, SitePattern } from './site-pattern';
+import { NOT_SUPPORTED_YET, SiteSettings, SiteSettingsSchema } from './site-settings.schema';
+
+export interface SiteRule {
+  pattern: SitePattern;
+  settings: SiteSettings;
+  /** `file:line:column` of its entry, for a rule read from a file. */
+  at?: string;
+}
+
+/** A host's settings, and the patterns that gave them (most specific first). */
+export interface ResolvedSite {
+  settings: SiteSettings;
+  patterns: string[];
+}
+
+/**
+ * The settings of `host`: each field from the most specific matching pattern that sets it (an exact host over
+ * `*.` domains, a longer domain over a shorter one, a port over none), so `*.example.com` can slow a whole
+ * site down while `docs.example.com` keeps its own user agent. Rules are given file first, live ones after:
+ * of two rules with one pattern the later one wins whole (a live change replaces the file's entry).
+ */
+export function resolveSiteSettings(rules: readonly SiteRule[], host: string): ResolvedSite {
+  const byPattern = new Map<string, SiteRule>();
+  for (const rule of rules) if (patternMatches(rule.pattern, host)) byPattern.set(rule.pattern.text, rule);
+  const matching = [...byPattern.values()].sort((a, b) => b.pattern.specificity - a.pattern.specificity);
+  const settings: Record<string, unknown> = {};
+  for (const rule of [...matching].reverse()) Object.assign(settings, withoutUndefined(rule.settings));
+  return { settings: settings as SiteSettings, patterns: matching.map((r) => r.pattern.text) };
+}
+
+const withoutUndefined = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** A rule from a pattern and settings as received (the control plane's body); throws an Error naming the field. */
+export function siteRule(pattern: string, settings: unknown): SiteRule {
+  const parsed = SiteSettingsSchema.safeParse(settings);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const keys = issue.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys] : issue.path;
+    throw new Error(`${keys.join('.') || 'settings'}: ${describeIssue(issue)}`);
+  }
+  return { pattern: parseSitePattern(pattern), settings: parsed.data };
+}
+
+/** A zod issue in words a user of the file understands. */
+export function describeIssue(issue: { code: string; message: string; keys?: readonly string[] }): string {
+  if (issue.code === 'unrecognized_keys') return `unknown setting (allowed: ${ALLOWED.join(', ')})`;
+  return issue.message;
+}
+
+const ALLOWED = Object.keys(SiteSettingsSchema.shape).filter((key) => !NOT_SUPPORTED_YET.includes(key));

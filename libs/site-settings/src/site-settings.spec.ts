@@ -1,0 +1,112 @@
+import { parseSitePattern, patternMatches } from './site-pattern';
+import { resolveSiteSettings, siteRule } from './site-rules';
+import { parseSiteSettingsFile, SiteSettingsFileError } from './site-settings-file';
+
+const problemsOf = (text: string) => {
+  try {
+    parseSiteSettingsFile(text, 'sites.yaml');
+  } catch (error) {
+    if (error instanceof SiteSettingsFileError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('site patterns', () => {
+  it.each([
+    ['docs.example.com', 'docs.example.com', true],
+    ['docs.example.com', 'www.example.com', false],
+    ['docs.example.com', 'docs.example.com:8080', true],
+    ['*.example.com', 'example.com', true],
+    ['*.example.com', 'a.b.example.com', true],
+    ['*.example.com', 'badexample.com', false],
+    ['*.example.com', 'example.com.evil.test', false],
+    ['localhost:8080', 'localhost:8080', true],
+    ['localhost:8080', 'localhost:8081', false],
+    ['*.test:8080', 'a.test:8080', true],
+    ['Bücher.Example', 'xn--bcher-kva.example', true],
+    ['127.0.0.1', '127.0.0.1:9000', true],
+    ['127.0.0.1:9000', '127.0.0.1', false],
+  ])('%s matches %s: %s', (pattern, host, expected) => {
+    expect(patternMatches(parseSitePattern(pattern), host)).toBe(expected);
+  });
+
+  it.each(['*', '*.', 'a.*.com', 'http://example.com', 'example.com/docs', 'user@example.com', 'exa mple.com'])('refuses %s', (pattern) => {
+    expect(() => parseSitePattern(pattern)).toThrow(/host name|pattern is/);
+  });
+});
+
+describe('resolveSiteSettings', () => {
+  const rules = [
+    siteRule('*.example.com', { minDelayMs: 5000, userAgent: 'site-bot', maxPages: 100 }),
+    siteRule('docs.example.com', { minDelayMs: 1000 }),
+    siteRule('*.docs.example.com', { maxDepth: 2 }),
+    siteRule('docs.example.com:8080', { maxPages: 7 }),
+  ];
+
+  it('takes each field from the most specific pattern that sets it', () => {
+    expect(resolveSiteSettings(rules, 'docs.example.com')).toEqual({
+      settings: { minDelayMs: 1000, userAgent: 'site-bot', maxPages: 100, maxDepth: 2 },
+      patterns: ['docs.example.com', '*.docs.example.com', '*.example.com'],
+    });
+    expect(resolveSiteSettings(rules, 'docs.example.com:8080').settings).toEqual({ minDelayMs: 1000, userAgent: 'site-bot', maxPages: 7, maxDepth: 2 });
+    expect(resolveSiteSettings(rules, 'www.example.com').settings).toEqual({ minDelayMs: 5000, userAgent: 'site-bot', maxPages: 100 });
+    expect(resolveSiteSettings(rules, 'example.org')).toEqual({ settings: {}, patterns: [] });
+  });
+
+  it('lets a later rule of the same pattern replace an earlier one whole (a live change over the file)', () => {
+    const live = siteRule('*.EXAMPLE.com', { maxDepth: 1 });
+    expect(resolveSiteSettings([...rules, live], 'www.example.com').settings).toEqual({ maxDepth: 1 });
+  });
+
+  it('refuses what it cannot apply, naming the field', () => {
+    expect(() => siteRule('a.test', { proxy: 'http://p:3128' })).toThrow(/^proxy: proxy is not supported yet/);
+    expect(() => siteRule('a.test', { delay: 5 })).toThrow(/^delay: unknown setting \(allowed: minDelayMs, maxPages/);
+    expect(() => siteRule('a.test', { headers: { 'User-Agent': 'x' } })).toThrow(/^headers.User-Agent: "User-Agent" may not be set here: set userAgent instead/);
+    expect(() => siteRule('a.test', { headers: { 'X-A': 'a\r\nInjected: 1' } })).toThrow(/line break/);
+    expect(() => siteRule('a/b', {})).toThrow(/not a host name/);
+  });
+});
+
+describe('parseSiteSettingsFile', () => {
+  it('reads YAML and JSON alike', () => {
+    const yaml = 'sites:\n  "*.example.com":\n    minDelayMs: 3000\n    headers:\n      Accept-Language: en\n';
+    const json = '{"sites": {"*.example.com": {"minDelayMs": 3000, "headers": {"Accept-Language": "en"}}}}';
+    for (const text of [yaml, json]) {
+      const [rule] = parseSiteSettingsFile(text, 'f');
+      expect(rule.pattern.text).toBe('*.example.com');
+      expect(rule.settings).toEqual({ minDelayMs: 3000, headers: { 'Accept-Language': 'en' } });
+    }
+  });
+
+  it('names the line, column and field of every problem', () => {
+    const text = [
+      'sites:', // 1
+      '  docs.example.com:', // 2
+      '    minDelayMs: -5', // 3
+      '    maxPages: many', // 4
+      '  "*.example.com":', // 5
+      '    cookies: {session: abc}', // 6
+      '    colour: blue', // 7
+      '  "http://bad":', // 8
+      '    maxDepth: 1', // 9
+    ].join('\n');
+    expect(problemsOf(text)).toEqual([
+      expect.stringMatching(/^sites\.yaml:3:17: sites\."docs\.example\.com"\.minDelayMs: .*>=0/),
+      expect.stringMatching(/^sites\.yaml:4:15: sites\."docs\.example\.com"\.maxPages: .*number/),
+      expect.stringMatching(/^sites\.yaml:6:14: sites\."\*\.example\.com"\.cookies: cookies is not supported yet/),
+      expect.stringMatching(/^sites\.yaml:7:5: sites\."\*\.example\.com"\.colour: unknown setting/),
+      expect.stringMatching(/^sites\.yaml:8:3: sites\."http:\/\/bad": .*not a host name/),
+    ]);
+  });
+
+  it('refuses a file that is not YAML, a duplicate key, two patterns for the same hosts, and a file without sites', () => {
+    expect(problemsOf('sites:\n  a.test: {maxDepth: 1\n')).toEqual([expect.stringMatching(/^sites\.yaml:\d+:\d+: /)]);
+    expect(problemsOf('sites:\n  a.test: {}\n  a.test: {}\n')).toEqual([expect.stringMatching(/^sites\.yaml:3:3: .*[Uu]nique/)]);
+    expect(problemsOf('sites:\n  A.test: {}\n  a.test: {}\n')).toEqual([expect.stringMatching(/^sites\.yaml:3:3: sites\."a\.test": the same hosts as "A\.test"/)]);
+    expect(problemsOf('site:\n  a.test: {}\n')).toEqual([
+      expect.stringMatching(/^sites\.yaml:1:1: sites: /),
+      expect.stringMatching(/^sites\.yaml:1:1: site: unknown setting/),
+    ]);
+  });
+});
