@@ -498,7 +498,7 @@ export const CrawlerConfigSchema = z.object({
      * @defaultValue false
      */
     recrawl: bool.default(false).meta({ env: 'FRONTIER_RECRAWL' }),
-    /** First recrawl interval of a page. @defaultValue 86400000 */
+    /** First recrawl interval of a page (of a sitemap's page: its `<changefreq>`, else its `<lastmod>`'s age). @defaultValue 86400000 */
     recrawlInitialMs: ms.default(86_400_000).meta({ env: 'FRONTIER_RECRAWL_INITIAL_MS' }),
     /** A page that keeps changing is recrawled at most this often. @defaultValue 3600000 */
     recrawlMinMs: ms.default(3_600_000).meta({ env: 'FRONTIER_RECRAWL_MIN_MS' }),
