@@ -26,7 +26,13 @@ export interface CrawlOptions {
   warc?: boolean;
   /** Plugins to enable, e.g. ['png'] (PLUGINS). */
   plugins?: string[];
+  /** User URL rules (URL_FILTER_INCLUDE, URL_FILTER_EXCLUDE), one a flag. */
+  include: string[];
+  exclude: string[];
+  rulesFile?: string;
 }
+
+const repeatable = (value: string, all: string[]) => [...all, value];
 
 const nonNegative = (name: string) => (value: string) => {
   const n = Number(value);
@@ -50,7 +56,15 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .option('--delay <seconds>', 'minimum delay between two requests to one host (default 2)', nonNegative('--delay'))
     .option('--out <dir>', 'where pages, the fetch log and the summary go', './crawl-data')
     .option('--allow-private', 'allow hosts that resolve to loopback or private addresses (cloud metadata addresses stay refused)')
-    .option('--resolve <name=ip>', 'answer NAME with IP instead of asking DNS (repeatable)', (v, all: string[]) => [...all, v], [])
+    .option('--resolve <name=ip>', 'answer NAME with IP instead of asking DNS (repeatable)', repeatable, [])
+    .option(
+      '--include <rule>',
+      "follow only links matching a rule: '/docs/**' (path glob), 'https://*.example.com/**' (URL glob), 're:REGEX', 'path-re:REGEX', optionally after a host pattern ('docs.example.com /v2/**'); repeatable",
+      repeatable,
+      [],
+    )
+    .option('--exclude <rule>', "never follow links matching a rule (written as --include's; wins over --include); repeatable", repeatable, [])
+    .option('--rules-file <file>', "URL rules, one a line: 'include RULE' or 'exclude RULE'")
     .option('--hosts-file <file>', 'static answers in hosts(5) format')
     .option('--json', 'print the summary as one JSON object on stdout')
     .option('--redis <url>', 'queues and state in Redis (persistent, resumable) instead of memory')
@@ -81,6 +95,9 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     'filter.maxDepth': options.maxDepth,
     'sites.file': options.siteSettings,
     'filter.scope': options.scope,
+    'filter.include': options.include.length ? options.include : undefined,
+    'filter.exclude': options.exclude.length ? options.exclude : undefined,
+    'filter.rulesFile': options.rulesFile,
     'dns.allowPrivate': options.allowPrivate,
     'dns.hosts': options.resolve.length ? parseHostPairs(options.resolve.join(',')) : undefined,
     'dns.hostsFile': options.hostsFile,

@@ -14,6 +14,7 @@ import { CompletionProbe, CrawlClock, CrawlStateModule, describeWaiting, FailedU
 import { RedisStateStore } from '@crawler/state';
 import { checkRecords, checkRedis, surviveUnawaitedRedisErrors, CrawlStats, RuntimeModule, stopWithin } from '@crawler/runtime';
 import { checkUrlSeenRoom, describeSeenStats, UrlSeenService } from '@crawler/url-seen';
+import { loadUserRules } from '@crawler/url';
 import { configOverrides, CrawlOptions } from './crawl-options';
 import { exitCodeOf, formatSummary, isComplete, notFetched, StopReason, summarize, whyNothingFetched } from './crawl-summary';
 import { RobotsIdleWait } from './robots-idle-wait';
@@ -30,6 +31,10 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
     config = loadConfig(process.env, { ...configOverrides(options), fetchLogFile: join(options.out, 'fetch-log.jsonl') });
     // The plugins PLUGINS (--plugins) names, found by name (libs/plugin-<name>), their settings validated.
     plugins = loadPlugins(config.plugins.enabled);
+    // The URL filter refuses bad rules at init too; checked here, a bad rule stops the crawl before anything starts.
+    const ruleProblems: string[] = [];
+    loadUserRules(config.filter, (path) => readFileSync(path, 'utf8'), ruleProblems);
+    if (ruleProblems.length) throw new ConfigError(ruleProblems);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`crawl: ${error.message}\n`);

@@ -523,7 +523,7 @@ export const CrawlerConfigSchema = z.object({
      * @defaultValue false
      */
     recrawl: bool.default(false).meta({ env: 'FRONTIER_RECRAWL' }),
-    /** First recrawl interval of a page. @defaultValue 86400000 */
+    /** First recrawl interval of a page (of a sitemap's page: its `<changefreq>`, else its `<lastmod>`'s age). @defaultValue 86400000 */
     recrawlInitialMs: ms.default(86_400_000).meta({ env: 'FRONTIER_RECRAWL_INITIAL_MS' }),
     /** A page that keeps changing is recrawled at most this often. @defaultValue 3600000 */
     recrawlMinMs: ms.default(3_600_000).meta({ env: 'FRONTIER_RECRAWL_MIN_MS' }),
@@ -712,6 +712,25 @@ export const CrawlerConfigSchema = z.object({
      * built-in tracking and session list.
      */
     stripParams: z.array(z.string()).optional().meta({ env: 'URL_FILTER_STRIP_PARAMS' }),
+    /**
+     * User URL rules that let URLs through, one a line: `[host-pattern ]matcher`, where the matcher is a path glob
+     * (`/docs/**`), a URL glob (`https://*.example.com/**`), `re:REGEX` (on the whole URL) or `path-re:REGEX` (on the
+     * path and query). A URL whose host some include rules apply to must match one of them. Seeds are exempt; see
+     * [user URL rules](crawl-config.md#a-docs-site-crawl-with-includeexclude-rules).
+     * @defaultValue none
+     */
+    include: z.array(z.string()).default([]).meta({ env: 'URL_FILTER_INCLUDE' }),
+    /**
+     * User URL rules that drop URLs, one a line, written as `URL_FILTER_INCLUDE`'s; an exclude rule wins over every
+     * include rule. Seeds are exempt.
+     * @defaultValue none
+     */
+    exclude: z.array(z.string()).default([]).meta({ env: 'URL_FILTER_EXCLUDE' }),
+    /**
+     * A file of user URL rules read at start, one a line: `include RULE` or `exclude RULE` (`#` comments), on top of
+     * `URL_FILTER_INCLUDE` and `URL_FILTER_EXCLUDE`.
+     */
+    rulesFile: z.string().min(1).optional().meta({ env: 'URL_FILTER_RULES_FILE' }),
     /** A file of blocked domains (one a line, `#` comments; a domain blocks its subdomains), re-read while running. */
     blocklistFile: z.string().min(1).optional().meta({ env: 'URL_FILTER_BLOCKLIST_FILE' }),
     /** How often the blocklist file is checked for changes. @defaultValue 10000 */
@@ -902,6 +921,9 @@ const SECRET_SETTINGS = new Set(['controlPlane.token']);
 
 const LIST_SETTINGS = new Set(['filter.blockedExtensions', 'filter.allowedDomains', 'filter.stripParams', 'plugins.enabled']);
 
+/** Settings listed one a line, as written: a URL rule may hold commas and capitals. */
+const LINE_SETTINGS = new Set(['filter.include', 'filter.exclude']);
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n  ${problems.join('\n  ')}`);
@@ -950,6 +972,11 @@ function setPath(target: SettingsTree, path: string, value: unknown): void {
 
 function envValue(path: string, raw: string): unknown {
   if (path === 'dns.hosts') return parseHostPairs(raw);
+  if (LINE_SETTINGS.has(path))
+    return raw
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (LIST_SETTINGS.has(path))
     return raw
       .split(',')

@@ -58,11 +58,13 @@ export class ContentParserProcessor implements OnApplicationBootstrap {
         kind: 'sitemap',
         depth: fetched.depth,
         nofollow: false,
-        links: sitemap.entries.map(({ loc, length, priority }) => ({
+        links: sitemap.entries.map(({ loc, length, priority, lastmod, changefreq }) => ({
           href: loc,
           tag,
           ...(length === undefined ? {} : { length }),
           ...(priority === undefined ? {} : { priority }),
+          ...(lastmod === undefined ? {} : { lastmod }),
+          ...(changefreq === undefined ? {} : { changefreq }),
         })),
       });
     }

@@ -20,6 +20,10 @@ const cutLength = z
 
 /** How a URL entered the crawl. */
 export const UrlSource = z.enum(['seed', 'link', 'redirect', 'sitemap', 'recrawl']);
+
+/** A sitemap's `<changefreq>` values (sitemaps.org 0.9). */
+export const Changefreq = z.enum(['always', 'hourly', 'daily', 'weekly', 'monthly', 'yearly', 'never']);
+export type Changefreq = z.infer<typeof Changefreq>;
 export type UrlSource = z.infer<typeof UrlSource>;
 
 /** What a URL is fetched as: a page (HTML, parsed for links) or a sitemap (XML, read for its URLs). */
@@ -37,6 +41,10 @@ export const CrawlUrl = z.object({
   hops: z.number().int().min(0).default(0),
   /** Sitemap `<priority>` (0…1), when the URL came from a sitemap. */
   priority: z.number().min(0).max(1).optional(),
+  /** Sitemap `<lastmod>` (ms since epoch), when the URL came from a sitemap: its first recrawl interval's hint. */
+  lastmod: z.number().int().optional(),
+  /** Sitemap `<changefreq>`, when the URL came from a sitemap: its first recrawl interval's hint. */
+  changefreq: Changefreq.optional(),
   /** Times this URL was answered 429/503 and put back. */
   attempts: z.number().int().min(0).optional(),
   /** Transient failures so far (a 5xx, 408, timeout, reset, refused connection): the retries it was given. */
@@ -194,7 +202,10 @@ export const FetchOutcome = z.object({
       etag: z.string().max(1024).optional(),
       lastModified: z.string().max(256).optional(),
       bodyHash: z.string().max(128).optional(),
-      /** `Expires` in the future: no refetch before it (ms since epoch). */
+      /**
+       * The end of its freshness lifetime, when that lies ahead (`Cache-Control: max-age`, else `Expires`; none
+       * with `no-cache` or `no-store`): no refetch before it (ms since epoch).
+       */
       expiresAt: z.number().optional(),
     })
     .optional(),
@@ -256,6 +267,10 @@ export const RawLink = z.object({
   rel: z.string().optional(),
   /** A sitemap's `<priority>` (0…1). */
   priority: z.number().min(0).max(1).optional(),
+  /** A sitemap's `<lastmod>` (ms since epoch). */
+  lastmod: z.number().int().optional(),
+  /** A sitemap's `<changefreq>`. */
+  changefreq: Changefreq.optional(),
 });
 export type RawLink = z.infer<typeof RawLink>;
 

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { Inject, Injectable } from '@nestjs/common';
 import * as iconv from 'iconv-lite';
 import { PAGE_STORE, PageStore } from '@crawler/content-store';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { DuplicateRecord, PageRecord, RECORDS_STORE, RecordsStore } from '@crawler/records';
-import { canonicalize } from '@crawler/url';
+import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
+import { canonicalize, describeVerdict, loadUserRules, type UrlRules } from '@crawler/url';
 
 /** What content-seen recorded of a stored page. */
 export type UrlRecord = PageRecord;
@@ -11,10 +13,17 @@ export type UrlRecord = PageRecord;
 /** What content-seen recorded for a duplicate: the original (whose record says where it is stored). */
 export type DuplicateOf = DuplicateRecord;
 
-export type UrlLookup =
+export type UrlLookup = (
   | { url: string; state: 'stored'; record: UrlRecord; host: HostSummary }
   | { url: string; state: 'duplicate'; duplicateOf: DuplicateOf; host: HostSummary }
-  | { url: string; state: 'unknown'; host: HostSummary };
+  | { url: string; state: 'unknown'; host: HostSummary }
+) & {
+  /**
+   * What the crawl's user URL rules make of it as a link found on a page (seeds are exempt): the rule that
+   * excludes it, or the include rules it matches none of; absent when they let it through.
+   */
+  userRules?: string;
+};
 
 export interface HostSummary {
   host: string;
@@ -43,13 +52,33 @@ export class UrlLookupError extends Error {}
  */
 @Injectable()
 export class UrlLookupService {
+  /** The user's URL rules as the URL filter reads them; a problem with them is the filter's to refuse at start. */
+  private readonly userRules: UrlRules;
+  private readonly userRulesProblems: string[] = [];
+
   constructor(
     @Inject(RECORDS_STORE) private readonly records: RecordsStore,
     @Inject(PAGE_STORE) private readonly pages: PageStore,
     @Inject(FRONTIER_STORE) private readonly frontier: FrontierStore,
-  ) {}
+    @Inject(CRAWLER_CONFIG) config: CrawlerConfig,
+  ) {
+    this.userRules = loadUserRules(config.filter, (path) => readFileSync(path, 'utf8'), this.userRulesProblems);
+  }
 
   async lookup(input: string): Promise<UrlLookup> {
+    const found = await this.find(input);
+    const userRules = this.userRulesVerdict(found.url);
+    return userRules ? { ...found, userRules } : found;
+  }
+
+  private userRulesVerdict(url: string): string | undefined {
+    if (this.userRulesProblems.length) return `not known here: ${this.userRulesProblems[0]}`;
+    const canonical = canonicalize(url);
+    const verdict = canonical.ok ? this.userRules.judge(canonical.parsed) : undefined;
+    return verdict && describeVerdict(verdict);
+  }
+
+  private async find(input: string): Promise<UrlLookup> {
     const candidates = spellings(input);
     const found = await this.records.lookup(candidates);
     const stored = found.findIndex(({ page }) => page !== null);

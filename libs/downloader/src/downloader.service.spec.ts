@@ -35,6 +35,28 @@ function site(robots: Route) {
       req.headers['if-none-match'] === '"e1"'
         ? res.writeHead(304, { etag: '"e1"' }).end()
         : res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', etag: '"e1"' }).end(PAGE),
+    '/max-age': (req, res) =>
+      res
+        .writeHead(200, {
+          'content-type': 'text/html',
+          'cache-control': 'max-age=600',
+          age: '100',
+          expires: new Date(Date.now() + 86_400_000).toUTCString(),
+          etag: '"m"',
+        })
+        .end(PAGE),
+    '/no-store': (req, res) =>
+      req.headers['if-none-match'] || req.headers['if-modified-since']
+        ? res.writeHead(304).end()
+        : res
+            .writeHead(200, {
+              'content-type': 'text/html',
+              'cache-control': 'no-store',
+              expires: new Date(Date.now() + 86_400_000).toUTCString(),
+              etag: '"n"',
+              'last-modified': 'Mon, 01 Jan 2024 00:00:00 GMT',
+            })
+            .end(PAGE),
     '/private': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
     '/private/deep': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
     '/moved': (req, res) => res.writeHead(301, { location: '/new-home?x=1' }).end(),
@@ -285,6 +307,23 @@ describe('DownloaderService', () => {
     const { service, request } = await setup({ overrides: { 'frontier.recrawl': true } });
     await service.download(request('/'));
     expect(await service.download(request('/page'))).toMatchObject({ revisit: { changed: true, etag: '"e1"', bodyHash: expect.stringMatching(/^[\w-]{22}$/) } });
+  });
+
+  it('takes the freshness lifetime from Cache-Control max-age (less Age) over Expires, and keeps no validators of a no-store page', async () => {
+    const { service, request, requested } = await setup({ overrides: { 'frontier.recrawl': true } });
+    await service.download(request('/'));
+    const before = Date.now();
+    const fresh = (await service.download(request('/max-age')))!;
+    expect(fresh.revisit).toMatchObject({ changed: true, etag: '"m"' });
+    expect(fresh.revisit!.expiresAt).toBeGreaterThanOrEqual(before + 500_000);
+    expect(fresh.revisit!.expiresAt).toBeLessThanOrEqual(Date.now() + 500_000);
+
+    const first = (await service.download(request('/no-store')))!;
+    expect(first.revisit).toEqual({ changed: true, bodyHash: expect.stringMatching(/^[\w-]{22}$/) });
+    // Its recrawl asks unconditionally, and is judged by the body's hash.
+    const again = (await service.download(request('/no-store', { source: 'recrawl', revisit: first.revisit })))!;
+    expect(again).toMatchObject({ status: 200, revisit: { changed: false } });
+    expect(requested.filter((p) => p === '/no-store')).toHaveLength(2);
   });
 
   it('refetches conditionally: 304 is unchanged, nothing is staged, validators carried on', async () => {

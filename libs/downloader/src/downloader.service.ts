@@ -11,6 +11,7 @@ import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
+import { httpFreshness } from './http-freshness';
 import { KeptForRetry, leaseEnd } from './kept-for-retry';
 import { parseRetryAfter } from '@crawler/net';
 import { RobotsFetch, RobotsService } from './robots.service';
@@ -398,8 +399,21 @@ type PageAnswer =
 
 /** The URL of a request, as the frontier queues it (to put it back). */
 function crawlUrlOf(request: FetchRequest): CrawlUrl {
-  const { url, kind, depth, source, hops, attempts, failures, priority, revisit, referrer } = request;
-  return { url, kind, depth, source, hops, attempts, failures, priority, revisit, ...(referrer ? { referrer } : {}) };
+  const { url, kind, depth, source, hops, attempts, failures, priority, revisit, referrer, lastmod, changefreq } = request;
+  return {
+    url,
+    kind,
+    depth,
+    source,
+    hops,
+    attempts,
+    failures,
+    priority,
+    revisit,
+    ...(referrer ? { referrer } : {}),
+    ...(lastmod !== undefined ? { lastmod } : {}),
+    ...(changefreq ? { changefreq } : {}),
+  };
 }
 
 /** A refetch asks only for a newer version: If-None-Match / If-Modified-Since from the last fetch. */
@@ -413,21 +427,24 @@ function conditionalHeaders(request: FetchRequest): Record<string, string> | und
 
 /**
  * For an HTML page answered 200 or 304: whether it changed since the last fetch (304, or the same body
- * hash, means no), its validators for the next conditional request, and a future `Expires`. A first fetch
- * with recrawls off answers nothing: no later fetch will compare, so the body is not hashed (a SHA-256 of
- * every page, ~15 µs for 30 KB).
+ * hash, means no), its validators for the next conditional request, and the end of its freshness lifetime
+ * (`Cache-Control: max-age`, else `Expires`; see httpFreshness). `no-store` keeps no validators: the next
+ * fetch is unconditional. A first fetch with recrawls off answers nothing: no later fetch will compare, so
+ * the body is not hashed (a SHA-256 of every page, ~15 µs for 30 KB).
  */
 function revisitOf(request: FetchRequest, response: FetchResponse, recrawl: boolean): FetchOutcome['revisit'] {
   const previous = request.revisit;
   if (!recrawl && !previous) return undefined;
-  const expires = Date.parse(response.headers.expires ?? '');
-  const expiresAt = expires > Date.now() ? expires : undefined;
-  const etag = response.headers.etag ?? previous?.etag;
-  const lastModified = response.headers['last-modified'] ?? previous?.lastModified;
-  if (response.status === 304) return { changed: false, etag, lastModified, bodyHash: previous?.bodyHash, expiresAt };
+  const { freshUntil: expiresAt, noStore } = httpFreshness(response.headers, Date.now());
+  const validators = noStore
+    ? {}
+    : response.status === 304
+      ? { etag: response.headers.etag ?? previous?.etag, lastModified: response.headers['last-modified'] ?? previous?.lastModified }
+      : { etag: response.headers.etag, lastModified: response.headers['last-modified'] };
+  if (response.status === 304) return { changed: false, ...validators, bodyHash: previous?.bodyHash, expiresAt };
   if (response.status !== 200 || !response.body) return undefined;
   const bodyHash = createHash('sha256').update(response.body).digest('base64url').slice(0, 22);
-  return { changed: bodyHash !== previous?.bodyHash, etag: response.headers.etag, lastModified: response.headers['last-modified'], bodyHash, expiresAt };
+  return { changed: bodyHash !== previous?.bodyHash, ...validators, bodyHash, expiresAt };
 }
 
 function describeError(error: unknown): string {

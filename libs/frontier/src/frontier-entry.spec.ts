@@ -32,6 +32,12 @@ describe('frontier entries', () => {
     expect(decodeEntry(encodeEntry(sitemap))).toEqual(sitemap);
   });
 
+  it('round-trip what a sitemap said of a page: <lastmod> and <changefreq>', () => {
+    const listed = { url: 'https://a.test/p', depth: 1, source: 'sitemap' as const, hops: 0, priority: 0.5, lastmod: 1_767_225_600_000, changefreq: 'weekly' as const };
+    expect(encodeEntry(listed)).toBe('["https://a.test/p",1,3,0,0,0.5,null,null,null,null,1767225600000,3]');
+    expect(decodeEntry(encodeEntry(listed))).toEqual(listed);
+  });
+
   it('round-trip the referrer a plugin-claimed URL carries', () => {
     const image = { url: 'https://a.test/logo.png', depth: 1, source: 'link' as const, hops: 0, referrer: 'https://a.test/' };
     expect(encodeEntry(image)).toBe('["https://a.test/logo.png",1,1,0,0,null,null,null,"https://a.test/"]');

@@ -370,6 +370,34 @@ describe('FrontierService', () => {
       return { intervals, totals: await f.stats.totals() };
     }
 
+    it('takes a sitemap page’s first interval from its <changefreq> or <lastmod>, and never comes back before the end of its freshness lifetime', async () => {
+      const f = frontier(recrawl);
+      const now = Date.now();
+      const sitemapLink = (path: string, listed: object) => ({ ...links('s.test', [path])[0], source: 'sitemap' as const, ...listed });
+      await f.service.add([
+        sitemapLink('/daily', { changefreq: 'daily' }),
+        sitemapLink('/hour-old', { lastmod: now - 10_000 }),
+        ...links('s.test', ['/plain', '/cached']),
+      ]);
+      for (let i = 0; i < 4; i++) {
+        await turn(f, ({ retry }) => ({
+          kind: 'fetched',
+          requested: true,
+          status: 200,
+          durationMs: 3,
+          retry,
+          revisit: { changed: true, bodyHash: 'h', ...(retry.url.endsWith('/cached') ? { expiresAt: now + 3_600_000 } : {}) },
+        }));
+      }
+      const audit = (await f.store.auditLog('s.test')).map((line) => JSON.parse(line)).filter((e) => e.event === 'recrawl-scheduled');
+      const byPath = Object.fromEntries(audit.map((e) => [new URL(e.url).pathname, e]));
+      expect(byPath['/daily'].intervalMs).toBe(512_000); // a day, within FRONTIER_RECRAWL_MAX_MS
+      expect(byPath['/hour-old'].intervalMs).toBeGreaterThanOrEqual(10_000);
+      expect(byPath['/hour-old'].intervalMs).toBeLessThan(15_000);
+      expect(byPath['/plain'].intervalMs).toBe(64_000); // FRONTIER_RECRAWL_INITIAL_MS
+      expect(byPath['/cached']).toMatchObject({ intervalMs: 64_000, dueAt: now + 3_600_000 });
+    });
+
     it('adaptive: a page that changes at every visit comes back ever sooner, hub or leaf', async () => {
       const { intervals } = await visits('adaptive');
       expect(intervals).toEqual({ 'hub.test': [64_000, 32_000, 16_000], 'leaf.test': [64_000, 32_000, 16_000] });

@@ -20,7 +20,7 @@ import { encodeEntry } from './frontier-entry';
 import { isSlowDown, isStrike, politeDelay } from './politeness';
 import { FRONTIER_PRIORITIZER, PrioritizerChain } from './prioritizer';
 import { DispatchSignal } from './dispatch-signal';
-import { recrawlInterval } from './recrawl-policy';
+import { recrawlInterval, sitemapChangeMs } from './recrawl-policy';
 import { classifyFailure, retryDelayMs } from './retry-policy';
 
 /** A URL given up on: why, and how many requests it had. */
@@ -333,7 +333,8 @@ export class FrontierService {
 
   /**
    * Freshness: the page comes back after an interval that adapts to it (recrawlInterval, by
-   * FRONTIER_RECRAWL_POLICY), and never before its `Expires`.
+   * FRONTIER_RECRAWL_POLICY; the first from its sitemap's `<changefreq>` or `<lastmod>` when it came from
+   * one), and never before the end of its freshness lifetime (`Cache-Control: max-age`, else `Expires`).
    */
   private async scheduleRecrawl(outcome: FetchOutcome, now: number): Promise<string> {
     const { recrawlInitialMs, recrawlMinMs, recrawlMaxMs, recrawlPolicy, frontQueues } = this.config.frontier;
@@ -344,7 +345,7 @@ export class FrontierService {
     const links = recrawlPolicy === 'hubs' && previous?.intervalMs !== undefined ? await this.hubLinks.count(outcome.url) : undefined;
     const newLinks = links !== undefined && previous?.links !== undefined ? links - previous.links : undefined;
     const intervalMs = recrawlInterval(
-      { previousMs: previous?.intervalMs, changed: revisit.changed, newLinks },
+      { previousMs: previous?.intervalMs, changed: revisit.changed, newLinks, sitemapMs: sitemapChangeMs(outcome.retry!, now) },
       { initialMs: recrawlInitialMs, minMs: recrawlMinMs, maxMs: recrawlMaxMs },
     );
     const dueAt = Math.max(now + intervalMs, revisit.expiresAt ?? 0);

@@ -15,8 +15,8 @@ describe('parseSitemap', () => {
     expect(parsed).toEqual({
       format: 'urlset',
       entries: [
-        { loc: 'http://a.test/', priority: 0 },
-        { loc: 'http://a.test/p?x=1&y=2', priority: 0.1 },
+        { loc: 'http://a.test/', priority: 0, lastmod: Date.parse('2026-01-01T00:00:00Z') },
+        { loc: 'http://a.test/p?x=1&y=2', priority: 0.1, lastmod: Date.parse('2026-01-02T00:00:00Z') },
       ],
       truncated: false,
     });
@@ -27,11 +27,27 @@ describe('parseSitemap', () => {
     const cut = { loc: long.slice(0, 8192), length: long.length };
     const xml = await parseSitemap(Buffer.from(urlset([long, 'http://a.test/ok'])), LIMITS);
     expect(xml.entries).toEqual([
-      { ...cut, priority: 0 },
-      { loc: 'http://a.test/ok', priority: 0.1 },
+      { ...cut, priority: 0, lastmod: Date.parse('2026-01-01T00:00:00Z') },
+      { loc: 'http://a.test/ok', priority: 0.1, lastmod: Date.parse('2026-01-02T00:00:00Z') },
     ]);
     const text = await parseSitemap(Buffer.from(`${long}\nhttp://a.test/ok\n`), LIMITS);
     expect(text.entries).toEqual([cut, { loc: 'http://a.test/ok' }]);
+  });
+
+  it('reads <lastmod> (W3C datetimes) and <changefreq>, leaving out values that are not the protocol’s', async () => {
+    const xml =
+      '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">' +
+      '<url><loc>http://a.test/1</loc><lastmod>2026-05-01T10:30:00+02:00</lastmod><changefreq> Daily </changefreq></url>' +
+      '<url><loc>http://a.test/2</loc><lastmod>2026-05</lastmod><changefreq>sometimes</changefreq></url>' +
+      '<url><loc>http://a.test/3</loc><lastmod>yesterday</lastmod><changefreq>never</changefreq></url>' +
+      '<url><loc>http://a.test/4</loc><lastmod>2026-13-45</lastmod></url>' +
+      '</urlset>';
+    expect((await parseSitemap(Buffer.from(xml), LIMITS)).entries).toEqual([
+      { loc: 'http://a.test/1', lastmod: Date.parse('2026-05-01T08:30:00Z'), changefreq: 'daily' },
+      { loc: 'http://a.test/2', lastmod: Date.parse('2026-05-01T00:00:00Z') },
+      { loc: 'http://a.test/3', changefreq: 'never' },
+      { loc: 'http://a.test/4' },
+    ]);
   });
 
   it('reads a sitemap index', async () => {

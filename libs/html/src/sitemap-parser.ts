@@ -1,5 +1,5 @@
 import { createGunzip } from 'node:zlib';
-import { MAX_URL_CHARS } from '@crawler/contracts';
+import { Changefreq, MAX_URL_CHARS } from '@crawler/contracts';
 import { Parser } from 'htmlparser2';
 import { forgetOutermostElements } from './open-elements';
 
@@ -13,7 +13,16 @@ export interface SitemapEntry {
   length?: number;
   /** `<priority>` (0…1) of a urlset entry, when it is a number in range. */
   priority?: number;
+  /** `<lastmod>` of a urlset entry (ms since epoch), when it is a W3C datetime. */
+  lastmod?: number;
+  /** `<changefreq>` of a urlset entry, when it is one of the protocol's values. */
+  changefreq?: Changefreq;
 }
+
+/** The fields of an entry read besides `<loc>`. */
+const FIELDS = ['loc', 'priority', 'lastmod', 'changefreq'] as const;
+type Field = (typeof FIELDS)[number];
+const isField = (name: string): name is Field => (FIELDS as readonly string[]).includes(name);
 
 export interface ParsedSitemap {
   /** `urlset`, `sitemapindex`, a plain-text list of URLs, or not a sitemap at all. */
@@ -58,8 +67,8 @@ function parseXml(text: string, maxUrls: number): ParsedSitemap {
   let format: ParsedSitemap['format'] = 'unknown';
   const entries: SitemapEntry[] = [];
   let truncated = false;
-  let entry: { loc: string; priority: string; closed: boolean } | null = null;
-  let field: 'loc' | 'priority' | null = null;
+  let entry: (Record<Field, string> & { closed: boolean }) | null = null;
+  let field: Field | null = null;
 
   const local = (name: string) => name.slice(name.lastIndexOf(':') + 1).toLowerCase();
   const parser = new Parser(
@@ -69,23 +78,23 @@ function parseXml(text: string, maxUrls: number): ParsedSitemap {
         const name = local(raw);
         if (format === 'unknown' && (name === 'urlset' || name === 'sitemapindex')) format = name;
         else if ((name === 'url' && format === 'urlset') || (name === 'sitemap' && format === 'sitemapindex')) {
-          entry = { loc: '', priority: '', closed: false };
-        } else if (entry && (name === 'loc' || name === 'priority')) field = name;
+          entry = { loc: '', priority: '', lastmod: '', changefreq: '', closed: false };
+        } else if (entry && isField(name)) field = name;
       },
       ontext(data) {
         // A loc is kept whole, however long (its length is reported; it is never longer than the body read).
-        if (entry && field && (field === 'loc' || entry.priority.length < MAX_URL_CHARS)) entry[field] += data;
+        if (entry && field && (field === 'loc' || entry[field].length < 64)) entry[field] += data;
       },
       onclosetag(raw, implied) {
         const name = local(raw);
-        if (name === 'loc' || name === 'priority') {
+        if (isField(name)) {
           // A <loc> closed only by the end of a cut-off file may itself be cut: not a URL to trust.
           if (entry && name === 'loc' && !implied) entry.closed = true;
           field = null;
         } else if (entry && (name === 'url' || name === 'sitemap')) {
           const loc = entry.loc.trim();
           if (entry.closed && loc) {
-            if (entries.length < maxUrls) entries.push(withPriority(loc, entry.priority));
+            if (entries.length < maxUrls) entries.push(withFields(loc, entry));
             else truncated = true;
           }
           entry = null;
@@ -114,11 +123,23 @@ function parseText(text: string, maxUrls: number): ParsedSitemap {
   return { format: entries.length ? 'text' : 'unknown', entries, truncated };
 }
 
-function withPriority(loc: string, raw: string): SitemapEntry {
+/** An entry with the fields that hold a valid value; a bad `<priority>`, `<lastmod>` or `<changefreq>` is left out. */
+function withFields(loc: string, raw: Record<Field, string>): SitemapEntry {
   const entry = cutToCarry(loc);
-  const priority = Number(raw.trim());
-  if (raw.trim() !== '' && priority >= 0 && priority <= 1) entry.priority = priority;
+  const priority = Number(raw.priority.trim());
+  if (raw.priority.trim() !== '' && priority >= 0 && priority <= 1) entry.priority = priority;
+  const lastmod = w3cDatetime(raw.lastmod.trim());
+  if (lastmod !== undefined) entry.lastmod = lastmod;
+  const changefreq = Changefreq.safeParse(raw.changefreq.trim().toLowerCase());
+  if (changefreq.success) entry.changefreq = changefreq.data;
   return entry;
+}
+
+/** A W3C datetime (`2024`, `2024-05-01`, `2024-05-01T10:00:00+02:00`…) as ms since epoch; a date alone is UTC midnight. */
+function w3cDatetime(text: string): number | undefined {
+  if (!/^\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?)?)?$/.test(text)) return undefined;
+  const ms = Date.parse(text);
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 /** A loc longer than a message carries is cut to MAX_URL_CHARS, with its full length. */

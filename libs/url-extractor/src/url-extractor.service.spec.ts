@@ -37,19 +37,19 @@ describe('UrlExtractorService', () => {
     expect(extractor.extract(page({ nofollow: true, links: [{ href: '/a', tag: 'a' }] }))).toEqual([]);
   });
 
-  it('turns a urlset into pages one level down with their priority, and an index into sitemaps at the same depth', () => {
+  it('turns a urlset into pages one level down with their priority, lastmod and changefreq, and an index into sitemaps at the same depth', () => {
     const urlset = page({
       kind: 'sitemap',
       url: 'http://a.test/sitemap.xml',
       nofollow: true, // never set for a sitemap; shown not to matter
       links: [
-        { href: 'http://a.test/1', tag: 'url', priority: 0.8 },
+        { href: 'http://a.test/1', tag: 'url', priority: 0.8, lastmod: 1_767_225_600_000, changefreq: 'daily' },
         { href: '/2', tag: 'url' },
         { href: 'mailto:x@a.test', tag: 'url' },
       ],
     });
     expect(extractor.extract(urlset)).toEqual([
-      { url: 'http://a.test/1', depth: 3, source: 'sitemap', hops: 0, priority: 0.8 },
+      { url: 'http://a.test/1', depth: 3, source: 'sitemap', hops: 0, priority: 0.8, lastmod: 1_767_225_600_000, changefreq: 'daily' },
       { url: 'http://a.test/2', depth: 3, source: 'sitemap', hops: 0 },
     ]);
     const index = page({ kind: 'sitemap', url: 'http://a.test/index.xml', links: [{ href: 'http://a.test/s1.xml.gz', tag: 'sitemap' }] });

@@ -50,7 +50,8 @@ export class UrlExtractorService {
   /**
    * A urlset's pages are one level below the sitemap; an index's child sitemaps are sitemaps again, at the
    * index's own depth (a sitemap is not a page, so nesting costs no depth). `<priority>` travels with the
-   * URL for the frontier's prioritizer. Scope is the filter's business, as for any link.
+   * URL for the frontier's prioritizer, `<lastmod>` and `<changefreq>` for its first recrawl interval. Scope
+   * is the filter's business, as for any link.
    */
   private fromSitemap(page: PageLinks): CrawlUrl[] {
     const seen = new Set<string>();
@@ -61,10 +62,19 @@ export class UrlExtractorService {
       if (!url || seen.has(url)) continue;
       seen.add(url);
       if (link.tag === 'sitemap') urls.push({ ...carried(url, link), kind: 'sitemap', depth: page.depth, source: 'sitemap', hops: 0 });
-      else urls.push({ ...carried(url, link), depth: page.depth + 1, source: 'sitemap', hops: 0, ...(link.priority === undefined ? {} : { priority: link.priority }) });
+      else urls.push({ ...carried(url, link), depth: page.depth + 1, source: 'sitemap', hops: 0, ...listed(link) });
     }
     return urls;
   }
+}
+
+/** What a sitemap said of a page besides where it is. */
+function listed(link: RawLink): Pick<CrawlUrl, 'priority' | 'lastmod' | 'changefreq'> {
+  return {
+    ...(link.priority === undefined ? {} : { priority: link.priority }),
+    ...(link.lastmod === undefined ? {} : { lastmod: link.lastmod }),
+    ...(link.changefreq === undefined ? {} : { changefreq: link.changefreq }),
+  };
 }
 
 /**

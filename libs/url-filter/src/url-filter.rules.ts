@@ -14,6 +14,11 @@
  * - the reason counted is the first rule that failed, as the filter always counted it.
  * The price: an exception cannot be a later rule that overrides an earlier one. It is a rule placed just
  * before the one it exempts from (`plugin-claim`), and every other rule still applies to the URL.
+ *
+ * The user's URL rules (`excluded`, `not-included`) come after every rule of the crawler's own, the safety
+ * rules among them (scheme, credentials, port, blocklist, scope, robots.txt): they only ever reject, and
+ * whatever they say, a URL an earlier rule refused stays refused. Before the page budget, so that a URL they
+ * drop never spends its host's budget.
  */
 export const FILTER_RULES = [
   { name: 'malformed', stage: 'canonical', appliesTo: 'every URL', decision: 'reject', when: 'it does not parse as a URL, or has no host' },
@@ -49,6 +54,20 @@ export const FILTER_RULES = [
     when: 'it is outside URL_FILTER_SCOPE (a seed, or a seed’s redirect, registers its scope instead)',
   },
   { name: 'robots', stage: 'url', appliesTo: 'every URL', decision: 'reject', when: 'the site’s robots.txt, already cached, disallows it' },
+  {
+    name: 'excluded',
+    stage: 'url',
+    appliesTo: 'every URL',
+    decision: 'reject',
+    when: 'a user exclude rule (URL_FILTER_EXCLUDE, URL_FILTER_RULES_FILE) for its host or the whole crawl matches it; seeds are exempt',
+  },
+  {
+    name: 'not-included',
+    stage: 'url',
+    appliesTo: 'pages',
+    decision: 'reject',
+    when: 'user include rules (URL_FILTER_INCLUDE, URL_FILTER_RULES_FILE) apply to its host and none matches it; seeds are exempt',
+  },
   {
     name: 'host-budget',
     stage: 'batch',

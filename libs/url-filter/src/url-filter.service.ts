@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { CrawlUrl } from '@crawler/contracts';
 import { ConfigError, CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
@@ -19,6 +20,10 @@ import {
   scopeKey,
   toExtensionSet,
   TrapLimits,
+  describeVerdict,
+  loadUserRules,
+  UrlRules,
+  type UrlRulesVerdict,
 } from '@crawler/url';
 import { DomainBlocklist } from './domain-blocklist';
 import { RecentUrls } from './recent-urls';
@@ -61,6 +66,8 @@ interface Candidate {
   readonly claims: PluginClaims;
   /** Whether its extension is blocked, worked out once for `plugin-claim` and `extension` together. */
   blockedExtension?: boolean;
+  /** What the user's rules make of it (null: nothing), worked out once for `excluded` and `not-included`. */
+  userVerdict?: UrlRulesVerdict | null;
 }
 
 /** Whether a rule has its opinion of the URL; a promise only when it must read the shared store. */
@@ -104,6 +111,8 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   /** The `url` stage of FILTER_RULES, in order, each with its test. */
   private readonly rules: readonly UrlRule[];
   private readonly ports: PortPolicy;
+  /** The user's include and exclude rules (URL_FILTER_INCLUDE, URL_FILTER_EXCLUDE, URL_FILTER_RULES_FILE). */
+  private readonly userRules: UrlRules;
   private readonly inScopeCache = new Set<string>();
   private readonly robots: RobotsCache;
   /** URLs this process counted against their host's budget lately: re-discoveries are not counted again. */
@@ -127,6 +136,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     this.passed = new RecentUrls(filter.recentUrls);
     this.ports = new PortPolicy(portRules(config));
     this.traps = { maxPathRepeats: filter.maxPathRepeats, calendarWindowDays: filter.calendarWindowDays, maxQueryParams: filter.maxQueryParams };
+    this.userRules = loadUserRules(filter, (path) => readFileSync(path, 'utf8'), this.configProblems);
     if (filter.blocklistFile) this.blocklist = new DomainBlocklist(filter.blocklistFile, filter.blocklistReloadMs, logger);
     this.rules = compileRules(this.ruleTests());
   }
@@ -149,11 +159,27 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
       'trap.calendar': (c) => isCalendarTrap(c.parsed, traps.calendarWindowDays, c.now),
       'out-of-scope': (c) => this.outOfScope(c.parsed, c.entry),
       robots: (c) => this.disallowedByRobots(c.parsed),
+      excluded: (c) => this.userVerdict(c)?.rejectedAs === 'excluded',
+      'not-included': (c) => this.userVerdict(c)?.rejectedAs === 'not-included',
     };
   }
 
   private hasBlockedExtension(c: Candidate): boolean {
     return (c.blockedExtension ??= isBlockedExtension(c.parsed, this.blockedExtensions));
+  }
+
+  /** Seeds (and a seed's redirect) are exempt from the user's rules: the user named them. */
+  private userVerdict(c: Candidate): UrlRulesVerdict | null {
+    if (c.userVerdict !== undefined) return c.userVerdict;
+    const exempt = this.userRules.size === 0 || isSeedLike(c.entry);
+    return (c.userVerdict = exempt ? null : (this.userRules.judge(c.parsed) ?? null));
+  }
+
+  /** What the user's rules make of a URL, for a debug line: undefined when they let it through or it is no URL. */
+  private userRulesVerdict(url: string): string | undefined {
+    const canonical = canonicalize(url, undefined, { stripParams: this.stripParams });
+    const verdict = canonical.ok ? this.userRules.judge(canonical.parsed) : undefined;
+    return verdict && describeVerdict(verdict);
   }
 
   /**
@@ -191,7 +217,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
       if (verdict instanceof Promise) verdict = await verdict;
       if (typeof verdict === 'string') {
         rejected[verdict] = (rejected[verdict] ?? 0) + 1;
-        if (debug) this.logDecision(entry.url, undefined, verdict, entry.length);
+        if (debug) this.logDecision(entry.url, undefined, verdict, entry.length, this.userRuleNamed(entry, verdict));
       } else passing.push(verdict);
     }
     // The page budget last, for the whole batch in one round trip: only URLs every other rule accepts count.
@@ -263,9 +289,21 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
    * One line per URL with the rule that decided it (`repeat`: dropped before the rules, passed on lately);
    * `length` for a URL cut to what a message carries.
    */
-  private logDecision(input: string, url: string | undefined, rule: FilterRuleName | 'repeat', length?: number): void {
-    const fields = { event: 'url-filter-decision', url: input, ...(url && url !== input ? { canonical: url } : {}), ...(length ? { length } : {}), rule };
+  private logDecision(input: string, url: string | undefined, rule: FilterRuleName | 'repeat', length?: number, userRule?: string): void {
+    const fields = {
+      event: 'url-filter-decision',
+      url: input,
+      ...(url && url !== input ? { canonical: url } : {}),
+      ...(length ? { length } : {}),
+      rule,
+      ...(userRule ? { userRule } : {}),
+    };
     this.logger.info(fields, `url-filter: ${rule} ${input}`);
+  }
+
+  /** For a debug line: the user rule behind an `excluded` or `not-included` rejection. */
+  private userRuleNamed(entry: CrawlUrl, reason: FilterReason): string | undefined {
+    return reason === 'excluded' || reason === 'not-included' ? this.userRulesVerdict(entry.url) : undefined;
   }
 
   /**
@@ -283,7 +321,7 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
     if (scope === 'allowlist') return !matchesDomain(url.hostname, this.allowedDomains);
     const key = scopeKey(url, scope);
     if (key === null) return false;
-    if (entry.source === 'seed' || (entry.source === 'redirect' && entry.depth === 0)) return this.registerScope(key);
+    if (isSeedLike(entry)) return this.registerScope(key);
     if (this.inScopeCache.has(key)) return false;
     return this.store.setHas('scope', key).then((allowed) => {
       if (allowed) this.inScopeCache.add(key);
@@ -351,6 +389,11 @@ function compileRules(tests: Record<UrlRuleName, RuleTest>): UrlRule[] {
 /** An unreachable robots.txt defers the site (the downloader retries it); it is no reason to drop links. */
 function disallows(policy: RobotsPolicy | null, url: URL): boolean {
   return policy !== null && policy.outcome !== 'unreachable' && !policy.isAllowed(url);
+}
+
+/** A seed, or a seed's redirect: it registers its scope, and the user's rules do not judge it. */
+function isSeedLike(entry: CrawlUrl): boolean {
+  return entry.source === 'seed' || (entry.source === 'redirect' && entry.depth === 0);
 }
 
 /** A URL found on a page or in a sitemap (seeds and redirects register scope, and are never taken for repeats). */

@@ -6,3 +6,5 @@ export * from './url-fingerprint';
 export * from './spider-traps';
 export * from './port-policy';
 export * from './url-host';
+export * from './url-rules';
+export * from './url-rules-settings';
