@@ -105,15 +105,15 @@ function shapeSection(run: ShapeRun): string[] {
     );
   }
   lines.push(
-    `| s | pages | pages/s | ${names.map((n) => `${n} RSS / heap MiB, CPU, loop p99 ms`).join(' | ')} | Redis used (MiB, per master) | Redis lasting MiB | PostgreSQL MiB | bodies MiB | frontier queued / hosts | dispatch late p50 / p99 ms |`,
-    `|---|---|---|${names.map(() => '---|').join('')}---|---|---|---|---|---|`,
-    ...run.samples.map((s) => sampleRow(s, names)),
+    `| s | pages | pages/s | requests/s | ${names.map((n) => `${n} RSS / heap MiB, CPU, loop p99 ms`).join(' | ')} | Redis used (MiB, per master) | Redis lasting MiB | PostgreSQL MiB | bodies MiB | frontier queued / hosts | dispatch late p50 / p99 ms |`,
+    `|---|---|---|---|${names.map(() => '---|').join('')}---|---|---|---|---|---|`,
+    ...run.samples.map((s, i) => sampleRow(s, run.samples[i - 1], names)),
     '',
   );
   return lines;
 }
 
-function sampleRow(s: ScaleSample, names: string[]): string {
+function sampleRow(s: ScaleSample, before: ScaleSample | undefined, names: string[]): string {
   const proc = names.map((n) => {
     const p = s.processes[n];
     return p ? `${mib(p.rssBytes)} / ${mib(p.heapUsedBytes)}, ${p.cpuCores.toFixed(2)}, ${p.eventLoopP99Ms ?? '—'}` : '—';
@@ -122,7 +122,12 @@ function sampleRow(s: ScaleSample, names: string[]): string {
   const lasting = s.redis.length ? mib(s.redis.reduce((n, m) => n + m.lastingBytes, 0)) : '—';
   const frontier = s.frontierQueued === null ? '—' : `${s.frontierQueued} / ${s.frontierHosts}`;
   const dispatch = s.dispatchP99Ms === null ? '—' : `${s.dispatchP50Ms} / ${s.dispatchP99Ms}`;
-  return `| ${s.seconds.toFixed(0)} | ${s.pagesFetched} | ${s.pagesPerSecond.toFixed(1)} | ${proc.join(' | ')} | ${used} | ${lasting} | ${mib(s.postgresBytes)} | ${mib(s.storeBytes)} | ${frontier} | ${dispatch} |`;
+  return `| ${s.seconds.toFixed(0)} | ${s.pagesFetched} | ${s.pagesPerSecond.toFixed(1)} | ${requestsPerSecond(s, before).toFixed(1)} | ${proc.join(' | ')} | ${used} | ${lasting} | ${mib(s.postgresBytes)} | ${mib(s.storeBytes)} | ${frontier} | ${dispatch} |`;
+}
+
+/** Requests the web answered per second over the interval since the sample before (0 for the first). */
+function requestsPerSecond(s: ScaleSample, before: ScaleSample | undefined): number {
+  return before && s.seconds > before.seconds ? (s.requests - before.requests) / (s.seconds - before.seconds) : 0;
 }
 
 const WIDTH = 900;
@@ -130,17 +135,24 @@ const PANEL = 260;
 const LEFT = 70;
 const RIGHT = 180;
 const COLOURS: Record<string, string[]> = {
-  embedded: ['#2563eb'],
+  embedded: ['#2563eb', '#93c5fd'],
   distributed: ['#dc2626', '#ea580c', '#d97706', '#65a30d', '#059669', '#0891b2', '#7c3aed', '#db2777', '#475569', '#a16207'],
 };
 
-/** scale.svg: pages/s, then each process's RSS, against pages fetched; one line a shape (a process). No scripts. */
+/** scale.svg: pages/s and requests/s, then each process's RSS, against pages fetched; one line a shape (a process). No scripts. */
 export function scaleChart(r: ScaleResults): string {
-  const rate = r.runs.map((run) => ({
-    label: `${run.shape}`,
-    colour: COLOURS[run.shape][0],
-    points: run.samples.slice(1).map((s) => [s.pagesFetched, s.pagesPerSecond] as const),
-  }));
+  const rate = r.runs.flatMap((run) => [
+    {
+      label: `${run.shape} pages/s`,
+      colour: COLOURS[run.shape][0],
+      points: run.samples.slice(1).map((s) => [s.pagesFetched, s.pagesPerSecond] as const),
+    },
+    {
+      label: `${run.shape} requests/s`,
+      colour: COLOURS[run.shape][1] ?? '#93c5fd',
+      points: run.samples.slice(1).map((s, i) => [s.pagesFetched, requestsPerSecond(s, run.samples[i])] as const),
+    },
+  ]);
   const rss = r.runs.flatMap((run) =>
     Object.keys(run.samples[0]?.processes ?? {}).map((name, i) => ({
       label: run.shape === 'embedded' ? 'embedded' : name,
@@ -154,7 +166,7 @@ export function scaleChart(r: ScaleResults): string {
     `<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`,
     `<text x="16" y="24" font-size="18" font-weight="600">Scale: ${r.settings.pages.toLocaleString('en')} pages over ${r.settings.hosts.toLocaleString('en')} hosts</text>`,
     `<text x="16" y="42" font-size="11" fill="#475569">${xml(`${r.machine.cpus} CPUs, ${r.machine.model}; ${r.at}`)}</text>`,
-    panel('Pages per second against pages fetched', rate, 60, r.settings.pages),
+    panel('Pages and requests per second against pages fetched', rate, 60, r.settings.pages),
     panel('RSS (MiB) of each process against pages fetched', rss, 60 + PANEL + 50, r.settings.pages),
     '</svg>',
     '',

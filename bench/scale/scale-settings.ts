@@ -82,7 +82,7 @@ function parseEnvPairs(text: string): Record<string, string> {
 }
 
 /** The environment every crawler process of the run gets, whatever its shape. */
-export function crawlerEnv(settings: ScaleSettings): Record<string, string> {
+export function crawlerEnv(settings: Pick<ScaleSettings, 'bloomUrlsPerPage' | 'pages' | 'env'>): Record<string, string> {
   return {
     URL_FILTER_MAX_DEPTH: '1000000',
     // The bench's test clusters turn the per-IP interval off (their hosts share one address); a scale run keeps
