@@ -79,10 +79,11 @@ export function rescore(out: string): ScaleResults {
   return results;
 }
 
-export async function runScale(settings: ScaleSettings, log: (line: string) => void = console.log): Promise<ScaleResults> {
+export async function runScale(settings: ScaleSettings, log: (line: string) => void = console.log, stop?: AbortSignal): Promise<ScaleResults> {
   const runs: ShapeRun[] = [];
   const checks: ScaleCheck[] = [];
   for (const shape of settings.shapes) {
+    if (stop?.aborted) break;
     // A web of its own for each shape: its counts are that crawl's alone.
     const web = await ScaleWebProcess.start({
       hosts: settings.hosts,
@@ -97,7 +98,7 @@ export async function runScale(settings: ScaleSettings, log: (line: string) => v
     });
     log(`scale web: ${settings.hosts} hosts × ${settings.pagesPerHost} pages on ${web.addresses} addresses, port ${web.port}`);
     try {
-      const run = shape === 'embedded' ? await runEmbeddedScale(web, settings, log) : await runDistributedScale(web, settings, log);
+      const run = shape === 'embedded' ? await runEmbeddedScale(web, settings, log, stop) : await runDistributedScale(web, settings, log, stop);
       runs.push(run);
       const shapeChecks = checksOf(run, settings);
       checks.push(...shapeChecks);
@@ -142,7 +143,23 @@ async function main() {
     results = rescore(settings.out);
     for (const c of results.checks) console.log(`${c.pass ? 'PASS' : 'FAIL'} ${c.shape}: ${c.name} — ${c.detail}`);
   } else {
-    const merged = mergeScaleResults(earlierResults(settings.out), await runScale(settings));
+    // Ctrl-C (or a SIGTERM) ends the crawl and cleans up what the run made (processes, database, keys, files)
+    // instead of leaving them behind; a second one exits at once. Results of an interrupted run are not
+    // written over the kept ones: its samples are in the journal.
+    const stop = new AbortController();
+    const interrupt = (signal: NodeJS.Signals) => {
+      if (stop.signal.aborted) process.exit(130);
+      console.log(`${signal}: ending the crawl and cleaning up (again to exit at once)`);
+      stop.abort();
+    };
+    process.on('SIGINT', interrupt).on('SIGTERM', interrupt);
+    const run = await runScale(settings, console.log, stop.signal);
+    if (stop.signal.aborted) {
+      console.log(`interrupted: results not written; the samples taken are in ${settings.out}/scale-<shape>.samples.jsonl`);
+      process.exitCode = 130;
+      return;
+    }
+    const merged = mergeScaleResults(earlierResults(settings.out), run);
     if (merged.dropped) console.log(`${merged.dropped}: replaced`);
     results = merged.results;
     writeScaleResults(results, settings.out);

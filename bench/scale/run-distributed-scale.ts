@@ -24,7 +24,7 @@ const START_TIMEOUT_MS = 180_000;
  * Redis Cluster, the records in a PostgreSQL database of the run's own, the bodies in an S3 stand-in of its
  * own; seeded with every host's home page, watched until the control plane says complete.
  */
-export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleSettings, log: (line: string) => void): Promise<ShapeRun> {
+export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleSettings, log: (line: string) => void, stop?: AbortSignal): Promise<ShapeRun> {
   const database = await createDatabase('scale');
   const probeDir = mkdtempSync(join(tmpdir(), 'scale-probe-'));
   const cluster = new TestWebCluster(web);
@@ -71,6 +71,7 @@ export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleS
       timeoutMs: settings.timeoutMs,
       killAt: settings.killAt,
       log,
+      stop,
       ended: async () => {
         if (Date.now() - lastPoll < STATUS_POLL_MS) return false;
         lastPoll = Date.now();
@@ -105,7 +106,7 @@ export async function runDistributedScale(web: ScaleWebProcess, settings: ScaleS
       shape: 'distributed',
       settings: `${cluster.services.length} processes (${cluster.services.map((s) => s.name).join(', ')}); Redis Cluster ${settings.redisClusterUrl}; records in PostgreSQL; bodies in an S3 stand-in; delay ${settings.delayMs} ms; env ${JSON.stringify(crawlerEnv(settings))}`,
       complete: ended && complete,
-      notes: ended ? [] : [`not complete after ${(settings.timeoutMs / 1000).toFixed(0)} s (SCALE_TIMEOUT_S)`],
+      notes: ended ? [] : [stop?.aborted ? 'interrupted' : `not complete after ${(settings.timeoutMs / 1000).toFixed(0)} s (SCALE_TIMEOUT_S)`],
       seconds: samples[samples.length - 1].seconds,
       samples,
       web: await web.observe(),

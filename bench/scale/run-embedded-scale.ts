@@ -20,7 +20,7 @@ import { RedisReadings } from './store-readings';
  * are in Redis (--redis, a prefix of the run's own), so that the process can be killed mid-way and the same
  * command run again to finish the crawl.
  */
-export async function runEmbeddedScale(web: ScaleWebProcess, settings: ScaleSettings, log: (line: string) => void): Promise<ShapeRun> {
+export async function runEmbeddedScale(web: ScaleWebProcess, settings: ScaleSettings, log: (line: string) => void, stop?: AbortSignal): Promise<ShapeRun> {
   const dir = mkdtempSync(join(tmpdir(), 'scale-embedded-'));
   const probeDir = join(dir, 'probe');
   const out = join(dir, 'out');
@@ -82,6 +82,7 @@ export async function runEmbeddedScale(web: ScaleWebProcess, settings: ScaleSett
       timeoutMs: settings.timeoutMs,
       killAt: prefix ? settings.killAt : undefined,
       log,
+      stop,
       ended: async () => {
         if (child.exitCode === null && child.signalCode === null) return false;
         code = await exited(child);
@@ -105,7 +106,7 @@ export async function runEmbeddedScale(web: ScaleWebProcess, settings: ScaleSett
       ? code === 0
         ? []
         : [`exit code ${code}: ${stdout.slice(0, 500)}`]
-      : [`not complete after ${(settings.timeoutMs / 1000).toFixed(0)} s (SCALE_TIMEOUT_S)`];
+      : [stop?.aborted ? 'interrupted' : `not complete after ${(settings.timeoutMs / 1000).toFixed(0)} s (SCALE_TIMEOUT_S)`];
     return {
       shape: 'embedded',
       settings: `crawl ${args.slice(1).join(' ')}; env ${JSON.stringify(crawlerEnv(settings))}`,

@@ -15,11 +15,13 @@ export interface WatchOptions {
   /** Kills (SIGKILL) every crawler process and starts them again; answers the URLs that were in flight. */
   killAndRestart?(): Promise<{ inFlight: number }>;
   log(line: string): void;
+  /** Ends the watch early (the run was interrupted): the crawl is left to the caller to stop. */
+  stop?: AbortSignal;
 }
 
 /**
- * Samples a crawl every `sampleMs` until it ends or times out, killing and restarting its processes once at
- * `killAt` when asked. Answers whether it ended, and how the crawl came back from the kill.
+ * Samples a crawl every `sampleMs` until it ends, times out or is stopped, killing and restarting its processes
+ * once at `killAt` when asked. Answers whether it ended, and how the crawl came back from the kill.
  */
 export async function watchCrawl(web: ScaleWebProcess, sampler: ScaleSampler, options: WatchOptions): Promise<{ ended: boolean; resume?: ResumeFigures }> {
   const reachable = web.reachablePages;
@@ -30,6 +32,7 @@ export async function watchCrawl(web: ScaleWebProcess, sampler: ScaleSampler, op
   let ended = false;
   for (;;) {
     await new Promise((r) => setTimeout(r, Math.min(TICK_MS, options.sampleMs)));
+    if (options.stop?.aborted) break;
     if (await options.ended()) {
       ended = true;
       break;
