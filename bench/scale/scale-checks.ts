@@ -59,10 +59,14 @@ export function scaleChecks(run: ShapeRun, limits: { perHostLimit: number; perIp
     const end = [...samples].reverse().find((s) => (s.processes[name]?.rssBytes ?? 0) > 0);
     const at20 = base?.processes[name]?.rssBytes ?? 0;
     const atEnd = end?.processes[name]?.rssBytes ?? 0;
+    // The end alone can flatter a crawl that frees its queues as it drains: the peak in between is shown too.
+    const peak = samples
+      .filter((s) => base && s.seconds >= base.seconds)
+      .reduce((top, s) => ((s.processes[name]?.rssBytes ?? 0) > (top.processes[name]?.rssBytes ?? 0) ? s : top), base ?? samples[0]);
     check(
       `${name}: RSS at the end ≤ ${RSS_GROWTH} × RSS at ${Math.round(baseShare * 100)}%`,
       at20 > 0 && atEnd <= RSS_GROWTH * at20,
-      `${mib(atEnd)} MiB at ${end ? Math.round((100 * end.pagesFetched) / reachable) : '?'}% vs ${mib(at20)} MiB`,
+      `${mib(atEnd)} MiB at ${end ? Math.round((100 * end.pagesFetched) / reachable) : '?'}% vs ${mib(at20)} MiB; peak in between ${mib(peak?.processes[name]?.rssBytes ?? 0)} MiB at ${peak?.seconds.toFixed(0)} s (${at20 > 0 ? ((peak?.processes[name]?.rssBytes ?? 0) / at20).toFixed(2) : '—'} ×)`,
     );
   }
 
