@@ -56,6 +56,8 @@ function perSharedAddressLimit(settings: Pick<ScaleSettings, 'hosts' | 'sharedPe
   return base * Math.min(shards * allowance.maxScale, Math.ceil(domains / allowance.domainsPerStep) + shards);
 }
 
+const checkLine = (c: ScaleCheck) => `${c.pass ? 'PASS' : 'FAIL'} ${c.shape}: ${c.name} — ${c.detail}`;
+
 /** The targets, checked on one shape's run. */
 function checksOf(run: ShapeRun, settings: Omit<ScaleSettings, 'out'>): ScaleCheck[] {
   const env = crawlerEnv(settings);
@@ -102,12 +104,12 @@ export async function runScale(settings: ScaleSettings, log: (line: string) => v
       runs.push(run);
       const shapeChecks = checksOf(run, settings);
       checks.push(...shapeChecks);
-      for (const c of shapeChecks) log(`${c.pass ? 'PASS' : 'FAIL'} ${shape}: ${c.name} — ${c.detail}`);
+      for (const c of shapeChecks) log(checkLine(c));
     } catch (error) {
       // The other shape still runs, and the results say what stopped this one.
       const failed: ScaleCheck = { shape, name: 'ran to the end', pass: false, detail: (error as Error).message };
       checks.push(failed);
-      log(`FAIL ${shape}: ${failed.name} — ${failed.detail}`);
+      log(checkLine(failed));
     } finally {
       await web.close();
     }
@@ -141,7 +143,7 @@ async function main() {
   let results: ScaleResults;
   if (process.argv.includes('--rescore')) {
     results = rescore(settings.out);
-    for (const c of results.checks) console.log(`${c.pass ? 'PASS' : 'FAIL'} ${c.shape}: ${c.name} — ${c.detail}`);
+    for (const c of results.checks) console.log(checkLine(c));
   } else {
     // Ctrl-C (or a SIGTERM) ends the crawl and cleans up what the run made (processes, database, keys, files)
     // instead of leaving them behind; a second one exits at once. Results of an interrupted run are not

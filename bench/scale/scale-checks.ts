@@ -57,16 +57,15 @@ export function scaleChecks(run: ShapeRun, limits: { perHostLimit: number; perIp
   const base = samples.find((s) => s.pagesFetched >= baseShare * reachable);
   for (const name of Object.keys(samples[0]?.processes ?? {})) {
     const end = [...samples].reverse().find((s) => (s.processes[name]?.rssBytes ?? 0) > 0);
-    const at20 = base?.processes[name]?.rssBytes ?? 0;
-    const atEnd = end?.processes[name]?.rssBytes ?? 0;
+    const rss = (s: ScaleSample | undefined) => s?.processes[name]?.rssBytes ?? 0;
+    const at20 = rss(base);
+    const atEnd = rss(end);
     // The end alone can flatter a crawl that frees its queues as it drains: the peak in between is shown too.
-    const peak = samples
-      .filter((s) => base && s.seconds >= base.seconds)
-      .reduce((top, s) => ((s.processes[name]?.rssBytes ?? 0) > (top.processes[name]?.rssBytes ?? 0) ? s : top), base ?? samples[0]);
+    const peak = samples.filter((s) => base && s.seconds >= base.seconds).reduce((top, s) => (rss(s) > rss(top) ? s : top), base);
     check(
       `${name}: RSS at the end ≤ ${RSS_GROWTH} × RSS at ${Math.round(baseShare * 100)}%`,
       at20 > 0 && atEnd <= RSS_GROWTH * at20,
-      `${mib(atEnd)} MiB at ${end ? Math.round((100 * end.pagesFetched) / reachable) : '?'}% vs ${mib(at20)} MiB; peak in between ${mib(peak?.processes[name]?.rssBytes ?? 0)} MiB at ${peak?.seconds.toFixed(0)} s (${at20 > 0 ? ((peak?.processes[name]?.rssBytes ?? 0) / at20).toFixed(2) : '—'} ×)`,
+      `${mib(atEnd)} MiB at ${end ? Math.round((100 * end.pagesFetched) / reachable) : '?'}% vs ${mib(at20)} MiB; peak in between ${mib(rss(peak))} MiB at ${peak?.seconds.toFixed(0)} s (${at20 > 0 ? (rss(peak) / at20).toFixed(2) : '—'} ×)`,
     );
   }
 
