@@ -177,6 +177,26 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect(second.map((c) => c.host)).toEqual(['c.site.test']);
     });
 
+    it('keeps each host’s order when one batch brings more hosts than free back queues', async () => {
+      const s = await store({ backQueues: 3 });
+      const hosts = ['a', 'b', 'c', 'd', 'e'].map((h) => `${h}.site.test`);
+      // Interleaved: the back queues run out at the third host, while the first two still have URLs to come.
+      await s.enqueue(
+        [1, 2, 3].flatMap((n) => hosts.map((host) => item(host, n))),
+        T,
+      );
+      expect(await s.stats()).toMatchObject({ size: 15, backQueuesInUse: 3 });
+      const handed = new Map<string, string[]>();
+      for (let round = 0, now = T; round < 40 && [...handed.values()].flat().length < 15; round++, now += 10) {
+        for (const c of await claimAll(s, now)) {
+          handed.set(c.host, [...(handed.get(c.host) ?? []), c.item]);
+          expect(await s.complete(c.leaseId, { nextAt: now + 10, fetched: true }, now)).toBe(true);
+        }
+      }
+      for (const host of hosts) expect(handed.get(host)).toEqual([1, 2, 3].map((n) => `${host}/${n}`));
+      expect(await s.stats()).toMatchObject({ size: 0, front: [0, 0, 0, 0], backQueuesInUse: 0 });
+    });
+
     it('routes higher-priority URLs first when back queues are scarce', async () => {
       const s = await store({ backQueues: 1, priorityBias: 1e9 });
       await s.enqueue([item('low.site.test', 1, 3), item('high.site.test', 1, 0), item('mid.site.test', 1, 1)], T);

@@ -5,10 +5,8 @@
 
 local i = 5
 while i <= #ARGV do
-  local key = P..'audit:'..ARGV[i]
   local n = tonumber(ARGV[i + 1])
-  for k = i + 2, i + 1 + n do redis.call('RPUSH', key, ARGV[k]) end
-  redis.call('LTRIM', key, -CFG.al, -1)
+  if n > 0 then appendAudit(ARGV[i], { unpack(ARGV, i + 2, i + 1 + n) }) end
   i = i + 2 + n
 end
 return 0

@@ -35,12 +35,12 @@ while #out < max and guard < max * 4 + 100 do
     if inflight == 0 then release(j, host, now) end
   else
     local ip = h[2]
-    local ipk
+    local ipk, iv
     local wait = nil
     local interval = 0
     if ip then
       ipk = P..'ip:'..ip
-      local iv = redis.call('HMGET', ipk, 'next', 'inflight', 'dom', 'rule', 'wait')
+      iv = redis.call('HMGET', ipk, 'next', 'inflight', 'dom', 'rule', 'wait')
       local scale = ipScale(num(iv[3], 0), iv[4] or '')
       if scale then
         interval = math.floor(CFG.ipiv / scale)
@@ -63,10 +63,8 @@ while #out < max and guard < max * 4 + 100 do
       else
         inflight = inflight + 1
         redis.call('HSET', hk, 'inflight', inflight)
-        if ip then
-          redis.call('HINCRBY', ipk, 'inflight', 1)
-          redis.call('HSET', ipk, 'next', now + interval)
-        end
+        -- The address's hash was read above, in this same script: one write sets both.
+        if ip then redis.call('HSET', ipk, 'inflight', num(iv[2], 0) + 1, 'next', now + interval) end
         seq = seq + 1
         local id = tostring(seq)
         records[#records + 1] = id

@@ -13,9 +13,5 @@ local done = finish(ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], ARGV[9], ARGV[
 if done == 1 and ARGV[7] == '' and ARGV[11] ~= '' then
   redis.call('ZADD', P..'recrawl', tonumber(ARGV[13]), ARGV[12]..'	'..finishedHost..'	'..ARGV[11])
 end
-if done == 1 and #ARGV >= 16 then
-  local key = P..'audit:'..finishedHost
-  for i = 16, #ARGV do redis.call('RPUSH', key, ARGV[i]) end
-  redis.call('LTRIM', key, -CFG.al, -1)
-end
+if done == 1 and #ARGV >= 16 then appendAudit(finishedHost, { unpack(ARGV, 16) }) end
 return withDueAt(done)

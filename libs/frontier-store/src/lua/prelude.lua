@@ -5,7 +5,8 @@
 -- multiplier, al audit length), ARGV[3] random seed in [0, 1).
 -- Keys: f:<i> front lists ("host<TAB>item"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
 -- heap (zset j → due ms), free (list of idle j), lease (hash id → "j<TAB>host<TAB>ip<TAB>item"), leases (zset id →
--- expiry), h:<host> (hash: next, inflight, fetched, ip, delay, blocked, budget, pol), ip:<ip> (hash: next,
+-- expiry), h:<host> (hash: next, inflight, fetched, ip, ipr: the range rule it last wrote to its address, delay,
+-- blocked, budget, pol), ip:<ip> (hash: next,
 -- inflight, wait: the next free waiting slot of a host held back by the address), audit:<host> (list),
 -- hosts (zset of every host given a back queue, all scored 0: read in name order), size, fq (entries in the
 -- front queues), fetched, seq, init.
@@ -113,6 +114,12 @@ local function release(j, host, now)
   route(now)
 end
 
+-- Appends entries to a host's audit log, kept to its last CFG.al (trimmed only once it is longer).
+local function appendAudit(host, entries)
+  local key = P..'audit:'..host
+  if redis.call('RPUSH', key, unpack(entries)) > CFG.al then redis.call('LTRIM', key, -CFG.al, -1) end
+end
+
 -- Ends a lease; requeue = the item to put back ('' for none, '\1' for the lease's own item). The host of
 -- the lease it ended is left in finishedHost.
 local finishedHost = nil
@@ -124,17 +131,19 @@ local function ipScale(dom, rule)
 end
 
 -- The host's address as reported by a completion: its domain counted there once the host is first seen on it,
--- the address's range rule refreshed (ranges may change across a restart). hostIp is the one it had.
-local function learnAddress(hk, hostIp, ip, site, rule)
+-- the address's range rule refreshed (ranges may change across a restart). hostIp and hostRule are what the
+-- host had; the host keeps the rule it last wrote (ipr) so that an unchanged rule costs no write.
+local function learnAddress(hk, hostIp, hostRule, ip, site, rule)
   local ik = P..'ip:'..ip
   if hostIp ~= ip then
     local dk = P..'ipd:'..ip
     local dom = redis.call('SCARD', dk)
     if dom < CFG.ipstep * CFG.ipmax then dom = dom + redis.call('SADD', dk, site) end
     redis.call('HSET', ik, 'rule', rule, 'dom', dom)
-    redis.call('HSET', hk, 'ip', ip)
-  else
+    redis.call('HSET', hk, 'ip', ip, 'ipr', rule)
+  elseif hostRule ~= rule then
     redis.call('HSET', ik, 'rule', rule)
+    redis.call('HSET', hk, 'ipr', rule)
   end
 end
 
@@ -154,21 +163,24 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now, site, rule)
   finishedHost = host
   if requeue == '\1' then requeue = item end
   local hk = P..'h:'..host
-  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked', 'ip')
+  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked', 'ip', 'ipr', 'fetched')
   local inflight = num(h[1], 0) - 1
   if leaseIp ~= '' then redis.call('HINCRBY', P..'ip:'..leaseIp, 'inflight', -1) end
   if ip ~= '' then
     if site == '' then site = host end
-    learnAddress(hk, h[4], ip, site, rule)
+    learnAddress(hk, h[4], h[5], ip, site, rule)
   end
   local nx = num(h[2], 0)
   if nextAt > nx then nx = nextAt end
-  if pol ~= '' then redis.call('HSET', hk, 'inflight', inflight, 'next', nx, 'pol', pol)
-  else redis.call('HSET', hk, 'inflight', inflight, 'next', nx) end
+  -- One write of the host's fields (the count of pages fetched among them: the hash was read just above).
+  local fields = { 'inflight', inflight, 'next', nx }
+  if pol ~= '' then fields[#fields + 1] = 'pol'; fields[#fields + 1] = pol end
   if fetched == '1' then
-    redis.call('HINCRBY', hk, 'fetched', 1)
+    fields[#fields + 1] = 'fetched'
+    fields[#fields + 1] = num(h[6], 0) + 1
     redis.call('INCR', P..'fetched')
   end
+  redis.call('HSET', hk, unpack(fields))
   if requeue ~= '' then redis.call('LPUSH', P..'b:'..j, requeue) else redis.call('DECR', P..'size') end
   if redis.call('LLEN', P..'b:'..j) > 0 then
     if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
