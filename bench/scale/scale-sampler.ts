@@ -45,12 +45,14 @@ export class ScaleSampler {
     const processes: ScaleSample['processes'] = {};
     for (const { name, pid } of this.sources.processes()) processes[name] = this.readings.read(pid);
     const s = this.sources;
-    const [redis, postgres, store, gauges, controlPlane] = await Promise.all([
+    // The control plane is timed before the stores are read: the Redis scan queues thousands of commands on
+    // every master and du walks the stored bodies, and an endpoint timed beside them would measure the sampler.
+    const controlPlane = s.controlPlane ? await timeControlPlane(s.controlPlane(), hostOf(this.web.seeds()[0]), this.web.seeds()[0]) : undefined;
+    const [redis, postgres, store, gauges] = await Promise.all([
       s.redis ? s.redis.read().catch(() => []) : Promise.resolve([]),
       s.postgresUrl ? postgresBytes(s.postgresUrl) : Promise.resolve(null),
       s.storeDir ? directoryBytes(s.storeDir) : Promise.resolve(null),
       s.frontierMetrics ? frontierGauges(s.frontierMetrics()) : Promise.resolve(null),
-      s.controlPlane ? timeControlPlane(s.controlPlane(), hostOf(this.web.seeds()[0]), this.web.seeds()[0]) : Promise.resolve(undefined),
     ]);
     const before = this.samples[this.samples.length - 1];
     const lateness = gauges?.lateness ?? [];

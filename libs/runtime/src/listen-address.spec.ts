@@ -25,7 +25,10 @@ describe('listenPlan: where a service listens', () => {
   it('puts a control plane with a token on every interface, or BIND_ADDRESS', () => {
     expect(plan({ CONTROL_PLANE_TOKEN: 'a'.repeat(32) })).toEqual({ address: '0.0.0.0' });
     expect(plan({ CONTROL_PLANE_TOKEN: 'a'.repeat(32), BIND_ADDRESS: '127.0.0.1' })).toEqual({ address: '127.0.0.1' });
-    expect(plan({ CONTROL_PLANE_TOKEN: 'change-me-control-plane-token' }).notice).toMatch(/still the placeholder/);
+  });
+
+  it('refuses to start with the examples’ placeholder token, and says how to make one', () => {
+    expect(() => plan({ CONTROL_PLANE_TOKEN: 'change-me-control-plane-token' })).toThrow(/still the placeholder of the examples.*openssl rand -hex 32/);
   });
 
   it('knows loopback addresses', () => {

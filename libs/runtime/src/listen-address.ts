@@ -26,11 +26,12 @@ export function isLoopback(address: string): boolean {
 export function listenPlan(config: CrawlerConfig, controlApi: boolean): ListenPlan {
   const { token, allowUnauthenticated } = config.controlPlane;
   if (!controlApi) return { address: config.bindAddress ?? '0.0.0.0' };
+  // A token anyone can read in the repository protects nothing: the examples ship one only to be replaced.
   if (token?.startsWith(PLACEHOLDER)) {
-    return {
-      address: config.bindAddress ?? '0.0.0.0',
-      notice: 'CONTROL_PLANE_TOKEN is still the placeholder of the examples (change-me-…), which anyone can read: set your own, e.g. `openssl rand -hex 32`',
-    };
+    throw new ConfigError([
+      'CONTROL_PLANE_TOKEN is still the placeholder of the examples (change-me-…), which anyone can read: set your own, e.g. ' +
+        '`openssl rand -hex 32` (on Kubernetes: kustomize edit add secret control-plane-token --from-literal=CONTROL_PLANE_TOKEN=$(openssl rand -hex 32))',
+    ]);
   }
   if (token) return { address: config.bindAddress ?? '0.0.0.0' };
   const address = config.bindAddress ?? '127.0.0.1';
