@@ -412,14 +412,16 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
     expect(containerPort(container, service.spec.ports[0].targetPort)).toBe(loadConfig(environment(one('Deployment', 'control-plane'), container)).port);
   });
 
-  it('gives the control plane its token from a Secret that no other workload reads, so it listens beyond loopback', () => {
+  it('gives the control plane its token from a Secret that no other workload reads, so it listens beyond loopback once the placeholder is replaced', () => {
     const readers = [...all('Deployment'), ...all('StatefulSet')].filter((w) =>
       podSpecOf(w)!.containers.some((c: any) => environment(w, c).CONTROL_PLANE_TOKEN !== undefined),
     );
     expect(readers.map((w) => w.metadata.name)).toEqual(['control-plane']);
     const deployment = one('Deployment', 'control-plane');
-    const config = loadConfig(environment(deployment, deployment.spec.template.spec.containers[0]));
-    expect(config.controlPlane.token).toBeDefined();
+    const env = environment(deployment, deployment.spec.template.spec.containers[0]);
+    // Shipped, the token is the placeholder anyone can read here: the control plane refuses it at start.
+    expect(() => listenPlan(loadConfig(env), true)).toThrow(/still the placeholder/);
+    const config = loadConfig({ ...env, CONTROL_PLANE_TOKEN: 'f'.repeat(64) });
     expect(listenPlan(config, true).address).toBe('0.0.0.0');
     expect(generated('Secret', 'control-plane-token')).toBeDefined();
   });
