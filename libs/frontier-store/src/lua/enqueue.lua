@@ -40,11 +40,8 @@ local function routeSlice(now)
     if not j then
       j = redis.call('HGET', P..'hostb', host)
       if not j then
-        j = redis.call('LPOP', P..'free')
+        j = assignBackQueue(host)
         free = free - 1
-        redis.call('HSET', P..'hostb', host, j)
-        redis.call('HSET', P..'bhost', j, host)
-        redis.call('ZADD', P..'hosts', 0, host)
         given[j] = true
       end
       backOf[host] = j

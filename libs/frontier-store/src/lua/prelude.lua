@@ -54,6 +54,16 @@ local function frontCount()
   return n
 end
 
+-- Gives a host without a back queue a free one (the caller knows one is free): the router's table both ways,
+-- and the host among those served.
+local function assignBackQueue(host)
+  local j = redis.call('LPOP', P..'free')
+  redis.call('HSET', P..'hostb', host, j)
+  redis.call('HSET', P..'bhost', j, host)
+  redis.call('ZADD', P..'hosts', 0, host)
+  return j
+end
+
 local function route(now)
   local left = frontCount()
   if left <= 0 then return end
@@ -89,11 +99,8 @@ local function route(now)
       local item = string.sub(entry, tab + 1)
       local j = redis.call('HGET', P..'hostb', host)
       if not j then
-        j = redis.call('LPOP', P..'free')
+        j = assignBackQueue(host)
         free = free - 1
-        redis.call('HSET', P..'hostb', host, j)
-        redis.call('HSET', P..'bhost', j, host)
-        redis.call('ZADD', P..'hosts', 0, host)
         redis.call('RPUSH', P..'b:'..j, item)
         redis.call('ZADD', P..'heap', dueOf(host, now), j)
       elseif redis.call('RPUSH', P..'b:'..j, item) == 1 and not redis.call('ZSCORE', P..'heap', j)
