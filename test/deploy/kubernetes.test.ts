@@ -6,6 +6,7 @@ import { SERVICES as SERVICES_MAP } from '@crawler/contracts';
 import { findPlugin, loadPluginConfig } from '@crawler/plugin-sdk';
 import { parseRedisUrl } from '@crawler/redis';
 import { listenPlan } from '@crawler/runtime';
+import { MetricsController } from '../../libs/runtime/src/metrics.controller';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { configProblem, k8sWithComponents, mainOf, ROOT, runEntrypoint, SERVICES, servicesKeepingRecords, unknownEnvNames } from './deploy-support';
 import { imageEnv, parseDockerfile, stageNamed } from './dockerfile';
@@ -74,6 +75,13 @@ function containerPort(container: any, port: string | number): number | undefine
 }
 
 const labelsMatch = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+
+/** The path the runtime serves Prometheus' scrape on (MetricsController's route, from Nest's metadata). */
+function metricsPath(): string {
+  const base = String(Reflect.getMetadata('path', MetricsController) ?? '').replace(/^\/|\/$/g, '');
+  const route = String(Reflect.getMetadata('path', MetricsController.prototype.metrics)).replace(/^\//, '');
+  return `/${[base, route].filter(Boolean).join('/')}`;
+}
 
 /** Kubernetes quantities in base units, to compare requests with limits. */
 function quantity(value: string | number): number {
@@ -238,6 +246,19 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
         // Readiness checks the stores a service uses within HEALTH_CHECK_TIMEOUT_MS (2 s) each: the probe must wait longer.
         expect(container.readinessProbe.timeoutSeconds).toBeGreaterThan(2);
       }
+    }
+  });
+
+  it('marks every crawler pod for Prometheus: scraped on the port its service listens on, at the runtime’s /metrics', () => {
+    expect(metricsPath()).toBe('/metrics');
+    for (const deployment of all('Deployment')) {
+      const [container] = deployment.spec.template.spec.containers;
+      const port = loadConfig(environment(deployment, container)).port;
+      expect({ deployment: deployment.metadata.name, annotations: deployment.spec.template.metadata.annotations }).toEqual({
+        deployment: deployment.metadata.name,
+        annotations: expect.objectContaining({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': metricsPath() }),
+      });
+      expect(containerPort(container, Number(deployment.spec.template.metadata.annotations['prometheus.io/port']))).toBe(port);
     }
   });
 
