@@ -101,6 +101,28 @@ const RENDER_MEMORY_MIB = { node: 192, browser: 320, renderer: 128 };
 /** The environment the Dockerfile's render stage sets (PLUGIN_RENDER_CHROMIUM_PATH, where it installs Chromium). */
 const renderImageEnv = imageEnv(stageNamed(parseDockerfile(join(ROOT, 'Dockerfile')).stages, 'render')!);
 
+/**
+ * The Deployments that run one replica and no autoscaler, for the reason their files give: the frontier (its
+ * pace is politeness, not CPU; replicas may overshoot the crawl-wide limits) and the control plane (an
+ * operator's load). Every other Deployment scales.
+ */
+const SINGLETONS = ['control-plane', 'frontier'];
+
+/** Whether a workload's file says, in a comment just above `replicas: 1`, why it runs one. */
+function saysWhySingle(name: string): boolean {
+  const text = readFileSync(join(ROOT, 'k8s/services', `${name}.yaml`), 'utf8');
+  return /(^ *#.*\n)+ *replicas: 1$/m.test(text);
+}
+
+/** The autoscalers of a build, HPAs and KEDA ScaledObjects alike, by the Deployment they scale. */
+function autoscalersOf(objects: KObject[], deployment: string): KObject[] {
+  return objects.filter(
+    (o: any) =>
+      (o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.kind === 'Deployment' && o.spec.scaleTargetRef.name === deployment) ||
+      (o.kind === 'ScaledObject' && (o.spec.scaleTargetRef.kind ?? 'Deployment') === 'Deployment' && o.spec.scaleTargetRef.name === deployment),
+  );
+}
+
 /** The installs k8s/ offers, each checked by the same tests: as it is (one Redis), and on a Redis Cluster. */
 const INSTALLS: [string, () => KObject[]][] = [
   ['k8s/', () => kustomizeBuild(join(ROOT, 'k8s'))],
@@ -423,6 +445,23 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
       expect(hpa.spec.metrics).toContainEqual(expect.objectContaining({ type: 'Resource', resource: expect.objectContaining({ name: 'cpu' }) }));
       for (const container of target.spec.template.spec.containers) expect(container.resources.requests.cpu).toBeDefined(); // utilization needs it
       expect(hpa.spec.minReplicas).toBeLessThanOrEqual(hpa.spec.maxReplicas);
+    }
+  });
+
+  it('autoscales every Deployment but the singletons, by one autoscaler each; the singletons run one replica, their files say why', () => {
+    for (const deployment of all('Deployment')) {
+      const name = deployment.metadata.name;
+      const single = SINGLETONS.includes(name);
+      expect({ name, autoscalers: autoscalersOf(objects, name).length, replicas: deployment.spec.replicas }).toEqual({
+        name,
+        autoscalers: single ? 0 : 1,
+        replicas: single ? 1 : undefined,
+      });
+      if (single) expect({ name, saysWhy: saysWhySingle(name) }).toEqual({ name, saysWhy: true });
+    }
+    for (const hpa of all('HorizontalPodAutoscaler')) {
+      expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(1);
+      expect(hpa.spec.behavior?.scaleDown?.stabilizationWindowSeconds).toBeGreaterThanOrEqual(300); // no flapping of the consumers
     }
   });
 
