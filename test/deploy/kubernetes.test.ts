@@ -465,6 +465,28 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
     }
   });
 
+  it('gives every workload that runs several replicas or is autoscaled a disruption budget of one pod away at a time, and no other', () => {
+    const workloads = [...all('Deployment'), ...all('StatefulSet')];
+    const scales = (w: any) => (w.spec.replicas ?? 1) > 1 || (w.kind === 'Deployment' && autoscalersOf(objects, w.metadata.name).length > 0);
+    const budgets = all('PodDisruptionBudget');
+    for (const budget of budgets) {
+      expect(budget.apiVersion).toBe('policy/v1');
+      // maxUnavailable, not minAvailable: at one replica, minAvailable: 1 would refuse every eviction (a drain hangs).
+      expect({ budget: budget.metadata.name, maxUnavailable: budget.spec.maxUnavailable, minAvailable: budget.spec.minAvailable }).toEqual({
+        budget: budget.metadata.name,
+        maxUnavailable: 1,
+        minAvailable: undefined,
+      });
+      // A budget's selector picks the pods of exactly one workload (the API forbids overlapping budgets in effect).
+      const covered = workloads.filter((w) => labelsMatch(budget.spec.selector.matchLabels, w.spec.template.metadata.labels));
+      expect({ budget: budget.metadata.name, covers: covered.length }).toEqual({ budget: budget.metadata.name, covers: 1 });
+    }
+    for (const workload of workloads) {
+      const covering = budgets.filter((b) => labelsMatch(b.spec.selector.matchLabels, workload.spec.template.metadata.labels));
+      expect({ workload: workload.metadata.name, budgets: covering.length }).toEqual({ workload: workload.metadata.name, budgets: scales(workload) ? 1 : 0 });
+    }
+  });
+
   it('exposes the control plane through a Service on its HTTP port', () => {
     const service = one('Service', 'control-plane');
     const [container] = one('Deployment', 'control-plane').spec.template.spec.containers;
@@ -506,6 +528,16 @@ describe('k8s/ with the KEDA component (queue-depth autoscaling of the content p
     const keda = withKeda();
     expect(schemaProblems(keda)).toEqual([]);
     expect(strictTypeProblems(keda)).toEqual([]);
+  });
+
+  it('leaves every Deployment but the singletons under exactly one autoscaler, each with its disruption budget', () => {
+    const keda = withKeda();
+    for (const deployment of keda.filter((o) => o.kind === 'Deployment') as any[]) {
+      const name = deployment.metadata.name;
+      const budgets = keda.filter((o: any) => o.kind === 'PodDisruptionBudget' && labelsMatch(o.spec.selector.matchLabels, deployment.spec.template.metadata.labels));
+      const single = SINGLETONS.includes(name);
+      expect({ name, autoscalers: autoscalersOf(keda, name).length, budgets: budgets.length }).toEqual({ name, autoscalers: single ? 0 : 1, budgets: single ? 0 : 1 });
+    }
   });
 
   it('replaces the CPU autoscaler of its target and scales on the pages waiting in the queue that target consumes', () => {
