@@ -6,6 +6,7 @@ import { SERVICES as SERVICES_MAP } from '@crawler/contracts';
 import { findPlugin, loadPluginConfig } from '@crawler/plugin-sdk';
 import { parseRedisUrl } from '@crawler/redis';
 import { listenPlan } from '@crawler/runtime';
+import { MetricsController } from '../../libs/runtime/src/metrics.controller';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { configProblem, k8sWithComponents, mainOf, ROOT, runEntrypoint, SERVICES, servicesKeepingRecords, unknownEnvNames } from './deploy-support';
 import { imageEnv, parseDockerfile, stageNamed } from './dockerfile';
@@ -75,6 +76,13 @@ function containerPort(container: any, port: string | number): number | undefine
 
 const labelsMatch = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 
+/** The path the runtime serves Prometheus' scrape on (MetricsController's route, from Nest's metadata). */
+function metricsPath(): string {
+  const base = String(Reflect.getMetadata('path', MetricsController) ?? '').replace(/^\/|\/$/g, '');
+  const route = String(Reflect.getMetadata('path', MetricsController.prototype.metrics)).replace(/^\//, '');
+  return `/${[base, route].filter(Boolean).join('/')}`;
+}
+
 /** Kubernetes quantities in base units, to compare requests with limits. */
 function quantity(value: string | number): number {
   const m = /^([0-9.]+)(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(String(value));
@@ -92,6 +100,28 @@ const RENDER_MEMORY_MIB = { node: 192, browser: 320, renderer: 128 };
 
 /** The environment the Dockerfile's render stage sets (PLUGIN_RENDER_CHROMIUM_PATH, where it installs Chromium). */
 const renderImageEnv = imageEnv(stageNamed(parseDockerfile(join(ROOT, 'Dockerfile')).stages, 'render')!);
+
+/**
+ * The Deployments that run one replica and no autoscaler, for the reason their files give: the frontier (its
+ * pace is politeness, not CPU; replicas may overshoot the crawl-wide limits) and the control plane (an
+ * operator's load). Every other Deployment scales.
+ */
+const SINGLETONS = ['control-plane', 'frontier'];
+
+/** Whether a workload's file says, in a comment just above `replicas: 1`, why it runs one. */
+function saysWhySingle(name: string): boolean {
+  const text = readFileSync(join(ROOT, 'k8s/services', `${name}.yaml`), 'utf8');
+  return /(^ *#.*\n)+ *replicas: 1$/m.test(text);
+}
+
+/** The autoscalers of a build, HPAs and KEDA ScaledObjects alike, by the Deployment they scale. */
+function autoscalersOf(objects: KObject[], deployment: string): KObject[] {
+  return objects.filter(
+    (o: any) =>
+      (o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef.kind === 'Deployment' && o.spec.scaleTargetRef.name === deployment) ||
+      (o.kind === 'ScaledObject' && (o.spec.scaleTargetRef.kind ?? 'Deployment') === 'Deployment' && o.spec.scaleTargetRef.name === deployment),
+  );
+}
 
 /** The installs k8s/ offers, each checked by the same tests: as it is (one Redis), and on a Redis Cluster. */
 const INSTALLS: [string, () => KObject[]][] = [
@@ -238,6 +268,19 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
         // Readiness checks the stores a service uses within HEALTH_CHECK_TIMEOUT_MS (2 s) each: the probe must wait longer.
         expect(container.readinessProbe.timeoutSeconds).toBeGreaterThan(2);
       }
+    }
+  });
+
+  it('marks every crawler pod for Prometheus: scraped on the port its service listens on, at the runtime’s /metrics', () => {
+    expect(metricsPath()).toBe('/metrics');
+    for (const deployment of all('Deployment')) {
+      const [container] = deployment.spec.template.spec.containers;
+      const port = loadConfig(environment(deployment, container)).port;
+      expect({ deployment: deployment.metadata.name, annotations: deployment.spec.template.metadata.annotations }).toEqual({
+        deployment: deployment.metadata.name,
+        annotations: expect.objectContaining({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': metricsPath() }),
+      });
+      expect(containerPort(container, Number(deployment.spec.template.metadata.annotations['prometheus.io/port']))).toBe(port);
     }
   });
 
@@ -405,6 +448,45 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
     }
   });
 
+  it('autoscales every Deployment but the singletons, by one autoscaler each; the singletons run one replica, their files say why', () => {
+    for (const deployment of all('Deployment')) {
+      const name = deployment.metadata.name;
+      const single = SINGLETONS.includes(name);
+      expect({ name, autoscalers: autoscalersOf(objects, name).length, replicas: deployment.spec.replicas }).toEqual({
+        name,
+        autoscalers: single ? 0 : 1,
+        replicas: single ? 1 : undefined,
+      });
+      if (single) expect({ name, saysWhy: saysWhySingle(name) }).toEqual({ name, saysWhy: true });
+    }
+    for (const hpa of all('HorizontalPodAutoscaler')) {
+      expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(1);
+      expect(hpa.spec.behavior?.scaleDown?.stabilizationWindowSeconds).toBeGreaterThanOrEqual(300); // no flapping of the consumers
+    }
+  });
+
+  it('gives every workload that runs several replicas or is autoscaled a disruption budget of one pod away at a time, and no other', () => {
+    const workloads = [...all('Deployment'), ...all('StatefulSet')];
+    const scales = (w: any) => (w.spec.replicas ?? 1) > 1 || (w.kind === 'Deployment' && autoscalersOf(objects, w.metadata.name).length > 0);
+    const budgets = all('PodDisruptionBudget');
+    for (const budget of budgets) {
+      expect(budget.apiVersion).toBe('policy/v1');
+      // maxUnavailable, not minAvailable: at one replica, minAvailable: 1 would refuse every eviction (a drain hangs).
+      expect({ budget: budget.metadata.name, maxUnavailable: budget.spec.maxUnavailable, minAvailable: budget.spec.minAvailable }).toEqual({
+        budget: budget.metadata.name,
+        maxUnavailable: 1,
+        minAvailable: undefined,
+      });
+      // A budget's selector picks the pods of exactly one workload (the API forbids overlapping budgets in effect).
+      const covered = workloads.filter((w) => labelsMatch(budget.spec.selector.matchLabels, w.spec.template.metadata.labels));
+      expect({ budget: budget.metadata.name, covers: covered.length }).toEqual({ budget: budget.metadata.name, covers: 1 });
+    }
+    for (const workload of workloads) {
+      const covering = budgets.filter((b) => labelsMatch(b.spec.selector.matchLabels, workload.spec.template.metadata.labels));
+      expect({ workload: workload.metadata.name, budgets: covering.length }).toEqual({ workload: workload.metadata.name, budgets: scales(workload) ? 1 : 0 });
+    }
+  });
+
   it('exposes the control plane through a Service on its HTTP port', () => {
     const service = one('Service', 'control-plane');
     const [container] = one('Deployment', 'control-plane').spec.template.spec.containers;
@@ -448,6 +530,16 @@ describe('k8s/ with the KEDA component (queue-depth autoscaling of the content p
     const keda = withKeda();
     expect(schemaProblems(keda)).toEqual([]);
     expect(strictTypeProblems(keda)).toEqual([]);
+  });
+
+  it('leaves every Deployment but the singletons under exactly one autoscaler, each with its disruption budget', () => {
+    const keda = withKeda();
+    for (const deployment of keda.filter((o) => o.kind === 'Deployment') as any[]) {
+      const name = deployment.metadata.name;
+      const budgets = keda.filter((o: any) => o.kind === 'PodDisruptionBudget' && labelsMatch(o.spec.selector.matchLabels, deployment.spec.template.metadata.labels));
+      const single = SINGLETONS.includes(name);
+      expect({ name, autoscalers: autoscalersOf(keda, name).length, budgets: budgets.length }).toEqual({ name, autoscalers: single ? 0 : 1, budgets: single ? 0 : 1 });
+    }
   });
 
   it('replaces the CPU autoscaler of its target and scales on the pages waiting in the queue that target consumes', () => {
