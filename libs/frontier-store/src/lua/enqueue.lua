@@ -20,18 +20,9 @@ local function routeSlice(now)
   local free = redis.call('LLEN', P..'free')
   local backOf, hostOf, given = {}, {}, {}
   local pushes, order = {}, {}
+  local function open(i) return heads[i] <= #queues[i] end
   while left > 0 and free > 0 do
-    local total = 0
-    for i = 0, CFG.n - 1 do if heads[i] <= #queues[i] then total = total + CFG.bias ^ (-i) end end
-    local r = rand() * total
-    local pick
-    for i = 0, CFG.n - 1 do
-      if heads[i] <= #queues[i] then
-        pick = i
-        r = r - CFG.bias ^ (-i)
-        if r <= 0 then break end
-      end
-    end
+    local pick = pickFront(open)
     local a = queues[pick][heads[pick]]
     heads[pick] = heads[pick] + 1
     left = left - 1
@@ -61,9 +52,8 @@ local function routeSlice(now)
     local length = redis.call('RPUSH', P..'b:'..j, unpack(items))
     if given[j] then
       redis.call('ZADD', P..'heap', dueOf(host, now), j)
-    elseif length == #items and not redis.call('ZSCORE', P..'heap', j)
-      and num(redis.call('HGET', P..'h:'..host, 'inflight'), 0) < CFG.k then
-      redis.call('ZADD', P..'heap', dueOf(host, now), j)
+    elseif length == #items then
+      wake(j, host, now)
     end
   end
   if left > 0 then

@@ -64,6 +64,32 @@ local function assignBackQueue(host)
   return j
 end
 
+-- A front queue at random among the open ones (open(i)), queue i `bias` times likelier than queue i+1; nil
+-- when none is open.
+local function pickFront(open)
+  local total = 0
+  for i = 0, CFG.n - 1 do if open(i) then total = total + CFG.bias ^ (-i) end end
+  if total == 0 then return nil end
+  local r = rand() * total
+  local pick
+  for i = 0, CFG.n - 1 do
+    if open(i) then
+      pick = i
+      r = r - CFG.bias ^ (-i)
+      if r <= 0 then break end
+    end
+  end
+  return pick
+end
+
+-- A back queue that was empty and just got URLs enters the heap, unless it is there already or its host has
+-- its limit in flight (a completion puts it back).
+local function wake(j, host, now)
+  if not redis.call('ZSCORE', P..'heap', j) and num(redis.call('HGET', P..'h:'..host, 'inflight'), 0) < CFG.k then
+    redis.call('ZADD', P..'heap', dueOf(host, now), j)
+  end
+end
+
 local function route(now)
   local left = frontCount()
   if left <= 0 then return end
@@ -71,23 +97,14 @@ local function route(now)
   -- A front queue found empty is left out of later picks: the pick stays biased among the non-empty
   -- queues, without measuring every front queue on each call.
   local empty = {}
+  local function open(i) return not empty[i] end
   local moved = 0
   while moved < 20000 and free > 0 and moved < left do
-    local total = 0
-    for i = 0, CFG.n - 1 do if not empty[i] then total = total + CFG.bias ^ (-i) end end
-    if total == 0 then
+    local pick = pickFront(open)
+    if not pick then
       -- Every front queue is empty: the count had drifted (it cannot, but a wrong count must not strand URLs).
       redis.call('SET', P..'fq', 0)
       return
-    end
-    local r = rand() * total
-    local pick
-    for i = 0, CFG.n - 1 do
-      if not empty[i] then
-        pick = i
-        r = r - CFG.bias ^ (-i)
-        if r <= 0 then break end
-      end
     end
     local entry = redis.call('LPOP', P..'f:'..pick)
     if not entry then
@@ -103,9 +120,8 @@ local function route(now)
         free = free - 1
         redis.call('RPUSH', P..'b:'..j, item)
         redis.call('ZADD', P..'heap', dueOf(host, now), j)
-      elseif redis.call('RPUSH', P..'b:'..j, item) == 1 and not redis.call('ZSCORE', P..'heap', j)
-        and num(redis.call('HGET', P..'h:'..host, 'inflight'), 0) < CFG.k then
-        redis.call('ZADD', P..'heap', dueOf(host, now), j)
+      elseif redis.call('RPUSH', P..'b:'..j, item) == 1 then
+        wake(j, host, now)
       end
     end
   end
