@@ -5,6 +5,7 @@
  *
  *   ceiling                   undici request + htmlparser2, one process per core, no pipeline
  *   ours-embedded             `crawl`, one process                 } BENCH_PAGES pages, delay 0, robots.txt
+ *   ours-embedded-redis       the same with --redis (resumable)    }
  *   ours-distributed          every service its own process        } obeyed, one request per host at a time
  *   ours-distributed-cluster  the same on a 3-master Redis Cluster }
  *   crawlee                   Crawlee's CheerioCrawler, its defaults
@@ -73,6 +74,10 @@ async function main() {
   const plan: [string, () => Promise<CrawlRun>][] = [
     ['ceiling', () => runCeiling(web, PAGES)],
     ['ours-embedded', () => runEmbedded(web, { id: 'ours-embedded', label: 'ours, embedded (1 process)', pages: PAGES, delayMs: 0 })],
+    [
+      'ours-embedded-redis',
+      () => runEmbedded(web, { id: 'ours-embedded-redis', label: 'ours, embedded on Redis (1 process, --redis)', pages: PAGES, delayMs: 0, redisUrl: REDIS_URL }),
+    ],
     [
       'ours-distributed',
       () => runDistributed(web, { id: 'ours-distributed', label: 'ours, distributed (9 processes)', pages: PAGES, delayMs: 0, redisUrl: REDIS_URL, records: RECORDS }),
