@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 contentStoreContract(
-  'MinioContentStore on s3rver',
+  'MinioContentStore on the S3 stand-in (scripts/s3-server.js)',
   () => MinioContentStore.connect({ url: s3.url, bucket: uniqueBucket() }),
   async (store) => {
     // Empty the bucket: against a shared CI server it would otherwise outlive the run.
@@ -71,6 +71,23 @@ describe('MinioContentStore specifics', () => {
     const store = new MinioContentStore({ url: s3.url, bucket: uniqueBucket() });
     await expect(store.ping()).rejects.toThrow(/bucket cs-test-.* does not exist/);
     await expect(store.get('k')).rejects.toThrow(/content store: get s3:\/\/cs-test-.*\/k failed \(NoSuchBucket\)/);
+  });
+
+  it("is refused, with the server's reason, when its secret is wrong", async () => {
+    const url = new URL(s3.url);
+    url.password = 'not-the-secret';
+    await expect(MinioContentStore.connect({ url: url.toString().replace(/\/$/, ''), bucket: uniqueBucket() })).rejects.toThrow(/AccessDenied|SignatureDoesNotMatch/);
+    const store = new MinioContentStore({ url: url.toString().replace(/\/$/, ''), bucket: 'anything' });
+    await expect(store.put('k', Buffer.from('v'))).rejects.toThrow(/content store: put s3:\/\/anything\/k failed \(SignatureDoesNotMatch\)/);
+  });
+
+  it('keeps keys that look like paths apart: a/b beside a/b/c, a/b-x and a/b.c', async () => {
+    const store = await MinioContentStore.connect({ url: s3.url, bucket: uniqueBucket() });
+    const keys = ['a/b', 'a/b/c', 'a/b-x', 'a/b.c', 'a/b_'];
+    for (const key of keys) await store.put(key, Buffer.from(key));
+    for (const key of keys) expect((await store.get(key))?.body.toString()).toBe(key);
+    expect(await collectKeys(store.list('a/'))).toEqual([...keys].sort());
+    for (const key of keys) await store.delete(key);
   });
 
   it('fails with a clear message when the server is unreachable', async () => {

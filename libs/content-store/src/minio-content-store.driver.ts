@@ -12,7 +12,7 @@ export interface MinioContentStoreOptions {
   url: string;
   /** Created by `connect()` when missing. */
   bucket: string;
-  /** @defaultValue 'us-east-1' (what MinIO and s3rver expect when none is configured) */
+  /** @defaultValue 'us-east-1' (what MinIO expects when none is configured) */
   region?: string;
 }
 
@@ -133,7 +133,7 @@ export class MinioContentStore implements ContentStore {
     try {
       await this.client.makeBucket(this.bucket, this.region);
     } catch (err) {
-      // Another replica created it between our check and our create (s3rver says BucketAlreadyExists even
+      // Another replica created it between our check and our create (some servers say BucketAlreadyExists even
       // for our own credentials); ping() below proves it is usable by us.
       if (!BUCKET_TAKEN.has(codeOf(err))) throw this.wrap('create bucket', '', err);
     }

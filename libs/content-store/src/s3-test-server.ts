@@ -21,7 +21,7 @@ function serverScript(): string {
 }
 
 /**
- * An S3-compatible server for tests: scripts/s3-server.js (s3rver) as its own process on 127.0.0.1, a free
+ * An S3-compatible server for tests: scripts/s3-server.js as its own process on 127.0.0.1, a free
  * port and a fresh temp directory, removed on close. Its own process, as in CI and production, so that a
  * server-side fault can never surface inside the test process. When S3_URL is set (CI starts one server
  * for the whole run) that URL is returned instead and close() leaves the server alone, unless `private` asks
@@ -31,7 +31,7 @@ export async function startS3TestServer(options: { private?: boolean } = {}): Pr
   const external = process.env.S3_URL;
   if (external && !options.private) return { url: external, close: async () => undefined };
 
-  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 's3rver-'));
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 's3-server-'));
   const child = spawn(process.execPath, [serverScript()], {
     env: { ...process.env, S3_PORT: '0', S3_DIR: directory },
     stdio: ['ignore', 'pipe', 'pipe'],

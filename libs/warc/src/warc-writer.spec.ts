@@ -406,7 +406,7 @@ afterAll(async () => {
 });
 
 warcWriterSuite(
-  'MinioContentStore (s3rver)',
+  'MinioContentStore (scripts/s3-server.js)',
   () => MinioContentStore.connect({ url: s3.url, bucket: `warc-test-${randomUUID().slice(0, 18)}` }),
   async (store) => {
     for (const key of await collectKeys(store.list(''))) await store.delete(key);
