@@ -137,9 +137,14 @@ export class HttpFetcher {
         const maxBytes = options.maxBytesFor?.(contentType) ?? options.maxBytes;
         const guard = new TransferRateGuard(body, { bytesPerSecond: this.settings.minBytesPerSecond ?? 0, windowMs: this.settings.minRateWindowMs ?? 10_000 });
         try {
-          const read = codings.length ? await readDecoded(body, codings, maxBytes, guard) : await readPlain(body, maxBytes, guard);
-          if (!wanted) return { ...head, ...read, body: null, unwantedBody: read.body ?? undefined, durationMs: since(started) };
-          return { ...head, ...read, durationMs: since(started) };
+          const reading = codings.length ? readDecoded(body, codings, maxBytes, guard) : readPlain(body, maxBytes, guard);
+          if (!wanted) {
+            // The answer is the status: a body read only for the archive that fails to arrive is left out, it
+            // does not make the request a failure.
+            const read = await reading.catch(() => undefined);
+            return { ...head, body: null, truncated: read?.truncated ?? false, unwantedBody: read?.body ?? undefined, durationMs: since(started) };
+          }
+          return { ...head, ...(await reading), durationMs: since(started) };
         } finally {
           guard.stop();
         }
