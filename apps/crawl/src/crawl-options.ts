@@ -24,6 +24,8 @@ export interface CrawlOptions {
   recrawl?: boolean;
   sitemaps?: string;
   warc?: boolean;
+  /** WARC_ALL: every exchange in the WARC files, robots.txt, redirects and errors too. */
+  warcAll?: boolean;
   /** Plugins to enable, e.g. ['png'] (PLUGINS). */
   plugins?: string[];
   /** User URL rules (URL_FILTER_INCLUDE, URL_FILTER_EXCLUDE), one a flag. */
@@ -72,6 +74,7 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .option('--prefix <name>', 'namespace of the Redis keys and queues (default crawler)')
     .option('--sitemaps <mode>', "where to find sitemaps: 'robots' (robots.txt Sitemap: lines), 'robots+probe' (or else /sitemap.xml, default) or 'off'")
     .option('--warc', 'also write WARC 1.1 files with a CDX index next to the pages')
+    .option('--warc-all', 'WARC of every exchange: robots.txt, redirects and error responses too, each request with its response, unchanged pages as revisits')
     .option('--recrawl', 'keep recrawling fetched pages, more often the more they change (stop with --max-pages or Ctrl-C)')
     .option('--plugins <names>', "plugins to enable, comma-separated (e.g. 'png': also fetch and store PNG images)", (v: string) =>
       v
@@ -104,6 +107,7 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     'frontier.recrawl': options.recrawl,
     'sitemaps.mode': options.sitemaps,
     'storage.warc': options.warc,
+    'storage.warcAll': options.warcAll,
     'plugins.enabled': options.plugins,
     // One process serving no HTTP: no port of its own for the URL filter to keep the crawl away from.
     port: 0,

@@ -865,6 +865,14 @@ export const CrawlerConfigSchema = z.object({
      * @defaultValue false
      */
     warc: bool.default(false).meta({ env: 'WARC_ENABLED' }),
+    /**
+     * Record every exchange the downloader has in the WARC files, not only the pages stored: robots.txt,
+     * redirects, error responses (their bodies read up to the downloader's limit), sitemaps, plugin types; each
+     * response paired with its request as sent, a 304 or an unchanged body as a revisit record. The downloader
+     * writes them (to the content store), and content-seen writes none. Implies `warc`.
+     * @defaultValue false
+     */
+    warcAll: bool.default(false).meta({ env: 'WARC_ALL' }),
     /** A WARC file is closed and uploaded at this size. @defaultValue 67108864 */
     warcRotateBytes: int(1024)
       .default(64 * 1024 * 1024)

@@ -14,11 +14,16 @@ import { WarcArchive } from './warc-archive.service';
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-function setup(warc = true) {
+function setup(warc = true, warcAll = false) {
   const dir = mkdtempSync(join(tmpdir(), 'warc-archive-spec-'));
   dirs.push(dir);
   const content = new FsContentStore(dir);
-  const archive = new WarcArchive(loadConfig({}, { 'storage.warc': warc }), content, new FileRecordsStore(join(dir, 'records')), pino({ enabled: false }));
+  const archive = new WarcArchive(
+    loadConfig({}, { 'storage.warc': warc, 'storage.warcAll': warcAll }),
+    content,
+    new FileRecordsStore(join(dir, 'records')),
+    pino({ enabled: false }),
+  );
   /** Closes the archive and reads back every record as [type, target URI, payload]. */
   const records = async () => {
     await archive.onApplicationShutdown();
@@ -94,5 +99,12 @@ describe('WarcArchive', () => {
     await archive.onApplicationShutdown();
     expect(await collectKeys(content.list('warc/'))).toEqual([]);
     expect(reads).toBe(0);
+  });
+
+  it('writes nothing with WARC_ALL: the downloader records every exchange, these pages among them', async () => {
+    const { archive, content } = setup(true, true);
+    await archive.record(page('http://a.test/'), { body: body('x') }, { kind: 'new', duplicate: false });
+    await archive.onApplicationShutdown();
+    expect(await collectKeys(content.list('warc/'))).toEqual([]);
   });
 });

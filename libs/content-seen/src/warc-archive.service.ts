@@ -1,11 +1,10 @@
-import { hostname } from 'node:os';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { ParsedPage } from '@crawler/contracts';
 import { CONTENT_STORE, ContentStore, StagedBody } from '@crawler/content-store';
 import { LOGGER, Logger } from '@crawler/logging';
 import { RECORDS_STORE, RecordsStore } from '@crawler/records';
-import { sha1Digest, systemClock, WarcWriter } from '@crawler/warc';
+import { sha1Digest, WarcWriter, warcSeriesWriter } from '@crawler/warc';
 import type { SeenDecision } from './content-seen.service';
 
 /**
@@ -14,6 +13,8 @@ import type { SeenDecision } from './content-seen.service';
  * at the original's capture (same text in different bytes is archived in full: an archive keeps bytes).
  * Near duplicates are not archived, as they are not stored. Files are written straight to the content store
  * (S3) under `warc/`, with a CDXJ index each, one series per process; see libs/warc.
+ *
+ * With `WARC_ALL` this archive writes nothing: the downloader's ExchangeArchive records every exchange instead.
  *
  * Records wait in memory until their file rotates (WARC_ROTATE_BYTES / WARC_ROTATE_MS) or the service stops:
  * a process killed outright loses its open file's records (its pages are stored all the same).
@@ -29,18 +30,13 @@ export class WarcArchive implements OnApplicationShutdown {
     @Inject(RECORDS_STORE) private readonly records: RecordsStore,
     @Inject(LOGGER) logger: Logger,
   ) {
-    const { warc, warcRotateBytes, warcRotateMs } = config.storage;
-    if (!warc) return;
-    this.writer = new WarcWriter(
+    const { warc, warcAll, warcRotateBytes, warcRotateMs } = config.storage;
+    // With WARC_ALL the downloader records every exchange, these pages among them.
+    if (!warc || warcAll) return;
+    this.writer = warcSeriesWriter(
       content,
-      {
-        rotateBytes: warcRotateBytes,
-        rotateMs: warcRotateMs,
-        software: config.downloader.userAgent,
-        filenamePrefix: `${config.prefix}-${hostname().replace(/[^A-Za-z0-9-]/g, '-')}-${process.pid}`,
-        onError: (error) => logger.error({ event: 'warc-error', err: error }, 'WARC upload failed; will retry'),
-      },
-      systemClock,
+      { crawl: config.prefix, software: config.downloader.userAgent, rotateBytes: warcRotateBytes, rotateMs: warcRotateMs },
+      (error) => logger.error({ event: 'warc-error', err: error }, 'WARC upload failed; will retry'),
     );
   }
 

@@ -4,11 +4,12 @@ import { PluginHostModule } from '@crawler/plugin-host';
 import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderProcessor } from './downloader.processor';
 import { DownloaderService } from './downloader.service';
+import { ExchangeArchive } from './exchange-archive.service';
 import { RobotsService } from './robots.service';
 
 @Module({
   imports: [PluginHostModule, SiteSettingsModule],
-  providers: [RobotsService, DownloaderMetrics, DownloaderService, DownloaderProcessor],
+  providers: [RobotsService, DownloaderMetrics, ExchangeArchive, DownloaderService, DownloaderProcessor],
   exports: [DownloaderService],
 })
 export class DownloaderModule {}

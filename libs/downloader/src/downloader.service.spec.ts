@@ -7,16 +7,20 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '@crawler/config';
 import { FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
-import { MemoryBodyStaging } from '@crawler/content-store';
+import { FsContentStore, MemoryBodyStaging } from '@crawler/content-store';
+import { collectKeys } from '@crawler/content-store/testing';
 import { FetchLog, FetchLogEntry } from '@crawler/logging';
 import { PluginRegistry } from '@crawler/plugin-host';
 import { noPlugins } from '@crawler/plugin-host/testing';
 import { SiteSettingsService } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { SiteRule, siteRule } from '@crawler/site-settings';
+import { FileRecordsStore } from '@crawler/records';
 import { MemoryStateStore } from '@crawler/state';
+import { pairingProblems, readWarcFile } from '@crawler/warc/testing';
 import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderService, parseRetryAfter } from './downloader.service';
+import { bodyHash, ExchangeArchive } from './exchange-archive.service';
 import { RobotsService } from './robots.service';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\nCrawl-delay: 2\n';
@@ -67,6 +71,7 @@ function site(robots: Route) {
     '/huge.png': (req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(5000, 7)),
     '/photo.jpg': (req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.alloc(8)),
     '/missing': (req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>not here</h1>'),
+    '/error': (req, res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>broken</h1>'),
     '/big': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<html><body>${'x'.repeat(5000)}</body></html>`),
     '/boom': (req) => req.socket.destroy(),
   };
@@ -130,6 +135,9 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
     registry = new PluginRegistry(state, loadConfig({}, { ...config, 'plugins.enabled': options.plugins.map((p) => p.name) }), pino({ enabled: false }));
     for (const manifest of options.plugins) await registry.register(manifest);
   }
+  // Writes nothing unless the test turns WARC_ALL on (storage.warcAll).
+  const warcStore = new FsContentStore(join(dir, 'content'));
+  const archive = new ExchangeArchive(config, warcStore, new FileRecordsStore(join(dir, 'records')), pino({ enabled: false }));
   const service = new DownloaderService(
     config,
     content,
@@ -140,6 +148,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
     new DownloaderMetrics(new Registry()),
     registry,
     new SiteSettingsService(state, config),
+    archive,
   );
   cleanups.push(() => service.onApplicationShutdown());
   cleanups.push(() => fetchLog.close());
@@ -165,7 +174,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
       .filter(Boolean)
       .map((line) => JSON.parse(line));
   };
-  return { service, request, requested, heard, arrivedAt, sent, pipeline, content, stats, state, config, fetchLog, logLines, host, port };
+  return { service, request, requested, heard, arrivedAt, sent, pipeline, content, stats, state, config, fetchLog, logLines, host, port, archive, warcStore };
 }
 
 describe('DownloaderService', () => {
@@ -662,7 +671,7 @@ describe('DownloaderService', () => {
   });
 
   it('shares robots.txt between downloader replicas through the state store', async () => {
-    const { service, request, requested, state, config, fetchLog } = await setup();
+    const { service, request, requested, state, config, fetchLog, archive } = await setup();
     await service.download(request('/'));
     const sent: unknown[] = [];
     const pipeline = { send: async (_q: QueueName, payload: unknown) => void sent.push(payload) } as unknown as Pipeline;
@@ -679,6 +688,7 @@ describe('DownloaderService', () => {
       new DownloaderMetrics(new Registry()),
       noPlugins(),
       new SiteSettingsService(state, config),
+      archive,
     );
     cleanups.push(() => replica.onApplicationShutdown());
     expect(await replica.download(request('/private'))).toMatchObject({ kind: 'disallowed' });
@@ -879,5 +889,64 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
+  });
+});
+
+describe('DownloaderService with WARC_ALL', () => {
+  it('records every exchange, robots.txt, redirect, 404, 500, cut and unread bodies, each with its request; a 304 and a known payload as revisits', async () => {
+    const { service, request, archive, warcStore, host } = await setup({ overrides: { 'storage.warcAll': true, 'downloader.maxBodyBytes': 1024 } });
+    const url = (path: string) => `http://${host}${path}`;
+    await service.download(request('/page')); // robots.txt first
+    for (const path of ['/page', '/moved', '/missing', '/error', '/big', '/image.png', '/']) await service.download(request(path));
+    await service.download(request('/page', { revisit: { etag: '"e1"', bodyHash: bodyHash(Buffer.from(PAGE)) } }));
+    await archive.onApplicationShutdown();
+
+    const keys = (await collectKeys(warcStore.list('warc/'))).filter((key) => key.endsWith('.warc.gz'));
+    expect(keys).toHaveLength(1);
+    const records = await readWarcFile((await warcStore.get(keys[0]))!.body);
+    expect(pairingProblems(records)).toEqual([]);
+    const answers = records.filter((r) => r.type === 'response' || r.type === 'revisit');
+    expect(answers.map((r) => [r.type, r.uri, r.status])).toEqual([
+      ['response', url('/robots.txt'), 200],
+      ['response', url('/page'), 200],
+      ['response', url('/moved'), 301],
+      ['response', url('/missing'), 404],
+      ['response', url('/error'), 500],
+      ['response', url('/big'), 200],
+      ['response', url('/image.png'), 200],
+      ['revisit', url('/'), 200],
+      ['revisit', url('/page'), 304],
+    ]);
+    const [robots, page, , missing, error, big, image, copy, notModified] = answers;
+    expect(robots.payload.toString()).toBe(ROBOTS);
+    expect(page.payload.toString()).toBe(PAGE);
+    expect(missing.payload.toString()).toBe('<h1>not here</h1>');
+    expect(error.payload.toString()).toBe('<h1>broken</h1>');
+    expect(answers.every((r) => r.header('WARC-IP-Address') === '127.0.0.1')).toBe(true);
+    // Cut at the downloader's limit, and said so; a type nobody wanted is never read.
+    expect([big.payload.length, big.header('WARC-Truncated')]).toEqual([1024, 'length']);
+    expect([image.payload.length, image.header('WARC-Truncated')]).toEqual([0, 'unspecified']);
+    expect(page.header('WARC-Truncated')).toBeNull();
+    // The same bytes at another URL, and the page unchanged (304): the payload is /page's first capture.
+    expect(copy.header('WARC-Profile')).toBe('http://netpreserve.org/warc/1.1/revisit/identical-payload-digest');
+    expect(notModified.header('WARC-Profile')).toBe('http://netpreserve.org/warc/1.1/revisit/server-not-modified');
+    for (const revisit of [copy, notModified]) {
+      expect(revisit.header('WARC-Refers-To')).toBe(page.id);
+      expect(revisit.header('WARC-Refers-To-Target-URI')).toBe(url('/page'));
+      expect(revisit.header('WARC-Refers-To-Date')).toBe(page.header('WARC-Date'));
+    }
+    // The request records hold what was sent: the conditional header of the refetch among it.
+    const requestOf = (answer: { id: string }) => records.find((r) => r.type === 'request' && r.header('WARC-Concurrent-To') === answer.id)!;
+    const sent = requestOf(notModified).block.toString();
+    expect(sent).toContain('GET /page HTTP/1.1');
+    expect(sent).toContain('if-none-match: "e1"');
+  });
+
+  it('writes nothing without it', async () => {
+    const { service, request, archive, warcStore } = await setup();
+    await service.download(request('/page'));
+    await service.download(request('/missing'));
+    await archive.onApplicationShutdown();
+    expect(await collectKeys(warcStore.list('warc/'))).toEqual([]);
   });
 });

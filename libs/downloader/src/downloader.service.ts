@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { CrawlUrl, FetchedPage, FetchErrorKind, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
@@ -10,6 +9,7 @@ import { SiteSettingsService } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
+import { bodyHash, ExchangeArchive } from './exchange-archive.service';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { httpFreshness } from './http-freshness';
 import { KeptForRetry, leaseEnd } from './kept-for-retry';
@@ -53,8 +53,10 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly plugins: PluginRegistry,
     /** A site's user agent and extra request headers (robots.txt is always asked for as the crawler itself). */
     private readonly sites: SiteSettingsService,
+    /** WARC_ALL: every request made and its response. */
+    private readonly archive: ExchangeArchive,
   ) {
-    this.fetcher = new HttpFetcher(config.downloader);
+    this.fetcher = new HttpFetcher({ ...config.downloader, readUnwanted: archive.readUnwanted });
     this.answers = new KeptForRetry(config.downloader.concurrency);
     this.ports = new PortPolicy(portRules(config));
   }
@@ -137,6 +139,8 @@ export class DownloaderService implements OnApplicationShutdown {
       robots = await this.robots.fetch(request.url, request.ip!, this.fetcher, hop);
       this.metrics.robotsFetched(robots, performance.now() - robotsStarted);
       await this.stats.count('robots.fetched');
+      // Before the policy is cached: should this fail, the job's retry asks for robots.txt again and records it then.
+      await this.archive.record(robots.exchanges);
     }
     if (robots.hop) {
       await this.stats.count('robots.redirect-hop');
@@ -232,6 +236,11 @@ export class DownloaderService implements OnApplicationShutdown {
    */
   private async finishPage(request: FetchRequest, answer: PageAnswer, plugins: PluginClaims, crawlDelayMs: number | undefined): Promise<FetchOutcome> {
     try {
+      // Once: a retry that resumes from the kept answer does not record the exchange again.
+      if (answer.response && !answer.archived) {
+        await this.archive.record([{ url: request.url, address: request.ip!, response: answer.response, previousBodyHash: request.revisit?.bodyHash }]);
+        answer.archived = true;
+      }
       return { ...(await this.handOn(request, answer, plugins)), crawlDelayMs };
     } catch (error) {
       this.answers.keep(request.leaseId, { answer, crawlDelayMs }, leaseEnd(request, this.config.frontier.leaseMs));
@@ -394,7 +403,7 @@ function bodyHeaders(response: FetchResponse): Record<string, string> {
 
 /** A page's request as it ended: its answer, or how it failed. */
 type PageAnswer =
-  | { time: string; response: FetchResponse; failed?: undefined }
+  | { time: string; response: FetchResponse; failed?: undefined; archived?: boolean }
   | { time: string; response?: undefined; failed: { message: string; errorKind: FetchErrorKind; durationMs: number } };
 
 /** The URL of a request, as the frontier queues it (to put it back). */
@@ -443,8 +452,8 @@ function revisitOf(request: FetchRequest, response: FetchResponse, recrawl: bool
       : { etag: response.headers.etag, lastModified: response.headers['last-modified'] };
   if (response.status === 304) return { changed: false, ...validators, bodyHash: previous?.bodyHash, expiresAt };
   if (response.status !== 200 || !response.body) return undefined;
-  const bodyHash = createHash('sha256').update(response.body).digest('base64url').slice(0, 22);
-  return { changed: bodyHash !== previous?.bodyHash, ...validators, bodyHash, expiresAt };
+  const hash = bodyHash(response.body);
+  return { changed: hash !== previous?.bodyHash, ...validators, bodyHash: hash, expiresAt };
 }
 
 function describeError(error: unknown): string {

@@ -231,3 +231,28 @@ describe('HttpFetcher', () => {
     });
   });
 });
+
+describe('HttpFetcher for the WARC archive (readUnwanted)', () => {
+  it('reads an unwanted body when readUnwanted says so, under the same limit, apart from the wanted one; the request headers and time come back', async () => {
+    const server = await serve((req, res) =>
+      req.url === '/long'
+        ? res.writeHead(503, { 'content-type': 'text/html' }).end('x'.repeat(500))
+        : req.url === '/broken'
+          ? (res.writeHead(404, { 'content-length': '1000' }).write('par'), setTimeout(() => req.socket.destroy(), 20))
+          : res.writeHead(404).end('gone'),
+    );
+    const f = fetcher({ readUnwanted: (status) => status >= 400 });
+    const options = { address: '127.0.0.1', maxBytes: 100, wantBody: () => false, headers: { 'if-none-match': '"a"' } };
+    const gone = await f.get(`http://127.0.0.1:${server.port}/gone`, options);
+    expect([gone.body, gone.unwantedBody?.toString(), gone.truncated]).toEqual([null, 'gone', false]);
+    expect(gone.requestHeaders).toMatchObject({ 'if-none-match': '"a"', 'user-agent': SETTINGS.userAgent });
+    expect(Date.parse(gone.requestedAt)).toBeLessThanOrEqual(Date.now());
+    const long = await f.get(`http://127.0.0.1:${server.port}/long`, options);
+    expect([long.body, long.unwantedBody?.length, long.truncated]).toEqual([null, 100, true]);
+    // A body that breaks off leaves the answer as it was: a 404, no body.
+    const broken = await f.get(`http://127.0.0.1:${server.port}/broken`, options);
+    expect([broken.status, broken.unwantedBody]).toEqual([404, undefined]);
+    // Without it, an unwanted body is not read.
+    expect((await fetcher().get(`http://127.0.0.1:${server.port}/gone`, options)).unwantedBody).toBeUndefined();
+  });
+});

@@ -22,6 +22,8 @@ export interface FetcherSettings {
   minRateWindowMs?: number;
   /** Largest response head (status line and headers) accepted, in bytes; larger fails the request. @defaultValue 16384 */
   maxHeaderBytes?: number;
+  /** Whether a body not wanted is read anyway (under the same limit), for the WARC archive: an error page, a redirect's. @defaultValue never */
+  readUnwanted?: (status: number) => boolean;
 }
 
 export interface FetchResponse {
@@ -40,6 +42,12 @@ export interface FetchResponse {
   encoding?: string;
   /** When the body was decoded: how many encoded bytes were read off the wire to produce it. */
   decodedFrom?: number;
+  /** When the request was sent, ISO 8601. */
+  requestedAt: string;
+  /** The request headers as given to the HTTP client (it adds `host` and `connection` on the wire). */
+  requestHeaders: Record<string, string>;
+  /** A body not wanted but read all the same for the archive (`FetcherSettings.readUnwanted`), under the same limit. */
+  unwantedBody?: Buffer;
 }
 
 export interface FetchOptions {
@@ -100,19 +108,16 @@ export class HttpFetcher {
     const hostname = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
     this.pin(hostname, options.address);
     const started = performance.now();
+    const requestedAt = new Date().toISOString();
     const signal = AbortSignal.timeout(this.settings.totalTimeoutMs);
+    const requestHeaders = {
+      ...options.headers,
+      'user-agent': options.userAgent ?? this.settings.userAgent,
+      accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
+      'accept-encoding': ACCEPT_ENCODING,
+    };
     try {
-      const response = await request(url, {
-        dispatcher: this.agent,
-        method: 'GET',
-        headers: {
-          ...options.headers,
-          'user-agent': options.userAgent ?? this.settings.userAgent,
-          accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5',
-          'accept-encoding': ACCEPT_ENCODING,
-        },
-        signal,
-      });
+      const response = await request(url, { dispatcher: this.agent, method: 'GET', headers: requestHeaders, signal });
       const body = response.body as unknown as Readable & { dump(options?: { limit?: number; signal?: AbortSignal }): Promise<void> };
       // Readers see the body's errors; this keeps one raised after they stopped listening (undici turns our
       // own destroy() of an unfinished body into an 'error') from becoming an uncaught exception.
@@ -121,8 +126,9 @@ export class HttpFetcher {
         const headers = flattenHeaders(response.headers);
         const contentType = headers['content-type'] ?? '';
         const codings = parseCodings(headers['content-encoding']);
-        const head = { status: response.statusCode, headers, contentType, ...(codings.length ? { encoding: codings.join(', ') } : {}) };
-        if (!options.wantBody(response.statusCode, contentType)) {
+        const head = { status: response.statusCode, headers, contentType, requestedAt, requestHeaders, ...(codings.length ? { encoding: codings.join(', ') } : {}) };
+        const wanted = options.wantBody(response.statusCode, contentType);
+        if (!wanted && !this.settings.readUnwanted?.(response.statusCode)) {
           // A short unwanted body is read off so that the connection can be reused; a long or slow one
           // closes it instead (a drip must not hold this fetch until the total timeout).
           await body.dump({ limit: DUMP_MAX_BYTES, signal: AbortSignal.timeout(Math.min(DUMP_MAX_MS, this.settings.totalTimeoutMs)) }).catch(() => undefined);
@@ -131,8 +137,14 @@ export class HttpFetcher {
         const maxBytes = options.maxBytesFor?.(contentType) ?? options.maxBytes;
         const guard = new TransferRateGuard(body, { bytesPerSecond: this.settings.minBytesPerSecond ?? 0, windowMs: this.settings.minRateWindowMs ?? 10_000 });
         try {
-          const read = codings.length ? await readDecoded(body, codings, maxBytes, guard) : await readPlain(body, maxBytes, guard);
-          return { ...head, ...read, durationMs: since(started) };
+          const reading = codings.length ? readDecoded(body, codings, maxBytes, guard) : readPlain(body, maxBytes, guard);
+          if (!wanted) {
+            // The answer is the status: a body read only for the archive that fails to arrive is left out, it
+            // does not make the request a failure.
+            const read = await reading.catch(() => undefined);
+            return { ...head, body: null, truncated: read?.truncated ?? false, unwantedBody: read?.body ?? undefined, durationMs: since(started) };
+          }
+          return { ...head, ...(await reading), durationMs: since(started) };
         } finally {
           guard.stop();
         }

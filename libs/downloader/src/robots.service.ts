@@ -6,6 +6,7 @@ import { STATE_STORE, StateStore } from '@crawler/state';
 import { PortPolicy } from '@crawler/url';
 import type { FetchErrorKind } from '@crawler/contracts';
 import { classifyFetchError } from './http-errors';
+import type { Exchange } from './exchange-archive.service';
 import { HttpFetcher } from './http-fetcher';
 import { parseRetryAfter } from '@crawler/net';
 
@@ -29,6 +30,8 @@ export interface RobotsFetch {
   /** Why no answer came (the error, and its kind: `refused`, `timeout-connect`…), or why the chain may not go on. */
   error?: string;
   errorKind?: FetchErrorKind;
+  /** Every response of the chain, for the WARC archive. */
+  exchanges: Exchange[];
 }
 
 /**
@@ -69,11 +72,13 @@ export class RobotsService {
     const chain = [...(from?.chain ?? [])];
     let durationMs = 0;
     let hopStarted = performance.now();
+    const exchanges: Exchange[] = [];
     try {
       for (;;) {
         hopStarted = performance.now();
         // One byte past the limit: the policy then sees the file was cut and drops a half-cut last line.
         const response = await fetcher.get(url, { address, maxBytes: robotsMaxBytes + 1, wantBody: (s) => s >= 200 && s < 300 });
+        exchanges.push({ url, address, response });
         durationMs += response.durationMs;
         const status = response.status;
         const body = response.body?.toString('utf8') ?? null;
@@ -98,16 +103,16 @@ export class RobotsService {
           const next = location ? redirectTarget(location, url) : null;
           chain.push(url);
           // More redirects than followed, or one that leads nowhere fetchable: "unavailable" (§2.3.1.2, §2.3.1.3).
-          if (!next || chain.length > maxRedirects) return { policy: RobotsPolicy.fromResponse(404, null, siteRobotsUrl, userAgent), status, durationMs };
+          if (!next || chain.length > maxRedirects) return { policy: RobotsPolicy.fromResponse(404, null, siteRobotsUrl, userAgent), status, durationMs, exchanges };
           const portRefusal = this.ports.refusal(next);
-          if (portRefusal) return this.refused(pageUrl, { url: next.href, chain }, portRefusal);
+          if (portRefusal) return { ...this.refused(pageUrl, { url: next.href, chain }, portRefusal), exchanges };
           if (next.hostname !== new URL(url).hostname)
-            return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status, durationMs, hop: { url: next.href, chain } };
+            return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status, durationMs, hop: { url: next.href, chain }, exchanges };
           url = next.href;
           continue;
         }
         const policy = RobotsPolicy.fromResponse(status, body, siteRobotsUrl, userAgent, { maxBytes: robotsMaxBytes });
-        return { policy, status, durationMs, retryAfterMs };
+        return { policy, status, durationMs, retryAfterMs, exchanges };
       }
     } catch (error) {
       // A timeout is a slow host: its time counts towards the adaptive delay like any request's.
@@ -125,14 +130,14 @@ export class RobotsService {
         error: message,
         robots: true,
       });
-      return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status: null, durationMs, error: message, errorKind: classifyFetchError(error) };
+      return { policy: RobotsPolicy.unreachable(siteRobotsUrl, userAgent), status: null, durationMs, error: message, errorKind: classifyFetchError(error), exchanges };
     }
   }
 
   /** A redirect led to a host that did not resolve or may not be reached: robots.txt is unreachable (disallow all). */
   refused(pageUrl: string, hop: RobotsHop, refusal: string): RobotsFetch {
     this.fetchLog.robots(hop.url, null, null, refusal, hop.chain);
-    return { policy: RobotsPolicy.unreachable(robotsUrlFor(pageUrl), this.config.downloader.userAgent), status: null, durationMs: 0, error: refusal };
+    return { policy: RobotsPolicy.unreachable(robotsUrlFor(pageUrl), this.config.downloader.userAgent), status: null, durationMs: 0, error: refusal, exchanges: [] };
   }
 
   /**

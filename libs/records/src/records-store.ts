@@ -105,8 +105,9 @@ export interface UrlRecords {
   duplicateOf: DuplicateRecord | null;
 }
 
-/** The WARC response record that holds a content hash's payload. */
+/** The WARC response record that holds a payload. */
 export interface Capture {
+  /** What it is kept under: a content hash (content-seen), or `body:<body hash>` (the downloader's, with WARC_ALL). */
   contentHash: string;
   url: string;
   /** WARC-Date of the record. */
