@@ -17,6 +17,7 @@ import { SiteRule, siteRule } from '@crawler/site-settings';
 import { MemoryStateStore } from '@crawler/state';
 import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderService, parseRetryAfter } from './downloader.service';
+import { CookieJarService } from './cookie-jar.service';
 import { RobotsService } from './robots.service';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\nCrawl-delay: 2\n';
@@ -60,6 +61,10 @@ function site(robots: Route) {
     '/private': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
     '/private/deep': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
     '/moved': (req, res) => res.writeHead(301, { location: '/new-home?x=1' }).end(),
+    '/login': (req, res) =>
+      res
+        .writeHead(302, { location: '/page', 'set-cookie': ['sid=abc; Path=/; HttpOnly', 'evil=1; Domain=other.test', 'wide=1; Domain=test', 'gone=; Max-Age=0'] })
+        .end(),
     '/offsite': (req, res) => res.writeHead(302, { location: 'https://other.test/landing' }).end(),
     '/sitemap.xml.gz': (req, res) => res.writeHead(200, { 'content-type': 'application/x-gzip' }).end(Buffer.from([0x1f, 0x8b, 8, 0])),
     '/sitemap-as-html': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE),
@@ -140,6 +145,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
     new DownloaderMetrics(new Registry()),
     registry,
     new SiteSettingsService(state, config),
+    new CookieJarService(state, config),
   );
   cleanups.push(() => service.onApplicationShutdown());
   cleanups.push(() => fetchLog.close());
@@ -178,6 +184,22 @@ describe('DownloaderService', () => {
     expect(heard[0]).toMatchObject({ 'user-agent': 'test-bot/1.0 (+http://127.0.0.1/about)' });
     expect(heard[0]['accept-language']).toBeUndefined();
     expect(heard[1]).toMatchObject({ 'user-agent': 'site-bot/2', 'accept-language': 'fr' });
+  });
+
+  it('keeps what a redirecting login sets, sends it back over the seeded cookie of that name, and never with robots.txt', async () => {
+    const robots: Route = (req, res) => res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': 'from-robots=1' }).end(ROBOTS);
+    const rules = [siteRule('made-up.test', { cookies: ['seed=s1', 'sid=seeded', 'gone=1'] })];
+    const { service, request, requested, heard, sent } = await setup({ robots, siteRules: rules });
+    await service.download(request('/login'));
+    expect(await service.download(request('/login'))).toMatchObject({ kind: 'fetched', status: 302 });
+    await service.download(request('/page'));
+    expect(requested).toEqual(['/robots.txt', '/login', '/page']);
+    expect(heard[0].cookie).toBeUndefined();
+    expect(heard[1].cookie).toBe('seed=s1; sid=seeded; gone=1');
+    // The site's sid replaces the seed's; another site's Domain and a public suffix were refused; an expired
+    // cookie deletes only what the site set (the seed of that name is still the crawl's to send).
+    expect(heard[2].cookie).toBe('seed=s1; gone=1; sid=abc');
+    expect(sent.find((m) => m.queue === QueueName.FilterUrls)?.payload.urls[0]).toMatchObject({ source: 'redirect' });
   });
 
   it('spends the first turn of a site on robots.txt and hands the page back to the frontier', async () => {
@@ -679,6 +701,7 @@ describe('DownloaderService', () => {
       new DownloaderMetrics(new Registry()),
       noPlugins(),
       new SiteSettingsService(state, config),
+      new CookieJarService(state, config),
     );
     cleanups.push(() => replica.onApplicationShutdown());
     expect(await replica.download(request('/private'))).toMatchObject({ kind: 'disallowed' });

@@ -10,6 +10,7 @@ import { SiteSettingsService } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
+import { CookieJarService } from './cookie-jar.service';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { httpFreshness } from './http-freshness';
 import { KeptForRetry, leaseEnd } from './kept-for-retry';
@@ -53,6 +54,8 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly plugins: PluginRegistry,
     /** A site's user agent and extra request headers (robots.txt is always asked for as the crawler itself). */
     private readonly sites: SiteSettingsService,
+    /** The site's cookies: sent with its pages, and what they set kept (never with robots.txt: see RobotsService). */
+    private readonly cookies: CookieJarService,
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
     this.answers = new KeptForRetry(config.downloader.concurrency);
@@ -253,6 +256,7 @@ export class DownloaderService implements OnApplicationShutdown {
     const wanted = sitemap ? SITEMAP_TYPES : HTML_TYPES;
     const claimOf = sitemap ? () => undefined : pluginFor(plugins);
     const site = (await this.sites.forHost(request.host)).settings;
+    const cookie = await this.cookies.header(new URL(request.url), site.cookies);
     let response;
     try {
       response = await this.fetcher.get(request.url, {
@@ -261,7 +265,7 @@ export class DownloaderService implements OnApplicationShutdown {
         maxBytesFor: (type) => claimOf(type)?.claims.maxBytes,
         wantBody: (status, type) => status >= 200 && status < 300 && (wanted.test(type) || claimOf(type) !== undefined),
         // The crawler's conditional headers over the site's: the schema refuses those names there anyway.
-        headers: { ...site.headers, ...conditionalHeaders(request) },
+        headers: { ...site.headers, ...(cookie ? { cookie } : {}), ...conditionalHeaders(request) },
         userAgent: site.userAgent,
       });
     } catch (error) {
@@ -323,6 +327,9 @@ export class DownloaderService implements OnApplicationShutdown {
     // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
     if (failed)
       return { ...base, kind: 'error', requested: true, error: failed.message, errorKind: failed.errorKind, durationMs: failed.durationMs, retry: crawlUrlOf(request) };
+    // Kept before a redirect is followed (a login that sets its session, then redirects), and here rather than
+    // where the page was fetched so that a retry resuming from the kept answer keeps them too (storing is idempotent).
+    await this.cookies.remember(new URL(request.url), response.setCookies);
     const sitemap = request.kind === 'sitemap';
     const claimOf = sitemap ? () => undefined : pluginFor(plugins);
     const location = response.headers.location ?? null;

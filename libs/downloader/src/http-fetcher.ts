@@ -40,6 +40,8 @@ export interface FetchResponse {
   encoding?: string;
   /** When the body was decoded: how many encoded bytes were read off the wire to produce it. */
   decodedFrom?: number;
+  /** Each `Set-Cookie` header on its own: joined into `headers` they could not be told apart (an Expires date holds a comma). */
+  setCookies: string[];
 }
 
 export interface FetchOptions {
@@ -121,7 +123,9 @@ export class HttpFetcher {
         const headers = flattenHeaders(response.headers);
         const contentType = headers['content-type'] ?? '';
         const codings = parseCodings(headers['content-encoding']);
-        const head = { status: response.statusCode, headers, contentType, ...(codings.length ? { encoding: codings.join(', ') } : {}) };
+        const setCookie = response.headers['set-cookie'];
+        const setCookies = setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie];
+        const head = { status: response.statusCode, headers, contentType, setCookies, ...(codings.length ? { encoding: codings.join(', ') } : {}) };
         if (!options.wantBody(response.statusCode, contentType)) {
           // A short unwanted body is read off so that the connection can be reused; a long or slow one
           // closes it instead (a drip must not hold this fetch until the total timeout).
