@@ -21,6 +21,8 @@ describe('parseSetCookie', () => {
     expect(parseSetCookie(' a = b ', NOW)).toEqual({ name: 'a', value: 'b', secure: false });
     expect(parseSetCookie('a=', NOW)).toEqual({ name: 'a', value: '', secure: false });
     expect(parseSetCookie('a=b; Path=relative', NOW)).toEqual({ name: 'a', value: 'b', secure: false });
+    expect(parseSetCookie('a=b; Domain=example.com; Domain=', NOW)).toEqual({ name: 'a', value: 'b', domain: 'example.com', secure: false });
+    expect(parseSetCookie('a=b; Path=/x; Path=bad', NOW)).toEqual({ name: 'a', value: 'b', secure: false });
   });
 
   it('sets nothing without a name, without =, with a control character, or past 4096 bytes', () => {

@@ -39,8 +39,8 @@ export function parseSetCookie(header: string, now: number): ParsedCookie | null
     const val = at < 0 ? '' : attribute.slice(at + 1).trim();
     if (Buffer.byteLength(val) > MAX_ATTRIBUTE_BYTES) continue;
     if (key === 'secure') cookie.secure = true;
+    // An empty Domain is ignored entirely (§5.2.3): it neither sets nor clears one.
     else if (key === 'domain' && val) cookie.domain = val.replace(/^\./, '').toLowerCase();
-    else if (key === 'domain') delete cookie.domain;
     else if (key === 'path') cookie.path = val.startsWith('/') ? val : undefined;
     else if (key === 'expires') expires = parseCookieDate(val) ?? expires;
     else if (key === 'max-age' && /^-?\d+$/.test(val)) {
