@@ -189,7 +189,7 @@ describe('DownloaderService', () => {
   it('keeps what a redirecting login sets, sends it back over the seeded cookie of that name, and never with robots.txt', async () => {
     const robots: Route = (req, res) => res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': 'from-robots=1' }).end(ROBOTS);
     const rules = [siteRule('made-up.test', { cookies: ['seed=s1', 'sid=seeded', 'gone=1'] })];
-    const { service, request, requested, heard, sent } = await setup({ robots, siteRules: rules });
+    const { service, request, requested, heard, sent, stats } = await setup({ robots, siteRules: rules });
     await service.download(request('/login'));
     expect(await service.download(request('/login'))).toMatchObject({ kind: 'fetched', status: 302 });
     await service.download(request('/page'));
@@ -200,6 +200,7 @@ describe('DownloaderService', () => {
     // cookie deletes only what the site set (the seed of that name is still the crawl's to send).
     expect(heard[2].cookie).toBe('seed=s1; gone=1; sid=abc');
     expect(sent.find((m) => m.queue === QueueName.FilterUrls)?.payload.urls[0]).toMatchObject({ source: 'redirect' });
+    expect(await stats.totals()).toMatchObject({ 'cookies.stored': 1, 'cookies.refused': 2, 'cookies.deleted': 1 });
   });
 
   it('spends the first turn of a site on robots.txt and hands the page back to the frontier', async () => {

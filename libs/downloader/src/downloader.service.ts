@@ -119,6 +119,7 @@ export class DownloaderService implements OnApplicationShutdown {
     await this.ipTurn(address!, request.ipIntervalMs);
     const answer = await this.requestPage(request, address!, plugins);
     await this.countAnswer(request, answer);
+    await this.keepCookies(request, answer);
     return this.finishPage(request, answer, plugins, crawlDelayMs);
   }
 
@@ -320,6 +321,17 @@ export class DownloaderService implements OnApplicationShutdown {
     if (revisit && request.revisit) await this.stats.count(revisit.changed ? 'revisit.changed' : 'revisit.unchanged');
   }
 
+  /**
+   * The response's cookies into its site's jar, once, as the site gave them (a retry resuming from the kept
+   * answer does not come here again), and before a redirect is followed: a login that sets its session and
+   * redirects has its target asked for with it. Counted (`cookies.stored`, `cookies.deleted`, `cookies.refused`).
+   */
+  private async keepCookies(request: FetchRequest, { response }: PageAnswer): Promise<void> {
+    if (!response?.setCookies.length) return;
+    const kept = await this.cookies.remember(new URL(request.url), response.setCookies);
+    for (const [what, count] of Object.entries(kept)) if (count) await this.stats.count(`cookies.${what}`, count);
+  }
+
   /** Stages the body and sends it on (parser or plugin), follows a redirect: the outcome. */
   private async handOn(request: FetchRequest, answer: PageAnswer, plugins: PluginClaims): Promise<FetchOutcome> {
     const base = this.base(request);
@@ -327,9 +339,6 @@ export class DownloaderService implements OnApplicationShutdown {
     // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
     if (failed)
       return { ...base, kind: 'error', requested: true, error: failed.message, errorKind: failed.errorKind, durationMs: failed.durationMs, retry: crawlUrlOf(request) };
-    // Kept before a redirect is followed (a login that sets its session, then redirects), and here rather than
-    // where the page was fetched so that a retry resuming from the kept answer keeps them too (storing is idempotent).
-    await this.cookies.remember(new URL(request.url), response.setCookies);
     const sitemap = request.kind === 'sitemap';
     const claimOf = sitemap ? () => undefined : pluginFor(plugins);
     const location = response.headers.location ?? null;
