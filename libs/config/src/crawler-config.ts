@@ -670,6 +670,20 @@ export const CrawlerConfigSchema = z.object({
      * @defaultValue 5
      */
     maxRedirects: int(0).max(20).default(5).meta({ env: 'DOWNLOADER_MAX_REDIRECTS' }),
+    /**
+     * Keep the cookies sites set and send them back, as a browser does: one jar per registrable site (RFC 6265:
+     * Domain, Path, Secure, expiry; never a public suffix, so no cookie crosses sites), in the state store so that
+     * every downloader replica shares it, at most 50 cookies a site and 4096 bytes a cookie. false: every
+     * `Set-Cookie` is ignored; the cookies of the site settings are still sent. robots.txt never sends nor keeps any.
+     * @defaultValue true
+     */
+    cookies: bool.default(true).meta({ env: 'DOWNLOADER_COOKIES' }),
+    /**
+     * A cookie a site set without an expiry (a session cookie) is kept this long after the site last set a cookie;
+     * a site's jar lives as long as its longest-lived cookie, 400 days at most.
+     * @defaultValue 86400000
+     */
+    sessionCookieMs: int(1000).default(86_400_000).meta({ env: 'DOWNLOADER_SESSION_COOKIE_MS' }),
   }),
   parser: z.object({
     /** Links kept per page. @defaultValue 5000 */

@@ -90,10 +90,25 @@ describe('control plane: per-site settings over HTTP', () => {
     ]);
   });
 
+  it('never shows nor audits a cookie value, while every replica sends it', async () => {
+    const put = await call('PUT', '/sites/shop.test', { cookies: ['sid=s3cret; Path=/'] });
+    expect(put).toEqual({ status: 200, body: { pattern: 'shop.test', settings: { cookies: [{ name: 'sid', value: '(hidden)', path: '/' }] } } });
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await replica.forHost('shop.test')).settings.cookies).toEqual([{ name: 'sid', value: 's3cret', path: '/' }]);
+    const shown = JSON.stringify([(await call('GET', '/sites')).body, (await call('GET', '/sites?host=shop.test')).body, (await call('GET', '/audit')).body]);
+    expect(shown).toContain('(hidden)');
+    expect(shown).not.toContain('s3cret');
+    await call('DELETE', '/sites/shop.test');
+  });
+
   it('refuses bad settings with the field named, and a delay under the floor', async () => {
-    expect(await call('PUT', '/sites/a.test', { cookies: { s: '1' } })).toMatchObject({
+    expect(await call('PUT', '/sites/a.test', { proxy: 'http://p:3128' })).toMatchObject({
       status: 400,
-      body: { message: expect.stringMatching(/^cookies: cookies is not supported yet/) },
+      body: { message: expect.stringMatching(/^proxy: proxy is not supported yet/) },
+    });
+    expect(await call('PUT', '/sites/a.test', { cookies: [{ name: 'sid', value: 'secret; x' }] })).toMatchObject({
+      status: 400,
+      body: { message: expect.stringMatching(/^cookies.0.value: a cookie value may not hold/) },
     });
     expect(await call('PUT', '/sites/a.test', { maxPages: 0 })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^maxPages: /) } });
     expect(await call('PUT', '/sites/a.test', { minDelayMs: 10 })).toMatchObject({ status: 400, body: { message: expect.stringMatching(/FRONTIER_MIN_DELAY_MS/) } });

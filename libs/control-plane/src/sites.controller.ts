@@ -1,6 +1,7 @@
 import { BadRequestException, Body, Controller, Delete, Get, Inject, Param, Put, Query, Req } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { SiteSettingsService } from '@crawler/crawl-state';
+import { SiteSettings, withoutCookieValues } from '@crawler/site-settings';
 import { ControlPlaneRoute } from './control-plane-route';
 import { AuditedRequest, OperatorAudit } from './operator-audit.service';
 
@@ -8,7 +9,8 @@ import { AuditedRequest, OperatorAudit } from './operator-audit.service';
  * The per-site settings, live (docs/crawl-config.md): the file's (SITE_SETTINGS_FILE) and the ones set here,
  * which every frontier and downloader applies within SITE_SETTINGS_REFRESH_MS. A pattern set here replaces
  * the file's entry of the same pattern whole; removing it brings the file's back. Changes need the token and
- * go to the operator audit, as the per-host controls do.
+ * go to the operator audit, as the per-host controls do. Cookie values are never shown nor audited (a session
+ * token in a listing or a log is a leaked session): each reads `(hidden)`.
  */
 @Controller('sites')
 @ControlPlaneRoute('data')
@@ -22,8 +24,13 @@ export class SitesController {
   /** GET /sites: every rule, the file's and the live ones; GET /sites?host=<host>: the settings that host gets, and from which patterns. */
   @Get()
   async list(@Query('host') host?: string) {
-    if (typeof host === 'string' && host) return { host, ...(await this.sites.forHost(host.toLowerCase())) };
-    return this.sites.list();
+    if (typeof host === 'string' && host) {
+      const site = await this.sites.forHost(host.toLowerCase());
+      return { host, ...site, settings: withoutCookieValues(site.settings) };
+    }
+    const { file, live } = await this.sites.list();
+    const hidden = <T extends { settings: SiteSettings }>(rule: T) => ({ ...rule, settings: withoutCookieValues(rule.settings) });
+    return { file: file.map(hidden), live: live.map(hidden) };
   }
 
   @Put(':pattern')
@@ -36,8 +43,9 @@ export class SitesController {
       if (error instanceof Error && !('status' in error)) throw new BadRequestException(error.message);
       throw error;
     }
-    await this.audit.record(request, 'site-settings', { pattern: rule.pattern.text, ...rule.settings });
-    return { pattern: rule.pattern.text, settings: rule.settings };
+    const settings = withoutCookieValues(rule.settings);
+    await this.audit.record(request, 'site-settings', { pattern: rule.pattern.text, ...settings });
+    return { pattern: rule.pattern.text, settings };
   }
 
   @Delete(':pattern')

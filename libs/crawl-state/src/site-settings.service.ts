@@ -1,12 +1,12 @@
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { resolveSiteSettings, ResolvedSite, SiteRule, siteRule } from '@crawler/site-settings';
+import { resolveSiteSettings, ResolvedSite, SiteRule, siteRule, SiteSettings } from '@crawler/site-settings';
 import { STATE_STORE, StateStore } from '@crawler/state';
 
 /** The sites' settings as the control plane lists them: the file's, and the live ones over them. */
 export interface SiteRulesListing {
-  file: { pattern: string; settings: object; at?: string }[];
-  live: { pattern: string; settings: object }[];
+  file: { pattern: string; settings: SiteSettings; at?: string }[];
+  live: { pattern: string; settings: SiteSettings }[];
 }
 
 /** Hosts whose settings are remembered between two reads of the live ones, at most (a crawl of many hosts asks for a few at a time). */

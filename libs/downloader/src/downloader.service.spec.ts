@@ -21,6 +21,7 @@ import { pairingProblems, readWarcFile } from '@crawler/warc/testing';
 import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderService, parseRetryAfter } from './downloader.service';
 import { bodyHash, ExchangeArchive } from './exchange-archive.service';
+import { CookieJarService } from './cookie-jar.service';
 import { RobotsService } from './robots.service';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\nCrawl-delay: 2\n';
@@ -64,6 +65,10 @@ function site(robots: Route) {
     '/private': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
     '/private/deep': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('secret'),
     '/moved': (req, res) => res.writeHead(301, { location: '/new-home?x=1' }).end(),
+    '/login': (req, res) =>
+      res
+        .writeHead(302, { location: '/page', 'set-cookie': ['sid=abc; Path=/; HttpOnly', 'evil=1; Domain=other.test', 'wide=1; Domain=test', 'gone=; Max-Age=0'] })
+        .end(),
     '/offsite': (req, res) => res.writeHead(302, { location: 'https://other.test/landing' }).end(),
     '/sitemap.xml.gz': (req, res) => res.writeHead(200, { 'content-type': 'application/x-gzip' }).end(Buffer.from([0x1f, 0x8b, 8, 0])),
     '/sitemap-as-html': (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE),
@@ -149,6 +154,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
     registry,
     new SiteSettingsService(state, config),
     archive,
+    new CookieJarService(state, config),
   );
   cleanups.push(() => service.onApplicationShutdown());
   cleanups.push(() => fetchLog.close());
@@ -187,6 +193,23 @@ describe('DownloaderService', () => {
     expect(heard[0]).toMatchObject({ 'user-agent': 'test-bot/1.0 (+http://127.0.0.1/about)' });
     expect(heard[0]['accept-language']).toBeUndefined();
     expect(heard[1]).toMatchObject({ 'user-agent': 'site-bot/2', 'accept-language': 'fr' });
+  });
+
+  it('keeps what a redirecting login sets, sends it back over the seeded cookie of that name, and never with robots.txt', async () => {
+    const robots: Route = (req, res) => res.writeHead(200, { 'content-type': 'text/plain', 'set-cookie': 'from-robots=1' }).end(ROBOTS);
+    const rules = [siteRule('made-up.test', { cookies: ['seed=s1', 'sid=seeded', 'gone=1'] })];
+    const { service, request, requested, heard, sent, stats } = await setup({ robots, siteRules: rules });
+    await service.download(request('/login'));
+    expect(await service.download(request('/login'))).toMatchObject({ kind: 'fetched', status: 302 });
+    await service.download(request('/page'));
+    expect(requested).toEqual(['/robots.txt', '/login', '/page']);
+    expect(heard[0].cookie).toBeUndefined();
+    expect(heard[1].cookie).toBe('seed=s1; sid=seeded; gone=1');
+    // The site's sid replaces the seed's; another site's Domain and a public suffix were refused; an expired
+    // cookie deletes only what the site set (the seed of that name is still the crawl's to send).
+    expect(heard[2].cookie).toBe('seed=s1; gone=1; sid=abc');
+    expect(sent.find((m) => m.queue === QueueName.FilterUrls)?.payload.urls[0]).toMatchObject({ source: 'redirect' });
+    expect(await stats.totals()).toMatchObject({ 'cookies.stored': 1, 'cookies.refused': 2, 'cookies.deleted': 1 });
   });
 
   it('spends the first turn of a site on robots.txt and hands the page back to the frontier', async () => {
@@ -689,6 +712,7 @@ describe('DownloaderService', () => {
       noPlugins(),
       new SiteSettingsService(state, config),
       archive,
+      new CookieJarService(state, config),
     );
     cleanups.push(() => replica.onApplicationShutdown());
     expect(await replica.download(request('/private'))).toMatchObject({ kind: 'disallowed' });
@@ -940,6 +964,22 @@ describe('DownloaderService with WARC_ALL', () => {
     const sent = requestOf(notModified).block.toString();
     expect(sent).toContain('GET /page HTTP/1.1');
     expect(sent).toContain('if-none-match: "e1"');
+  });
+
+  it("records a logged-in request with its cookie and authorization values hidden, the site's answer whole", async () => {
+    const rules = [siteRule('made-up.test', { cookies: ['sid=very-secret-session'], headers: { Authorization: 'Bearer very-secret-token', 'Accept-Language': 'fr' } })];
+    const { service, request, archive, warcStore, heard } = await setup({ overrides: { 'storage.warcAll': true }, siteRules: rules });
+    await service.download(request('/page'));
+    await service.download(request('/page'));
+    await archive.onApplicationShutdown();
+    expect(heard[1]).toMatchObject({ cookie: 'sid=very-secret-session', authorization: 'Bearer very-secret-token' });
+    const [key] = (await collectKeys(warcStore.list('warc/'))).filter((k) => k.endsWith('.warc.gz'));
+    const records = await readWarcFile((await warcStore.get(key))!.body);
+    const sent = records.filter((r) => r.type === 'request').map((r) => r.block.toString());
+    expect(sent[1]).toMatch(/^cookie: \(hidden\)\r?$/m);
+    expect(sent[1]).toMatch(/^Authorization: \(hidden\)\r?$/im);
+    expect(sent[1]).toMatch(/^accept-language: fr\r?$/im);
+    expect(sent.join('\n')).not.toContain('very-secret');
   });
 
   it('writes nothing without it', async () => {

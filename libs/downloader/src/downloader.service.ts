@@ -10,6 +10,7 @@ import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
 import { bodyHash, ExchangeArchive } from './exchange-archive.service';
+import { CookieJarService } from './cookie-jar.service';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { httpFreshness } from './http-freshness';
 import { KeptForRetry, leaseEnd } from './kept-for-retry';
@@ -55,6 +56,8 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly sites: SiteSettingsService,
     /** WARC_ALL: every request made and its response. */
     private readonly archive: ExchangeArchive,
+    /** The site's cookies: sent with its pages, and what they set kept (never with robots.txt: see RobotsService). */
+    private readonly cookies: CookieJarService,
   ) {
     this.fetcher = new HttpFetcher({ ...config.downloader, readUnwanted: archive.readUnwanted });
     this.answers = new KeptForRetry(config.downloader.concurrency);
@@ -118,6 +121,7 @@ export class DownloaderService implements OnApplicationShutdown {
     await this.ipTurn(address!, request.ipIntervalMs);
     const answer = await this.requestPage(request, address!, plugins);
     await this.countAnswer(request, answer);
+    await this.keepCookies(request, answer);
     return this.finishPage(request, answer, plugins, crawlDelayMs);
   }
 
@@ -262,6 +266,7 @@ export class DownloaderService implements OnApplicationShutdown {
     const wanted = sitemap ? SITEMAP_TYPES : HTML_TYPES;
     const claimOf = sitemap ? () => undefined : pluginFor(plugins);
     const site = (await this.sites.forHost(request.host)).settings;
+    const cookie = await this.cookies.header(new URL(request.url), site.cookies);
     let response;
     try {
       response = await this.fetcher.get(request.url, {
@@ -270,7 +275,7 @@ export class DownloaderService implements OnApplicationShutdown {
         maxBytesFor: (type) => claimOf(type)?.claims.maxBytes,
         wantBody: (status, type) => status >= 200 && status < 300 && (wanted.test(type) || claimOf(type) !== undefined),
         // The crawler's conditional headers over the site's: the schema refuses those names there anyway.
-        headers: { ...site.headers, ...conditionalHeaders(request) },
+        headers: { ...site.headers, ...(cookie ? { cookie } : {}), ...conditionalHeaders(request) },
         userAgent: site.userAgent,
       });
     } catch (error) {
@@ -323,6 +328,17 @@ export class DownloaderService implements OnApplicationShutdown {
     await this.stats.count(missingSitemap ? 'sitemap.missing' : response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
     const revisit = revisitOf(request, response, this.config.frontier.recrawl);
     if (revisit && request.revisit) await this.stats.count(revisit.changed ? 'revisit.changed' : 'revisit.unchanged');
+  }
+
+  /**
+   * The response's cookies into its site's jar, once, as the site gave them (a retry resuming from the kept
+   * answer does not come here again), and before a redirect is followed: a login that sets its session and
+   * redirects has its target asked for with it. Counted (`cookies.stored`, `cookies.deleted`, `cookies.refused`).
+   */
+  private async keepCookies(request: FetchRequest, { response }: PageAnswer): Promise<void> {
+    if (!response?.setCookies.length) return;
+    const kept = await this.cookies.remember(new URL(request.url), response.setCookies);
+    for (const [what, count] of Object.entries(kept)) if (count) await this.stats.count(`cookies.${what}`, count);
   }
 
   /** Stages the body and sends it on (parser or plugin), follows a redirect: the outcome. */

@@ -73,7 +73,7 @@ export class ExchangeArchive implements OnApplicationShutdown {
   private async recordOne({ url, address, response, previousBodyHash }: Exchange): Promise<void> {
     if (!this.writer) return;
     const common = { url, fetchedAt: response.requestedAt, ip: address, status: response.status, responseHeaders: response.headers };
-    const requestHeaders = response.requestHeaders;
+    const requestHeaders = withoutSecrets(response.requestHeaders);
     if (response.status === 304 && previousBodyHash) {
       const [capture] = await this.records.capturesOf([captureKey(previousBodyHash)]);
       if (capture) {
@@ -116,4 +116,21 @@ function refersTo(capture: { url: string; date: string; digest: string; recordId
 function unread(response: FetchResponse): boolean {
   if (response.body || response.unwantedBody) return false;
   return response.status !== 204 && response.headers['content-length'] !== '0';
+}
+
+/**
+ * Request headers that carry a credential (a session cookie, a login, a proxy's) are recorded with their names
+ * and their values hidden: a WARC is shared and published more often than a crawl's settings are, and the
+ * crawler writes no secret to a file. What the site answered is kept whole.
+ */
+const SECRET_HEADERS = new Set(['cookie', 'authorization', 'proxy-authorization']);
+
+function withoutSecrets(headers: Record<string, string>): Record<string, string> {
+  let hidden: Record<string, string> | undefined;
+  for (const name of Object.keys(headers)) {
+    if (!SECRET_HEADERS.has(name.toLowerCase())) continue;
+    hidden ??= { ...headers };
+    hidden[name] = '(hidden)';
+  }
+  return hidden ?? headers;
 }

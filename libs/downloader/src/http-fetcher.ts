@@ -48,6 +48,8 @@ export interface FetchResponse {
   requestHeaders: Record<string, string>;
   /** A body not wanted but read all the same for the archive (`FetcherSettings.readUnwanted`), under the same limit. */
   unwantedBody?: Buffer;
+  /** Each `Set-Cookie` header on its own: joined into `headers` they could not be told apart (an Expires date holds a comma). */
+  setCookies: string[];
 }
 
 export interface FetchOptions {
@@ -126,7 +128,17 @@ export class HttpFetcher {
         const headers = flattenHeaders(response.headers);
         const contentType = headers['content-type'] ?? '';
         const codings = parseCodings(headers['content-encoding']);
-        const head = { status: response.statusCode, headers, contentType, requestedAt, requestHeaders, ...(codings.length ? { encoding: codings.join(', ') } : {}) };
+        const setCookie = response.headers['set-cookie'];
+        const setCookies = setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie];
+        const head = {
+          status: response.statusCode,
+          headers,
+          contentType,
+          requestedAt,
+          requestHeaders,
+          setCookies,
+          ...(codings.length ? { encoding: codings.join(', ') } : {}),
+        };
         const wanted = options.wantBody(response.statusCode, contentType);
         if (!wanted && !this.settings.readUnwanted?.(response.statusCode)) {
           // A short unwanted body is read off so that the connection can be reused; a long or slow one

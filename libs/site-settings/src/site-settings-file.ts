@@ -1,4 +1,4 @@
-import { isMap, isScalar, LineCounter, Node, parseDocument } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, Node, parseDocument } from 'yaml';
 import { parseSitePattern } from './site-pattern';
 import { describeIssue, SiteRule } from './site-rules';
 import { SiteSettings, SiteSettingsFileSchema } from './site-settings.schema';
@@ -74,6 +74,13 @@ function offsetOf(root: unknown, path: string[], key = false): number | undefine
   let node = root as Node | null | undefined;
   let offset = node?.range?.[0];
   for (const [i, step] of path.entries()) {
+    if (isSeq(node)) {
+      // A list's item (a site's cookies): its index is the step.
+      node = node.items[Number(step)] as Node | null | undefined;
+      if (!node) break;
+      offset = node.range?.[0] ?? offset;
+      continue;
+    }
     if (!isMap(node)) break;
     const pair = node.items.find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === step);
     if (!pair) break;

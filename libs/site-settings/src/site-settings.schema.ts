@@ -1,16 +1,17 @@
 import { z } from 'zod';
+import { SeedCookiesSchema } from './seed-cookies';
 
 /**
  * Request headers a site may not set: the ones the crawler writes itself (the user agent has its own field,
  * the decoding and the conditional requests are the crawler's), those that frame the request or the
- * connection, and `cookie`, which waits for the cookie jar.
+ * connection, and `cookie`, which the site's cookie jar writes.
  */
 const RESERVED_HEADERS: Record<string, string> = {
   'user-agent': 'set userAgent instead',
   'accept-encoding': 'the crawler decodes only what it asks for',
   'if-none-match': 'the crawler sends it for a page it has',
   'if-modified-since': 'the crawler sends it for a page it has',
-  cookie: 'cookies are not supported yet',
+  cookie: "set cookies instead (the site's cookie jar writes this header)",
   host: 'it frames the request',
   'content-length': 'it frames the request',
   'transfer-encoding': 'it frames the request',
@@ -62,16 +63,17 @@ export const SiteSettingsSchema = z
     headers: headers.optional(),
     concurrency: notYet('concurrency (requests in flight per host)'),
     render: notYet('render (per-site rendering)'),
-    cookies: notYet('cookies'),
+    /** Cookies sent to the site's hosts from the first request on (a logged-in crawl): see SeedCookiesSchema. */
+    cookies: SeedCookiesSchema.optional(),
     proxy: notYet('proxy'),
     tls: notYet('tls'),
   })
   .strict();
 
 /** Fields the schema names only to refuse them. */
-export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency', 'render', 'cookies', 'proxy', 'tls'];
+export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency', 'render', 'proxy', 'tls'];
 
-export type SiteSettings = Omit<z.infer<typeof SiteSettingsSchema>, 'concurrency' | 'render' | 'cookies' | 'proxy' | 'tls'>;
+export type SiteSettings = Omit<z.output<typeof SiteSettingsSchema>, 'concurrency' | 'render' | 'proxy' | 'tls'>;
 
 /** The settings file: `sites`, a map from site pattern to settings. */
 export const SiteSettingsFileSchema = z.object({ sites: z.record(z.string(), SiteSettingsSchema) }).strict();

@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withoutCookieValues } from './seed-cookies';
 import { parseSitePattern, patternMatches } from './site-pattern';
 import { resolveSiteSettings, siteRule } from './site-rules';
 import { parseSiteSettingsFile, SiteSettingsFileError } from './site-settings-file';
@@ -86,7 +90,7 @@ describe('parseSiteSettingsFile', () => {
       '    minDelayMs: -5', // 3
       '    maxPages: many', // 4
       '  "*.example.com":', // 5
-      '    cookies: {session: abc}', // 6
+      '    tls: {verify: false}', // 6
       '    colour: blue', // 7
       '  "http://bad":', // 8
       '    maxDepth: 1', // 9
@@ -94,10 +98,67 @@ describe('parseSiteSettingsFile', () => {
     expect(problemsOf(text)).toEqual([
       expect.stringMatching(/^sites\.yaml:3:17: sites\."docs\.example\.com"\.minDelayMs: .*>=0/),
       expect.stringMatching(/^sites\.yaml:4:15: sites\."docs\.example\.com"\.maxPages: .*number/),
-      expect.stringMatching(/^sites\.yaml:6:14: sites\."\*\.example\.com"\.cookies: cookies is not supported yet/),
+      expect.stringMatching(/^sites\.yaml:6:10: sites\."\*\.example\.com"\.tls: tls is not supported yet/),
       expect.stringMatching(/^sites\.yaml:7:5: sites\."\*\.example\.com"\.colour: unknown setting/),
       expect.stringMatching(/^sites\.yaml:8:3: sites\."http:\/\/bad": .*not a host name/),
     ]);
+  });
+
+  it('reads cookies as strings or objects, their values from the file, the environment or a file of their own', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seed-cookies-'));
+    writeFileSync(join(dir, 'token'), 'from-file\n');
+    process.env.SITE_SETTINGS_SPEC_TOKEN = 'from-env';
+    const text = [
+      'sites:',
+      '  "*.example.com":',
+      '    cookies:',
+      '      - "theme=dark; Path=/docs; Secure"',
+      '      - { name: lang, value: en, domain: docs.example.com, expires: "2030-01-01T00:00:00Z" }',
+      '      - { name: sid, valueFromEnv: SITE_SETTINGS_SPEC_TOKEN }',
+      `      - { name: csrf, valueFromFile: "${join(dir, 'token')}" }`,
+    ].join('\n');
+    expect(parseSiteSettingsFile(text, 'f')[0].settings.cookies).toEqual([
+      { name: 'theme', value: 'dark', path: '/docs', secure: true },
+      { name: 'lang', value: 'en', domain: 'docs.example.com', expires: '2030-01-01T00:00:00Z' },
+      { name: 'sid', value: 'from-env' },
+      { name: 'csrf', value: 'from-file' },
+    ]);
+    // What is stored and read back (a live rule) is itself valid, and the listing hides the values.
+    const rule = siteRule('a.test', JSON.parse(JSON.stringify(parseSiteSettingsFile(text, 'f')[0].settings)));
+    expect(rule.settings.cookies?.[2]).toEqual({ name: 'sid', value: 'from-env' });
+    expect(withoutCookieValues(rule.settings).cookies?.map((c) => c.value)).toEqual(['(hidden)', '(hidden)', '(hidden)', '(hidden)']);
+  });
+
+  it('names the line and field of each bad cookie, never its value', () => {
+    delete process.env.SITE_SETTINGS_SPEC_UNSET;
+    process.env.SITE_SETTINGS_SPEC_TOKEN = 'from-env';
+    const text = [
+      'sites:', // 1
+      '  a.test:', // 2
+      '    cookies:', // 3
+      '      - "no value here"', // 4
+      '      - { name: sid, valueFromEnv: SITE_SETTINGS_SPEC_UNSET }', // 5
+      '      - { name: sid, value: "secret; Path=/" }', // 6
+      '      - { name: sid, value: a, valueFromEnv: SITE_SETTINGS_SPEC_TOKEN }', // 7
+      '      - { name: sid, value: a, domain: co.uk }', // 8
+      '      - { name: "bad name", value: a }', // 9
+      '      - { name: sid, valueFromFile: /nonexistent/token }', // 10
+      '      - { name: sid, value: a, path: docs }', // 11
+      '    headers: { Cookie: "sid=secret2" }', // 12
+    ].join('\n');
+    const problems = problemsOf(text);
+    expect(problems).toEqual([
+      expect.stringMatching(/^sites\.yaml:12:24: sites\."a\.test"\.headers\.Cookie: "Cookie" may not be set here: set cookies instead/),
+      expect.stringMatching(/^sites\.yaml:4:9: sites\."a\.test"\.cookies\.0: not a cookie: write name=value/),
+      expect.stringMatching(/^sites\.yaml:5:36: sites\."a\.test"\.cookies\.1\.valueFromEnv: SITE_SETTINGS_SPEC_UNSET is not set/),
+      expect.stringMatching(/^sites\.yaml:6:29: sites\."a\.test"\.cookies\.2\.value: a cookie value may not hold ";".*\(the value is not shown\)$/),
+      expect.stringMatching(/^sites\.yaml:7:29: sites\."a\.test"\.cookies\.3\.value: give the value once: value, valueFromEnv or valueFromFile$/),
+      expect.stringMatching(/^sites\.yaml:8:40: sites\."a\.test"\.cookies\.4\.domain: co\.uk is a public suffix/),
+      expect.stringMatching(/^sites\.yaml:9:17: sites\."a\.test"\.cookies\.5\.name: a cookie name is a token/),
+      expect.stringMatching(/^sites\.yaml:10:37: sites\."a\.test"\.cookies\.6\.valueFromFile: cannot read \/nonexistent\/token: ENOENT$/),
+      expect.stringMatching(/^sites\.yaml:11:38: sites\."a\.test"\.cookies\.7\.path: a cookie path starts with \/$/),
+    ]);
+    expect(problems.join('\n')).not.toMatch(/secret/);
   });
 
   it('refuses a file that is not YAML, a duplicate key, two patterns for the same hosts, and a file without sites', () => {

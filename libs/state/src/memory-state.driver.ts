@@ -7,7 +7,7 @@ export interface MemoryStateStoreOptions {
 
 type Entry =
   | { type: 'string'; value: string; expiresAt?: number }
-  | { type: 'hash'; value: Map<string, string> }
+  | { type: 'hash'; value: Map<string, string>; expiresAt?: number }
   | { type: 'set'; value: Set<string> }
   | { type: 'list'; value: string[] }
   | { type: 'bits'; value: Uint8Array };
@@ -34,7 +34,7 @@ class Keyspace {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     // Expiry is checked on read: an expired key is simply gone.
-    if (entry.type === 'string' && entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
+    if ((entry.type === 'string' || entry.type === 'hash') && entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) {
       this.delete(key);
       return undefined;
     }
@@ -48,6 +48,15 @@ class Keyspace {
       this.expiring.delete(key);
       return;
     }
+    this.expiring.set(key, expiresAt);
+    this.sweep(Date.now());
+  }
+
+  /** A hash's expiry pushed to `expiresAt` at least (never brought forward). */
+  expireHashAtLeast(key: string, expiresAt: number): void {
+    const entry = this.entries.get(key);
+    if (entry?.type !== 'hash' || (entry.expiresAt ?? 0) >= expiresAt) return;
+    entry.expiresAt = expiresAt;
     this.expiring.set(key, expiresAt);
     this.sweep(Date.now());
   }
@@ -164,6 +173,22 @@ export class MemoryStateStore implements StateStore {
 
   async hashGetAll(key: string): Promise<Record<string, string>> {
     return Object.fromEntries(this.keyspace.find(this.key(key), 'hash')?.value ?? []);
+  }
+
+  async hashSetBounded(key: string, field: string, value: string, maxFields: number, ttlMs: number): Promise<boolean> {
+    const hash = this.keyspace.upsert(this.key(key), 'hash', () => new Map());
+    if (!hash.has(field) && hash.size >= maxFields) return false;
+    hash.set(field, value);
+    this.keyspace.expireHashAtLeast(this.key(key), Date.now() + ttlMs);
+    return true;
+  }
+
+  async hashDelete(key: string, fields: string[]): Promise<void> {
+    const hash = this.keyspace.find(this.key(key), 'hash')?.value;
+    if (!hash) return;
+    for (const field of fields) hash.delete(field);
+    // Redis drops empty hashes; so do we.
+    if (hash.size === 0) this.keyspace.delete(this.key(key));
   }
 
   async setAdd(key: string, members: string[]): Promise<boolean[]> {

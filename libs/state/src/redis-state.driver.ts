@@ -33,6 +33,7 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
   stateQueueHeadOrIdle: { numberOfKeys: 2, lua: lua('queue-head-or-idle') },
   stateQueueRemoveHead: { numberOfKeys: 1, lua: lua('queue-remove-head') },
   stateHashSetIfAbsent: { numberOfKeys: 1, lua: lua('hash-set-if-absent') },
+  stateHashSetBounded: { numberOfKeys: 1, lua: lua('hash-set-bounded') },
   stateSetAdd: { numberOfKeys: 1, lua: lua('set-add') },
   stateSetRemove: { numberOfKeys: 1, lua: lua('set-remove') },
   stateSetAddMany: { lua: lua('set-add-many') },
@@ -57,6 +58,7 @@ type ScriptedRedis = RedisClient & {
   stateSetAddMany(numberOfKeys: number, ...keysThenMembers: string[]): Promise<number[]>;
   stateSetMembersMany(numberOfKeys: number, ...keys: string[]): Promise<string[][]>;
   stateHashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
+  stateHashSetBounded(key: string, field: string, value: string, maxFields: number, ttlMs: number): Promise<number>;
 };
 
 /** The shared driver: all replicas see the same state, and it outlives restarts. */
@@ -165,6 +167,14 @@ export class RedisStateStore implements StateStore {
 
   hashGetAll(key: string): Promise<Record<string, string>> {
     return this.redis.hgetall(this.key(key));
+  }
+
+  async hashSetBounded(key: string, field: string, value: string, maxFields: number, ttlMs: number): Promise<boolean> {
+    return (await this.redis.stateHashSetBounded(this.key(key), field, value, maxFields, ttlMs)) === 1;
+  }
+
+  async hashDelete(key: string, fields: string[]): Promise<void> {
+    if (fields.length) await this.redis.hdel(this.key(key), ...fields);
   }
 
   async setAdd(key: string, members: string[]): Promise<boolean[]> {

@@ -123,6 +123,34 @@ export function stateStoreContract(name: string, make: () => Promise<StateStore>
         expect(await store.hashGetAll('h')).toEqual({ a: 'new', b: '2', 'c:d': 'x y' });
       });
 
+      it('keeps a bounded hash to its most fields, however many writers set new ones at once', async () => {
+        const answers = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((f) => store.hashSetBounded('jar', f, `v${f}`, 3, 60_000)));
+        expect(answers.filter(Boolean)).toHaveLength(3);
+        const kept = Object.keys(await store.hashGetAll('jar'));
+        expect(kept).toHaveLength(3);
+        // A full hash still takes a new value for a field it has; a field removed makes room.
+        expect(await store.hashSetBounded('jar', kept[0], 'new', 3, 60_000)).toBe(true);
+        expect(await store.hashGet('jar', kept[0])).toBe('new');
+        await store.hashDelete('jar', [kept[1], 'never-there']);
+        expect(await store.hashSetBounded('jar', 'z', 'vz', 3, 60_000)).toBe(true);
+        expect(Object.keys(await store.hashGetAll('jar')).sort()).toEqual([kept[0], kept[2], 'z'].sort());
+        await store.hashDelete('jar', [kept[0], kept[2], 'z']);
+        expect(await store.hashGetAll('jar')).toEqual({});
+        await store.hashDelete('no-hash', ['x']);
+      });
+
+      it('lets a bounded hash expire its ttl after the call that set the latest expiry, never sooner', async () => {
+        await store.hashSetBounded('short', 'f', 'v', 5, 60);
+        await store.hashSetBounded('long', 'f', 'v', 5, 60_000);
+        // A shorter ttl later does not bring the expiry forward.
+        await store.hashSetBounded('long', 'g', 'v', 5, 60);
+        await sleep(100);
+        expect(await store.hashGetAll('short')).toEqual({});
+        expect(await store.hashGetAll('long')).toEqual({ f: 'v', g: 'v' });
+        expect(await store.hashSetBounded('short', 'f', 'again', 5, 60_000)).toBe(true);
+        expect(await store.hashGet('short', 'f')).toBe('again');
+      });
+
       it('sets a field only if absent, telling the loser who won, atomically', async () => {
         expect(await store.hashSetIfAbsent('owners', 'k', 'first')).toBeNull();
         expect(await store.hashSetIfAbsent('owners', 'k', 'second')).toBe('first');

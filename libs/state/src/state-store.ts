@@ -31,6 +31,14 @@ export interface StateStore {
   /** Sets the field only if it has no value; answers null when this call set it, else the value it already had. */
   hashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
   hashGetAll(key: string): Promise<Record<string, string>>;
+  /**
+   * Sets a field of a hash kept to `maxFields` fields, in one step: a new field is refused (answers false) when the
+   * hash is full, a field it has is overwritten (true). The hash then lives at least `ttlMs` more: a call only ever
+   * pushes its expiry later. For a small map many replicas write at once and nothing else bounds (a site's cookies).
+   */
+  hashSetBounded(key: string, field: string, value: string, maxFields: number, ttlMs: number): Promise<boolean>;
+  /** Removes fields (absent ones are no matter); a hash left empty is gone. */
+  hashDelete(key: string, fields: string[]): Promise<void>;
 
   /** Adds members; answers, for each member, whether it was new. */
   setAdd(key: string, members: string[]): Promise<boolean[]>;

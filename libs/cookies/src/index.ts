@@ -1,0 +1,2 @@
+export * from './set-cookie';
+export * from './cookie-rules';
