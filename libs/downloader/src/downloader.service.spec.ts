@@ -830,11 +830,12 @@ describe('DownloaderService', () => {
 
 describe('DownloaderService per-address interval', () => {
   it('spaces its own requests to one address by FRONTIER_PER_IP_INTERVAL_MS, even when two arrive together', async () => {
-    const { service, request } = await setup({ overrides: { 'frontier.perIpIntervalMs': 150 } });
+    const { service, request, arrivedAt } = await setup({ overrides: { 'frontier.perIpIntervalMs': 150 } });
     await service.download(request('/')); // robots.txt
-    const times: number[] = [];
-    await Promise.all(['/', '/page'].map(async (path) => (await service.download(request(path)), times.push(Date.now()))));
-    expect(Math.abs(times[1] - times[0])).toBeGreaterThanOrEqual(140);
+    await Promise.all(['/', '/page'].map((path) => service.download(request(path))));
+    // As the server saw them start: unpaced they arrive a few ms apart. The margin under 150 ms is the first
+    // one's own way to the server (a loaded machine delays it after the downloader's clock has started).
+    expect(arrivedAt[2] - arrivedAt[1]).toBeGreaterThanOrEqual(110);
   });
 
   it('spaces them by the interval the frontier paced the address at (an allowance grown with its domains), not the base one', async () => {
