@@ -1,6 +1,6 @@
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { resolveSiteSettings, ResolvedSite, SiteRule, siteRule } from '@crawler/site-settings';
+import { liveSiteRule, resolveSiteSettings, ResolvedSite, SiteRule, siteRule } from '@crawler/site-settings';
 import { STATE_STORE, StateStore } from '@crawler/state';
 
 /** The sites' settings as the control plane lists them: the file's, and the live ones over them. */
@@ -57,7 +57,7 @@ export class SiteSettingsService {
 
   /** Sets a pattern's live settings (checked: throws an Error naming the field); answers the rule as stored. */
   async set(pattern: string, settings: unknown): Promise<SiteRule> {
-    const rule = siteRule(pattern, settings);
+    const rule = liveSiteRule(pattern, settings);
     await this.store.hashSet(SiteSettingsService.KEY, rule.pattern.text, JSON.stringify(rule.settings));
     this.readAt = Number.NEGATIVE_INFINITY;
     return rule;
@@ -93,7 +93,7 @@ export class SiteSettingsService {
     for (const [pattern, json] of Object.entries(all).sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (json === 'null') continue;
       try {
-        live.push(siteRule(pattern, JSON.parse(json)));
+        live.push(liveSiteRule(pattern, JSON.parse(json)));
       } catch {
         // Written by hand or by a newer release: a rule this process cannot read is no rule, and the control plane lists it no more.
       }

@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CrawlUrl, FetchedPage, FetchErrorKind, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
 import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
-import { FetchLog } from '@crawler/logging';
+import { FetchLog, LOGGER, Logger } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
 import { PluginClaims, PluginRegistry } from '@crawler/plugin-host';
 import { SiteSettingsService } from '@crawler/crawl-state';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
+import { FetchRoutes, insecureWarning } from './fetch-routes';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { httpFreshness } from './http-freshness';
 import { KeptForRetry, leaseEnd } from './kept-for-retry';
@@ -39,6 +40,8 @@ export class DownloaderService implements OnApplicationShutdown {
   private readonly ports: PortPolicy;
   /** When this process last started a request to each address (the address's per-IP interval, see ipTurn). */
   private readonly lastRequestByIp = new Map<string, number>();
+  /** Each site's proxy and TLS options (robots.txt goes the same way as the site's pages). */
+  private readonly routes: FetchRoutes;
   /** Pages answered whose handing on failed, by lease, for the job's retry (see finishPage). */
   private readonly answers: KeptForRetry<{ answer: PageAnswer; crawlDelayMs: number | undefined }>;
 
@@ -53,8 +56,16 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly plugins: PluginRegistry,
     /** A site's user agent and extra request headers (robots.txt is always asked for as the crawler itself). */
     private readonly sites: SiteSettingsService,
+    @Optional() @Inject(LOGGER) logger?: Logger,
   ) {
     this.fetcher = new HttpFetcher(config.downloader);
+    this.routes = FetchRoutes.load(config);
+    if (this.routes.insecureSites.length) logger?.warn({ event: 'tls-unverified', sites: this.routes.insecureSites }, insecureWarning(this.routes.insecureSites));
+    if (this.routes.crawlProxyShown)
+      logger?.info(
+        { event: 'proxy', proxy: this.routes.crawlProxyShown },
+        `every request goes through the proxy ${this.routes.crawlProxyShown} unless a site says otherwise`,
+      );
     this.answers = new KeptForRetry(config.downloader.concurrency);
     this.ports = new PortPolicy(portRules(config));
   }
@@ -134,7 +145,7 @@ export class DownloaderService implements OnApplicationShutdown {
     } else {
       // A hop's address is another host's: the interval the frontier sent is its own host's address's.
       await this.ipTurn(request.ip!, hop ? undefined : request.ipIntervalMs);
-      robots = await this.robots.fetch(request.url, request.ip!, this.fetcher, hop);
+      robots = await this.robots.fetch(request.url, request.ip!, this.fetcher, hop, (url) => this.routes.forUrl(url));
       this.metrics.robotsFetched(robots, performance.now() - robotsStarted);
       await this.stats.count('robots.fetched');
     }
@@ -263,6 +274,7 @@ export class DownloaderService implements OnApplicationShutdown {
         // The crawler's conditional headers over the site's: the schema refuses those names there anyway.
         headers: { ...site.headers, ...conditionalHeaders(request) },
         userAgent: site.userAgent,
+        route: this.routes.forHost(request.host),
       });
     } catch (error) {
       const message = describeError(error);
