@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,11 +47,12 @@ describe('a crawl behind a proxy (docs/crawl-config.md), with per-site TLS optio
   let corpPort: number;
   let proxy: ForwardProxy;
   let partnerProxy: ForwardProxy;
-  const heard: { site: string; host: string; path: string }[] = [];
+  /** Each request a site heard, and the port its connection came from (a proxy's tunnel's, or the crawler's own). */
+  const heard: { site: string; host: string; path: string; from?: number }[] = [];
 
-  const serve = (site: string) => (req: { headers: { host?: string }; url?: string }, res: import('node:http').ServerResponse) => {
+  const serve = (site: string) => (req: IncomingMessage, res: ServerResponse) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
-    heard.push({ site, host, path: req.url ?? '' });
+    heard.push({ site, host, path: req.url ?? '', from: req.socket.remotePort });
     if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nAllow: /\n');
     if (req.url !== '/' && req.url !== '/a') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>${host}${req.url}</title><a href="/a">a</a>`);
@@ -132,7 +134,12 @@ describe('a crawl behind a proxy (docs/crawl-config.md), with per-site TLS optio
     const tunnels = (p: ForwardProxy) => new Set(p.tunnels.map((t) => `${t.status} ${t.target} ${t.credentials}`));
     expect(tunnels(proxy)).toEqual(new Set([`200 127.0.0.1:${publicPort} crawler:main-secret`]));
     expect(tunnels(partnerProxy)).toEqual(new Set([`200 127.0.0.1:${publicPort} crawler:partner-secret`]));
-    expect(heard.filter((h) => h.site === 'corp').length).toBe(3);
+    // Every request, robots.txt's too, came through its site's proxy; the intranet's through none.
+    const via = (host: string) =>
+      new Set(heard.filter((h) => h.host === host).map((h) => (proxy.carried(h.from) ? 'proxy' : partnerProxy.carried(h.from) ? 'partner' : 'direct')));
+    expect(via('www.example.com')).toEqual(new Set(['proxy']));
+    expect(via('docs.partner.example')).toEqual(new Set(['partner']));
+    expect(via('wiki.corp.example')).toEqual(new Set(['direct']));
 
     // The refused host: no proxy was asked for it; the summary says why it was not crawled.
     const summary = JSON.parse(stdout);

@@ -10,6 +10,8 @@ export interface Tunnel {
   credentials?: string;
   /** 200 when the tunnel opened, else the status it answered. */
   status: number;
+  /** The port the tunnel's connection to the target came from: the target sees it as its client's port. */
+  fromPort?: number;
   /** Bytes carried each way once the tunnel was open. */
   up: number;
   down: number;
@@ -42,9 +44,9 @@ export class ForwardProxy {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** The tunnels that opened, by target. */
-  opened(): string[] {
-    return this.tunnels.filter((t) => t.status === 200).map((t) => t.target);
+  /** Whether a connection a server saw, from this port, came through this proxy. */
+  carried(remotePort: number | undefined): boolean {
+    return this.tunnels.some((t) => t.fromPort === remotePort);
   }
 
   private tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer) {
@@ -74,6 +76,7 @@ export class ForwardProxy {
       } else client.destroy();
     });
     upstream.once('connect', () => {
+      record.fromPort = upstream.localPort;
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);
       client.on('data', (chunk: Buffer) => (record.up += chunk.length));

@@ -11,7 +11,7 @@ export interface TestCa {
   issue(name: string, options?: { hosts?: string[]; client?: boolean }): Issued;
 }
 
-export interface Issued {
+interface Issued {
   certFile: string;
   keyFile: string;
   cert: string;

@@ -18,7 +18,6 @@ import { MemoryStateStore } from '@crawler/state';
 import { DownloaderMetrics } from './downloader.metrics';
 import { DownloaderService, parseRetryAfter } from './downloader.service';
 import { RobotsService } from './robots.service';
-import { ForwardProxy } from '../../../test/support/forward-proxy';
 
 const ROBOTS = 'User-agent: *\nDisallow: /private\nCrawl-delay: 2\n';
 const PAGE = '<html><head><title>Home</title></head><body><a href="/a">a</a></body></html>';
@@ -179,21 +178,6 @@ describe('DownloaderService', () => {
     expect(heard[0]).toMatchObject({ 'user-agent': 'test-bot/1.0 (+http://127.0.0.1/about)' });
     expect(heard[0]['accept-language']).toBeUndefined();
     expect(heard[1]).toMatchObject({ 'user-agent': 'site-bot/2', 'accept-language': 'fr' });
-  });
-
-  it("sends a site's robots.txt and pages through its proxy, tunnelled to the vetted address, and logs no credentials", async () => {
-    const proxy = await ForwardProxy.start({ credentials: 'crawler:pr0xy-s3cret' });
-    cleanups.push(() => proxy.close());
-    process.env.SPEC_PROXY_CREDENTIALS = 'crawler:pr0xy-s3cret';
-    cleanups.push(async () => void delete process.env.SPEC_PROXY_CREDENTIALS);
-    const rules = [siteRule('*.made-up.test', { proxy: { url: proxy.url, credentialsEnv: 'SPEC_PROXY_CREDENTIALS' } })];
-    const { service, request, requested, port, logLines } = await setup({ siteRules: rules, overrides: { 'downloader.proxyUrl': 'http://127.0.0.1:9' } });
-    await service.download(request('/page'));
-    expect(await service.download(request('/page'))).toMatchObject({ kind: 'fetched', status: 200 });
-    expect(requested).toEqual(['/robots.txt', '/page']);
-    expect(proxy.opened()).toEqual([`127.0.0.1:${port}`]);
-    expect(proxy.tunnels[0].credentials).toBe('crawler:pr0xy-s3cret');
-    expect(JSON.stringify(await logLines())).not.toMatch(/s3cret|Y3Jhd2xlcjpwcjB4eS1zM2NyZXQ/);
   });
 
   it('spends the first turn of a site on robots.txt and hands the page back to the frontier', async () => {

@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { ConfigError, loadConfig } from '@crawler/config';
 import { siteRule } from '@crawler/site-settings';
-import { ForwardProxy } from '../../../test/support/forward-proxy';
-import { closeServer } from '../../../test/support/local-server';
-import { removeTempDirs, tempDir } from '../../../test/support/temp-dirs';
-import { makeTestCa, TestCa } from '../../../test/support/test-certificates';
-import { FetchRoutes } from './fetch-routes';
-import { classifyFetchError, HttpFetcher } from './http-fetcher';
+import { classifyFetchError, FetchRoutes, HttpFetcher } from '@crawler/downloader';
+import { ForwardProxy } from '../support/forward-proxy';
+import { closeServer } from '../support/local-server';
+import { removeTempDirs, tempDir } from '../support/temp-dirs';
+import { makeTestCa, TestCa } from '../support/test-certificates';
 
 const SETTINGS = { userAgent: 'test-bot/1.0', connectTimeoutMs: 2000, headersTimeoutMs: 2000, bodyTimeoutMs: 2000, totalTimeoutMs: 4000 };
 
