@@ -1,6 +1,6 @@
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { liveSiteRule, resolveSiteSettings, ResolvedSite, SiteRule, siteRule } from '@crawler/site-settings';
+import { FILE_ONLY, liveSiteRule, resolveSiteSettings, ResolvedSite, SiteRule, siteRule } from '@crawler/site-settings';
 import { STATE_STORE, StateStore } from '@crawler/state';
 
 /** The sites' settings as the control plane lists them: the file's, and the live ones over them. */
@@ -42,7 +42,7 @@ export class SiteSettingsService {
     await this.fresh();
     let site = this.resolved.get(host);
     if (!site) {
-      site = resolveSiteSettings([...this.fileRules, ...this.live], host);
+      site = resolveSiteSettings([...this.fileRules, ...this.live.map((rule) => this.withFileOnly(rule))], host);
       if (this.resolved.size >= RESOLVED_KEPT) this.resolved.clear();
       this.resolved.set(host, site);
     }
@@ -79,6 +79,16 @@ export class SiteSettingsService {
       file: this.fileRules.map((r) => ({ pattern: r.pattern.text, settings: r.settings, ...(r.at ? { at: r.at } : {}) })),
       live: this.live.map((r) => ({ pattern: r.pattern.text, settings: r.settings })),
     };
+  }
+
+  /**
+   * A live rule with the file's `proxy` and `tls` of its pattern: a live change replaces the rest of the entry, never
+   * those (the downloader takes them from the file alone), so what a host is said to get is what it gets.
+   */
+  private withFileOnly(rule: SiteRule): SiteRule {
+    const file = this.fileRules.find((r) => r.pattern.text === rule.pattern.text);
+    const kept = Object.entries(file?.settings ?? {}).filter(([key]) => FILE_ONLY.includes(key));
+    return kept.length ? { ...rule, settings: { ...rule.settings, ...Object.fromEntries(kept) } } : rule;
   }
 
   private async fresh(): Promise<void> {
