@@ -189,7 +189,9 @@ describe('a crawl behind a proxy (docs/crawl-config.md), with per-site TLS optio
 
     const unset = await crawl('unset', example('proxy-sites'), { PARTNER_PROXY_CREDENTIALS: '' });
     expect(unset.code).toBe(2);
-    expect(unset.stderr).toMatch(/sites\."docs\.partner\.example"\.proxy: cannot read the proxy credentials: variable PARTNER_PROXY_CREDENTIALS is not set/);
+    expect(unset.stderr).toContain(
+      `SITE_SETTINGS_FILE: ${join(dir, 'unset.yaml')}:10:3: sites."docs.partner.example".proxy: cannot read the proxy credentials: variable PARTNER_PROXY_CREDENTIALS is not set`,
+    );
     expect(heard).toEqual([]);
   }, 60_000);
 });
