@@ -72,8 +72,9 @@ const MAX_CODINGS = 3;
 /**
  * GET over undici keep-alive pools, connecting only to the vetted address: the agent's lookup answers from
  * the pins set for the request in progress, so a name can never resolve to something unvetted (no DNS
- * rebinding). Redirects are never followed here. Bodies are decoded (gzip, deflate, br) with the size limit
- * applied to the decoded bytes, so a compression bomb stops at `maxBytes` like any long body. Every failure
+ * rebinding); through a proxy, the tunnel is asked for that address, never the name (see connector).
+ * Redirects are never followed here. Bodies are decoded (gzip, deflate, br) with the size limit applied to
+ * the decoded bytes, so a compression bomb stops at `maxBytes` like any long body. Every failure
  * is a rejected promise whose error has a `code` (undici's `UND_ERR_*`, llhttp's `HPE_*`, Node's errno, or
  * the fetcher's own `ERR_FETCH_*`); `classifyFetchError` turns it into a kind for metrics.
  */
