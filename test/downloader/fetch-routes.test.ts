@@ -100,7 +100,7 @@ describe('fetch routes: proxies and TLS options per site', () => {
     expect(proxy.tunnels.every((t) => t.up > 0 && t.down > 0)).toBe(true);
   });
 
-  it("says the proxy refused, naming it without its credentials, and the site's own proxy with credentials from a variable", async () => {
+  it("says the proxy refused, naming it without its credentials, and the site's own proxy with credentials from a variable or a file", async () => {
     const wrong = routes({}, { 'downloader.proxyUrl': `http://crawler:wrong-s3cret@127.0.0.1:${proxy.port}` });
     const url = `http://plain.test:${plainPort}/`;
     const refused = await get(url, wrong.forUrl(url)).catch((error) => error);
@@ -114,6 +114,8 @@ describe('fetch routes: proxies and TLS options per site', () => {
       { SITE_PROXY: 'crawler:pr0xy-s3cret' },
     );
     expect(await get(url, site.forUrl(url))).toMatch(/^host=plain\.test/);
+    const fromFile = routes({ 'plain.test': { proxy: { url: proxy.url, credentialsFile: join(dir, 'proxy-credentials') } } });
+    expect(await get(url, fromFile.forUrl(url))).toMatch(/^host=plain\.test/);
   });
 
   it('stops at start, naming the site and field, when a credential or a certificate file cannot be had; never showing what was read', () => {

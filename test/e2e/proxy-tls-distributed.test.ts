@@ -61,6 +61,8 @@ describe('distributed crawl with a site behind a proxy', () => {
     const others = web.requests.filter((r) => r.host !== site);
     expect(others.length).toBeGreaterThan(mine.length);
     expect(others.some((r) => proxy.carried(r.remotePort))).toBe(false);
+    // Politeness is the site's, as without a proxy: its requests at least FRONTIER_MIN_DELAY_MS apart.
+    expect(web.minIntervalMs(site)).toBeGreaterThanOrEqual(50);
     // Asked for addresses, never names, each time with the credentials.
     expect(proxy.tunnels.length).toBeGreaterThan(0);
     for (const tunnel of proxy.tunnels) expect(tunnel).toMatchObject({ target: expect.stringMatching(/^127\.0\.0\.[12]:\d+$/), credentials: SECRET, status: 200 });
