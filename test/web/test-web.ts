@@ -126,6 +126,8 @@ export interface LoggedRequest {
   conditional: boolean;
   /** The User-Agent it was sent with. */
   userAgent?: string;
+  /** The port the request's connection came from (a proxy's tunnel's, when it came through one). */
+  remotePort?: number;
 }
 
 export class TestWeb {
@@ -413,7 +415,7 @@ export class TestWeb {
       headers['Content-Length'] = body.length;
     }
 
-    const record: LoggedRequest = { host, path, at, status, localAddress, conditional, userAgent: req.headers['user-agent'] };
+    const record: LoggedRequest = { host, path, at, status, localAddress, conditional, userAgent: req.headers['user-agent'], remotePort: req.socket.remotePort };
     this.log.push(record);
     this.track(host, localAddress, +1);
     let ended = false;

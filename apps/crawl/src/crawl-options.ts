@@ -17,6 +17,8 @@ export interface CrawlOptions {
   allowPrivate?: boolean;
   resolve: string[];
   hostsFile?: string;
+  /** DOWNLOADER_PROXY_URL. */
+  proxy?: string;
   json?: boolean;
   redis?: string;
   s3?: string;
@@ -54,7 +56,10 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
       '--scope <scope>',
       "which links to follow: 'host' (the seed's host), 'domain' (its registrable domain, default), 'allowlist' (URL_FILTER_ALLOWED_DOMAINS) or 'any'",
     )
-    .option('--site-settings <file>', 'per-site settings (delay, page budget, depth, user agent, headers) by host pattern, YAML or JSON: see docs/crawl-config.md')
+    .option(
+      '--site-settings <file>',
+      'per-site settings (delay, page budget, depth, user agent, headers, proxy, TLS) by host pattern, YAML or JSON: see docs/crawl-config.md',
+    )
     .option('--delay <seconds>', 'minimum delay between two requests to one host (default 2)', nonNegative('--delay'))
     .option('--out <dir>', 'where pages, the fetch log and the summary go', './crawl-data')
     .option('--allow-private', 'allow hosts that resolve to loopback or private addresses (cloud metadata addresses stay refused)')
@@ -67,6 +72,7 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     )
     .option('--exclude <rule>', "never follow links matching a rule (written as --include's; wins over --include); repeatable", repeatable, [])
     .option('--rules-file <file>', "URL rules, one a line: 'include RULE' or 'exclude RULE'")
+    .option('--proxy <url>', 'send every request through this proxy, http://[user:password@]host:port (a site may set its own, or none)')
     .option('--hosts-file <file>', 'static answers in hosts(5) format')
     .option('--json', 'print the summary as one JSON object on stdout')
     .option('--redis <url>', 'queues and state in Redis (persistent, resumable) instead of memory')
@@ -104,6 +110,7 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     'dns.allowPrivate': options.allowPrivate,
     'dns.hosts': options.resolve.length ? parseHostPairs(options.resolve.join(',')) : undefined,
     'dns.hostsFile': options.hostsFile,
+    'downloader.proxyUrl': options.proxy,
     'frontier.recrawl': options.recrawl,
     'sitemaps.mode': options.sitemaps,
     'storage.warc': options.warc,

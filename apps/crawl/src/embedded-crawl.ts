@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, CrawlerConfig, loadConfig } from '@crawler/config';
 import { CrawlControlService, parseSeedList, SeedError } from '@crawler/control-plane';
+import { FetchRoutes, insecureWarning } from '@crawler/downloader';
 import { FrontierService } from '@crawler/frontier';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { infrastructureCause, isRedisOutOfMemory } from '@crawler/queue';
@@ -35,6 +36,10 @@ export async function runEmbeddedCrawl(options: CrawlOptions): Promise<number> {
     const ruleProblems: string[] = [];
     loadUserRules(config.filter, (path) => readFileSync(path, 'utf8'), ruleProblems);
     if (ruleProblems.length) throw new ConfigError(ruleProblems);
+    // Proxy credentials and certificate files, read as the downloader will: a missing one stops the crawl here.
+    const routes = FetchRoutes.load(config);
+    // Said on the terminal as well as in the log file: nobody reads crawl.log before a crawl starts.
+    if (routes.insecureSites.length) process.stderr.write(`crawl: WARNING: ${insecureWarning(routes.insecureSites)}\n`);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`crawl: ${error.message}\n`);

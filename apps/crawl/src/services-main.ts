@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigError } from '@crawler/config';
+import { checkFetchRoutes } from '@crawler/downloader';
 import { bootstrapService } from '@crawler/runtime';
 import { checkUrlSeenRoom } from '@crawler/url-seen';
 import { parseServiceList, serviceModules } from './service-modules';
@@ -22,7 +23,7 @@ function main(): void {
   class SelectedServicesModule {}
   void bootstrapService(names.join('+'), SelectedServicesModule, {
     controlApi: names.includes('control-plane'),
-    startChecks: names.includes('url-seen') ? [checkUrlSeenRoom] : [],
+    startChecks: [...(names.includes('url-seen') ? [checkUrlSeenRoom] : []), ...(names.includes('downloader') ? [checkFetchRoutes] : [])],
   });
 }
 

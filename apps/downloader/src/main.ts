@@ -1,4 +1,4 @@
-import { DownloaderModule } from '@crawler/downloader';
+import { checkFetchRoutes, DownloaderModule } from '@crawler/downloader';
 import { bootstrapService } from '@crawler/runtime';
 
-void bootstrapService('downloader', DownloaderModule);
+void bootstrapService('downloader', DownloaderModule, { startChecks: [checkFetchRoutes] });

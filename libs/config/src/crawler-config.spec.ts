@@ -162,6 +162,24 @@ describe('docs/configuration.md', () => {
     expect(() => loadConfig({ CONTROL_PLANE_TOKEN_FILE: file })).toThrow(/CONTROL_PLANE_TOKEN_FILE: the token in .* is too short/);
     rmSync(dirname(file), { recursive: true });
   });
+
+  it('checks DOWNLOADER_PROXY_URL without printing its credentials', () => {
+    expect(loadConfig({ DOWNLOADER_PROXY_URL: 'http://crawler:s3cret@proxy.internal:3128' }).downloader.proxyUrl).toBe('http://crawler:s3cret@proxy.internal:3128');
+    for (const [url, problem] of [
+      ['https://crawler:s3cret@proxy.internal:3128', /DOWNLOADER_PROXY_URL: a proxy reached over TLS \(https:\/\/\) is not supported yet.*\(got "\(hidden\)"\)/],
+      ['socks5://crawler:s3cret@proxy.internal:1080', /DOWNLOADER_PROXY_URL: must be an http:\/\/ URL/],
+    ] as const) {
+      const message = (() => {
+        try {
+          loadConfig({ DOWNLOADER_PROXY_URL: url });
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      expect(message).toMatch(problem);
+      expect(message).not.toContain('s3cret');
+    }
+  });
 });
 
 describe("docs/operations.md's scaling table", () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseRedisUrl } from '@crawler/redis';
-import { parseSiteSettingsFile, SiteRule, SiteSettingsFileError } from '@crawler/site-settings';
+import { parseSiteSettingsFile, proxyUrlProblem, SiteRule, SiteSettingsFileError } from '@crawler/site-settings';
 import { envNames } from './setting-env';
 
 const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
@@ -227,7 +227,7 @@ export const CrawlerConfigSchema = z.object({
   sites: z.object({
     /**
      * A YAML or JSON file of per-site settings keyed by host pattern (`docs.example.com`, `*.example.com`): delay
-     * floor, page budget, depth, user agent, extra request headers. Read and checked at start: a bad file stops
+     * floor, page budget, depth, user agent, extra request headers, proxy, TLS. Read and checked at start: a bad file stops
      * the process with the line, column and field of every problem. `crawl --site-settings FILE` sets it.
      * Absent = no site has settings of its own (they can still be set live: `PUT /sites/:pattern`).
      */
@@ -684,6 +684,26 @@ export const CrawlerConfigSchema = z.object({
      * @defaultValue 86400000
      */
     sessionCookieMs: int(1000).default(86_400_000).meta({ env: 'DOWNLOADER_SESSION_COOKIE_MS' }),
+    /**
+     * A proxy every request goes through, `http://[user:password@]host:port`: each request (robots.txt's too) is
+     * tunnelled with CONNECT to the address the resolver vetted, so the address policy and politeness still apply to
+     * the site, never to the proxy; the proxy's own address is not checked. A site's `proxy` in `SITE_SETTINGS_FILE`
+     * overrides it (`none`: straight to the site). Credentials are never logged. `crawl --proxy URL` sets it.
+     * Absent = no proxy.
+     */
+    proxyUrl: z
+      .string()
+      .superRefine((text, ctx) => {
+        const problem = proxyUrlProblem(text, { credentials: true });
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional()
+      .meta({ env: 'DOWNLOADER_PROXY_URL' }),
+    /**
+     * A file (a mounted secret) holding `user:password` for `DOWNLOADER_PROXY_URL`, instead of putting them in the URL;
+     * surrounding white space is ignored. Read by the downloader at start.
+     */
+    proxyCredentialsFile: z.string().min(1).optional().meta({ env: 'DOWNLOADER_PROXY_CREDENTIALS_FILE' }),
   }),
   parser: z.object({
     /** Links kept per page. @defaultValue 5000 */
@@ -939,7 +959,7 @@ export type CrawlerConfig = z.infer<typeof CrawlerConfigSchema> & {
 export const ENV_NAMES: Record<string, string> = envNames(CrawlerConfigSchema);
 
 /** Settings whose values never appear in an error message. */
-const SECRET_SETTINGS = new Set(['controlPlane.token']);
+const SECRET_SETTINGS = new Set(['controlPlane.token', 'downloader.proxyUrl']);
 
 const LIST_SETTINGS = new Set(['filter.blockedExtensions', 'filter.allowedDomains', 'filter.stripParams', 'plugins.enabled']);
 

@@ -150,6 +150,7 @@ export const FetchErrorKind = z.enum([
   'too-large-headers',
   'decode',
   'unvetted',
+  'proxy',
   'other',
 ]);
 export type FetchErrorKind = z.infer<typeof FetchErrorKind>;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
-import { resolveSiteSettings, ResolvedSite, SiteRule, siteRule, SiteSettings } from '@crawler/site-settings';
+import { FILE_ONLY, liveSiteRule, resolveSiteSettings, ResolvedSite, SiteRule, siteRule, SiteSettings } from '@crawler/site-settings';
 import { STATE_STORE, StateStore } from '@crawler/state';
 
 /** The sites' settings as the control plane lists them: the file's, and the live ones over them. */
@@ -42,7 +42,7 @@ export class SiteSettingsService {
     await this.fresh();
     let site = this.resolved.get(host);
     if (!site) {
-      site = resolveSiteSettings([...this.fileRules, ...this.live], host);
+      site = resolveSiteSettings([...this.fileRules, ...this.live.map((rule) => this.withFileOnly(rule))], host);
       if (this.resolved.size >= RESOLVED_KEPT) this.resolved.clear();
       this.resolved.set(host, site);
     }
@@ -57,7 +57,7 @@ export class SiteSettingsService {
 
   /** Sets a pattern's live settings (checked: throws an Error naming the field); answers the rule as stored. */
   async set(pattern: string, settings: unknown): Promise<SiteRule> {
-    const rule = siteRule(pattern, settings);
+    const rule = liveSiteRule(pattern, settings);
     await this.store.hashSet(SiteSettingsService.KEY, rule.pattern.text, JSON.stringify(rule.settings));
     this.readAt = Number.NEGATIVE_INFINITY;
     return rule;
@@ -81,6 +81,16 @@ export class SiteSettingsService {
     };
   }
 
+  /**
+   * A live rule with the file's `proxy` and `tls` of its pattern: a live change replaces the rest of the entry, never
+   * those (the downloader takes them from the file alone), so what a host is said to get is what it gets.
+   */
+  private withFileOnly(rule: SiteRule): SiteRule {
+    const file = this.fileRules.find((r) => r.pattern.text === rule.pattern.text);
+    const kept = Object.entries(file?.settings ?? {}).filter(([key]) => FILE_ONLY.includes(key));
+    return kept.length ? { ...rule, settings: { ...rule.settings, ...Object.fromEntries(kept) } } : rule;
+  }
+
   private async fresh(): Promise<void> {
     if (performance.now() - this.readAt < this.refreshMs) return;
     this.reading ??= this.readLive().finally(() => (this.reading = undefined));
@@ -93,7 +103,7 @@ export class SiteSettingsService {
     for (const [pattern, json] of Object.entries(all).sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (json === 'null') continue;
       try {
-        live.push(siteRule(pattern, JSON.parse(json)));
+        live.push(liveSiteRule(pattern, JSON.parse(json)));
       } catch {
         // Written by hand or by a newer release: a rule this process cannot read is no rule, and the control plane lists it no more.
       }

@@ -1,8 +1,9 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CrawlUrl, FetchedPage, FetchErrorKind, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
 import { BODY_STAGING, BodyStaging } from '@crawler/content-store';
-import { FetchLog } from '@crawler/logging';
+import { FetchLog, LOGGER, Logger } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
 import { PluginClaims, PluginRegistry } from '@crawler/plugin-host';
 import { SiteSettingsService } from '@crawler/crawl-state';
@@ -11,6 +12,7 @@ import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
 import { bodyHash, ExchangeArchive } from './exchange-archive.service';
 import { CookieJarService } from './cookie-jar.service';
+import { FetchRoutes, insecureWarning } from './fetch-routes';
 import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { httpFreshness } from './http-freshness';
 import { KeptForRetry, leaseEnd } from './kept-for-retry';
@@ -40,6 +42,8 @@ export class DownloaderService implements OnApplicationShutdown {
   private readonly ports: PortPolicy;
   /** When this process last started a request to each address (the address's per-IP interval, see ipTurn). */
   private readonly lastRequestByIp = new Map<string, number>();
+  /** Each site's proxy and TLS options (robots.txt goes the same way as the site's pages). */
+  private readonly routes: FetchRoutes;
   /** Pages answered whose handing on failed, by lease, for the job's retry (see finishPage). */
   private readonly answers: KeptForRetry<{ answer: PageAnswer; crawlDelayMs: number | undefined }>;
 
@@ -58,8 +62,16 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly archive: ExchangeArchive,
     /** The site's cookies: sent with its pages, and what they set kept (never with robots.txt: see RobotsService). */
     private readonly cookies: CookieJarService,
+    @Optional() @Inject(LOGGER) logger?: Logger,
   ) {
     this.fetcher = new HttpFetcher({ ...config.downloader, readUnwanted: archive.readUnwanted });
+    this.routes = FetchRoutes.load(config);
+    if (this.routes.insecureSites.length) logger?.warn({ event: 'tls-unverified', sites: this.routes.insecureSites }, insecureWarning(this.routes.insecureSites));
+    if (this.routes.crawlProxyShown)
+      logger?.info(
+        { event: 'proxy', proxy: this.routes.crawlProxyShown },
+        `every request goes through the proxy ${this.routes.crawlProxyShown} unless a site says otherwise`,
+      );
     this.answers = new KeptForRetry(config.downloader.concurrency);
     this.ports = new PortPolicy(portRules(config));
   }
@@ -140,7 +152,7 @@ export class DownloaderService implements OnApplicationShutdown {
     } else {
       // A hop's address is another host's: the interval the frontier sent is its own host's address's.
       await this.ipTurn(request.ip!, hop ? undefined : request.ipIntervalMs);
-      robots = await this.robots.fetch(request.url, request.ip!, this.fetcher, hop);
+      robots = await this.robots.fetch(request.url, request.ip!, this.fetcher, hop, (url) => this.routes.forUrl(url));
       this.metrics.robotsFetched(robots, performance.now() - robotsStarted);
       await this.stats.count('robots.fetched');
       // Before the policy is cached: should this fail, the job's retry asks for robots.txt again and records it then.
@@ -277,6 +289,7 @@ export class DownloaderService implements OnApplicationShutdown {
         // The crawler's conditional headers over the site's: the schema refuses those names there anyway.
         headers: { ...site.headers, ...(cookie ? { cookie } : {}), ...conditionalHeaders(request) },
         userAgent: site.userAgent,
+        route: this.routes.forHost(request.host),
       });
     } catch (error) {
       const message = describeError(error);

@@ -20,6 +20,10 @@ export const FetchErrorCode = {
   UnsupportedEncoding: 'ERR_FETCH_UNSUPPORTED_ENCODING',
   /** The connection was about to go to a name with no vetted address. */
   Unvetted: 'ERR_FETCH_UNVETTED_ADDRESS',
+  /** The proxy answered CONNECT with something else than 2xx, or not as HTTP. */
+  ProxyRefused: 'ERR_FETCH_PROXY_REFUSED',
+  /** The proxy did not answer CONNECT within the connect timeout. */
+  ProxyTimeout: 'ERR_FETCH_PROXY_TIMEOUT',
 } as const;
 
 /** An error raised by the fetcher itself, with a `code` like undici's and Node's own errors. */
@@ -40,6 +44,8 @@ const BY_CODE: Record<string, FetchErrorKind> = {
   [FetchErrorCode.Decoding]: 'decode',
   [FetchErrorCode.UnsupportedEncoding]: 'decode',
   [FetchErrorCode.Unvetted]: 'unvetted',
+  [FetchErrorCode.ProxyRefused]: 'proxy',
+  [FetchErrorCode.ProxyTimeout]: 'timeout-connect',
   UND_ERR_CONNECT_TIMEOUT: 'timeout-connect',
   ETIMEDOUT: 'timeout-connect',
   UND_ERR_HEADERS_TIMEOUT: 'timeout-headers',

@@ -1,8 +1,10 @@
 import type { LookupFunction } from 'node:net';
 import { pipeline, Readable, Transform, TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
+import { DIRECT, FetchRoute } from './fetch-routes';
 import { FetchErrorCode, HttpFetchError } from './http-errors';
+import { openTunnel } from './proxy-tunnel';
 import { TransferRateGuard } from './transfer-rate';
 
 // The fetcher's error vocabulary travels with it (and out through the library's index).
@@ -65,6 +67,8 @@ export interface FetchOptions {
   headers?: Record<string, string>;
   /** The User-Agent of this request (a site's own), instead of the crawler's. */
   userAgent?: string;
+  /** Through which proxy, with which TLS checks (the site's); absent = straight there, the default checks. */
+  route?: FetchRoute;
 }
 
 /** What the fetcher asks for and can decode. */
@@ -78,32 +82,70 @@ const MAX_CODINGS = 3;
 /**
  * GET over undici keep-alive pools, connecting only to the vetted address: the agent's lookup answers from
  * the pins set for the request in progress, so a name can never resolve to something unvetted (no DNS
- * rebinding). Redirects are never followed here. Bodies are decoded (gzip, deflate, br) with the size limit
- * applied to the decoded bytes, so a compression bomb stops at `maxBytes` like any long body. Every failure
+ * rebinding); through a proxy, the tunnel is asked for that address, never the name (see connector).
+ * Redirects are never followed here. Bodies are decoded (gzip, deflate, br) with the size limit applied to
+ * the decoded bytes, so a compression bomb stops at `maxBytes` like any long body. Every failure
  * is a rejected promise whose error has a `code` (undici's `UND_ERR_*`, llhttp's `HPE_*`, Node's errno, or
  * the fetcher's own `ERR_FETCH_*`); `classifyFetchError` turns it into a kind for metrics.
  */
 export class HttpFetcher {
   /** hostname → vetted address and the number of requests in progress that rely on it. */
   private readonly pins = new Map<string, { address: string; users: number }>();
-  private readonly agent: Agent;
+  /** A pool per route: a site's proxy or TLS options never serve another site's requests. */
+  private readonly agents = new Map<FetchRoute, Agent>();
+  private readonly lookup: LookupFunction;
 
   constructor(private readonly settings: FetcherSettings) {
-    const lookup: LookupFunction = (hostname, options, callback) => {
-      const address = this.pins.get(hostname.toLowerCase())?.address;
+    this.lookup = (hostname, options, callback) => {
+      const address = this.vetted(hostname);
       if (!address) return callback(new HttpFetchError(`no vetted address for ${hostname}`, FetchErrorCode.Unvetted) as NodeJS.ErrnoException, '', 0);
       const family = address.includes(':') ? 6 : 4;
       if (options.all) return (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
       callback(null, address, family);
     };
-    this.agent = new Agent({
-      connect: { lookup, timeout: settings.connectTimeoutMs },
-      headersTimeout: settings.headersTimeoutMs,
-      bodyTimeout: settings.bodyTimeoutMs,
-      maxHeaderSize: settings.maxHeaderBytes ?? 16_384,
-      keepAliveTimeout: 10_000,
-      connections: 4,
-    });
+  }
+
+  private vetted(hostname: string): string | undefined {
+    return this.pins.get(hostname.replace(/^\[|\]$/g, '').toLowerCase())?.address;
+  }
+
+  /** The route's pool, made on first use. */
+  private agentFor(route: FetchRoute): Agent {
+    let agent = this.agents.get(route);
+    if (!agent) {
+      agent = new Agent({
+        connect: this.connector(route),
+        headersTimeout: this.settings.headersTimeoutMs,
+        bodyTimeout: this.settings.bodyTimeoutMs,
+        maxHeaderSize: this.settings.maxHeaderBytes ?? 16_384,
+        keepAliveTimeout: 10_000,
+        connections: 4,
+      });
+      this.agents.set(route, agent);
+    }
+    return agent;
+  }
+
+  /**
+   * How a route's connections are opened. Straight: to the vetted address (the lookup answers from the pins).
+   * Through a proxy: a CONNECT tunnel to the vetted address, then TLS over it for https, checked against the
+   * site's name as if straight there. Either way the site's TLS options apply to the site, never to the proxy.
+   */
+  private connector(route: FetchRoute): buildConnector.connector {
+    const timeout = this.settings.connectTimeoutMs;
+    const tls = route.tls ?? {};
+    const direct = buildConnector({ lookup: this.lookup, timeout, ...tls } as buildConnector.BuildOptions);
+    const proxy = route.proxy;
+    if (!proxy) return direct;
+    return (options, callback) => {
+      const address = this.vetted(options.hostname);
+      if (!address) return callback(new HttpFetchError(`no vetted address for ${options.hostname}`, FetchErrorCode.Unvetted), null);
+      const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+      openTunnel(proxy, address, port, timeout).then(
+        (socket) => (options.protocol === 'https:' ? direct({ ...options, httpSocket: socket }, callback) : callback(null, socket)),
+        (error: Error) => callback(error, null),
+      );
+    };
   }
 
   async get(url: string, options: FetchOptions): Promise<FetchResponse> {
@@ -119,7 +161,7 @@ export class HttpFetcher {
       'accept-encoding': ACCEPT_ENCODING,
     };
     try {
-      const response = await request(url, { dispatcher: this.agent, method: 'GET', headers: requestHeaders, signal });
+      const response = await request(url, { dispatcher: this.agentFor(options.route ?? DIRECT), method: 'GET', headers: requestHeaders, signal });
       const body = response.body as unknown as Readable & { dump(options?: { limit?: number; signal?: AbortSignal }): Promise<void> };
       // Readers see the body's errors; this keeps one raised after they stopped listening (undici turns our
       // own destroy() of an unfinished body into an 'error') from becoming an uncaught exception.
@@ -197,8 +239,8 @@ export class HttpFetcher {
     if (pin && --pin.users === 0) this.pins.delete(hostname);
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await Promise.all([...this.agents.values()].map((agent) => agent.close()));
   }
 }
 

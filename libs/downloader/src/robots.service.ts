@@ -7,6 +7,7 @@ import { PortPolicy } from '@crawler/url';
 import type { FetchErrorKind } from '@crawler/contracts';
 import { classifyFetchError } from './http-errors';
 import type { Exchange } from './exchange-archive.service';
+import type { FetchRoute } from './fetch-routes';
 import { HttpFetcher } from './http-fetcher';
 import { parseRetryAfter } from '@crawler/net';
 
@@ -63,9 +64,9 @@ export class RobotsService {
    * same host name at once (its address is the vetted one), to another host by answering `hop`. The rules
    * found at the end apply to the page's own site. A hop to a port the URL filter refuses
    * (`Location: http://same-host:6379/`) is never requested: robots.txt is then unreachable, as for a
-   * refused address. `remember` caches the policy.
+   * refused address. Each request goes the way (proxy, TLS options) `routeFor` gives its URL, the site's own. `remember` caches the policy.
    */
-  async fetch(pageUrl: string, address: string, fetcher: HttpFetcher, from?: RobotsHop): Promise<RobotsFetch> {
+  async fetch(pageUrl: string, address: string, fetcher: HttpFetcher, from?: RobotsHop, routeFor?: (url: string) => FetchRoute): Promise<RobotsFetch> {
     const { userAgent, robotsMaxBytes, maxRedirects } = this.config.downloader;
     const siteRobotsUrl = robotsUrlFor(pageUrl);
     let url = from?.url ?? siteRobotsUrl;
@@ -77,7 +78,7 @@ export class RobotsService {
       for (;;) {
         hopStarted = performance.now();
         // One byte past the limit: the policy then sees the file was cut and drops a half-cut last line.
-        const response = await fetcher.get(url, { address, maxBytes: robotsMaxBytes + 1, wantBody: (s) => s >= 200 && s < 300 });
+        const response = await fetcher.get(url, { address, maxBytes: robotsMaxBytes + 1, wantBody: (s) => s >= 200 && s < 300, route: routeFor?.(url) });
         exchanges.push({ url, address, response });
         durationMs += response.durationMs;
         const status = response.status;

@@ -8,7 +8,7 @@ const failed = (errorKind?: FetchOutcome['errorKind']) => classifyFailure({ ...b
 describe('classifyFailure', () => {
   it('retries what may pass: 5xx but 501/505, 408, timeouts, resets, refused connections, protocol errors', () => {
     for (const status of [500, 502, 504, 520, 599, 408]) expect(answered(status)).toEqual({ kind: 'transient', reason: `status-${status}` });
-    for (const kind of ['timeout-connect', 'timeout-headers', 'timeout-body', 'timeout-total', 'reset', 'refused', 'protocol'] as const) {
+    for (const kind of ['timeout-connect', 'timeout-headers', 'timeout-body', 'timeout-total', 'reset', 'refused', 'protocol', 'proxy'] as const) {
       expect(failed(kind)).toEqual({ kind: 'transient', reason: kind });
     }
   });

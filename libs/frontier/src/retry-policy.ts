@@ -20,6 +20,8 @@ const TRANSIENT_ERRORS: ReadonlySet<FetchErrorKind> = new Set([
   'refused',
   'reset',
   'protocol',
+  // The proxy would not open the tunnel (its 502 for a site down, its 503, a 407 until the credentials are fixed).
+  'proxy',
 ]);
 
 /**

@@ -1,10 +1,11 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { portRules } from '@crawler/config';
+import { ConfigError, portRules } from '@crawler/config';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { PortPolicy } from '@crawler/url';
 import { globToRegExp, PluginContext, PluginFetched, PluginHandler } from '@crawler/plugin-sdk';
 import { BrowserCrashedError, BrowserPool } from './browser-pool';
 import { RenderConfig } from './render.config';
+import { renderCannotKeepRoutes } from './render-routes';
 import { Renderer } from './renderer';
 import { looksScriptBuilt } from './script-built';
 import { SubrequestGate } from './subrequest-gate';
@@ -32,6 +33,8 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
     @Inject(FRONTIER_STORE) frontier: FrontierStore,
   ) {
     const { config, crawler } = ctx;
+    const refusal = renderCannotKeepRoutes(crawler);
+    if (refusal) throw new ConfigError([refusal]);
     this.pool = new BrowserPool({ chromiumPath: config.chromiumPath, contexts: config.contexts, maxHeapMb: config.maxHeapMb });
     const gate = new SubrequestGate({
       resolver: ctx.resolver,

@@ -1,5 +1,5 @@
 import { parseSitePattern, patternMatches, SitePattern } from './site-pattern';
-import { NOT_SUPPORTED_YET, SiteSettings, SiteSettingsSchema } from './site-settings.schema';
+import { FILE_ONLY, NOT_SUPPORTED_YET, SiteSettings, SiteSettingsSchema } from './site-settings.schema';
 
 export interface SiteRule {
   pattern: SitePattern;
@@ -40,6 +40,14 @@ export function siteRule(pattern: string, settings: unknown): SiteRule {
     throw new Error(`${keys.join('.') || 'settings'}: ${describeIssue(issue)}`);
   }
   return { pattern: parseSitePattern(pattern), settings: parsed.data };
+}
+
+/** A rule set live (the control plane's): as siteRule, and without the settings the file alone may hold. */
+export function liveSiteRule(pattern: string, settings: unknown): SiteRule {
+  const rule = siteRule(pattern, settings);
+  const fileOnly = FILE_ONLY.find((key) => key in rule.settings);
+  if (fileOnly) throw new Error(`${fileOnly}: set in the site settings file only (SITE_SETTINGS_FILE), not live`);
+  return rule;
 }
 
 /** A zod issue in words a user of the file understands. */

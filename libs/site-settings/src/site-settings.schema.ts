@@ -20,8 +20,8 @@ const RESERVED_HEADERS: Record<string, string> = {
   upgrade: 'it belongs to the connection',
   te: 'it belongs to the connection',
   trailer: 'it belongs to the connection',
-  'proxy-authorization': 'it belongs to a proxy, and proxies are not supported yet',
-  'proxy-connection': 'it belongs to a proxy, and proxies are not supported yet',
+  'proxy-authorization': 'it belongs to the proxy: set proxy.credentialsEnv or proxy.credentialsFile',
+  'proxy-connection': 'it belongs to the proxy',
 };
 
 /** An HTTP field name (RFC 9110 token) and a value with no line break or control character. */
@@ -45,6 +45,72 @@ const notYet = (what: string) =>
     .refine(() => false, `${what} is not supported yet (a later release); remove it, the crawl would run without it`)
     .optional();
 
+/** An environment variable's name (POSIX: letters, digits, underscores, not starting with a digit). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * A proxy's address, `http://host:port`: the crawler tunnels every request through it with CONNECT to the target's
+ * vetted address. Credentials never sit in the settings file (it is listed by the control plane and copied around):
+ * they come from the variable or file the setting names.
+ */
+const proxyUrl = z.string().superRefine((text, ctx) => {
+  const problem = proxyUrlProblem(text);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** What is wrong with a proxy URL, or undefined. Shared with DOWNLOADER_PROXY_URL's check. */
+export function proxyUrlProblem(text: string, { credentials = false } = {}): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'is not a URL (e.g. http://proxy.internal:3128)';
+  }
+  if (url.protocol === 'https:') return 'a proxy reached over TLS (https://) is not supported yet: use http:// (https sites are still tunnelled end to end)';
+  if (url.protocol !== 'http:') return `must be an http:// URL (e.g. http://proxy.internal:3128), not ${url.protocol}`;
+  if (!credentials && (url.username || url.password)) return 'may not hold credentials: name them with credentialsEnv or credentialsFile';
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) return "must be the proxy's address only, http://host:port, with no path";
+  return undefined;
+}
+
+/** `proxy`: a URL, `none` (no proxy for this site, whatever the crawl's), or a URL with where its credentials are. */
+const proxy = z.union([
+  z.literal('none'),
+  proxyUrl,
+  z
+    .object({
+      /** The proxy, `http://host:port`. */
+      url: proxyUrl,
+      /** An environment variable of the downloader's holding `user:password` (Basic authentication). */
+      credentialsEnv: z.string().regex(ENV_NAME, 'is not an environment variable name').optional(),
+      /** A file (a mounted secret) holding `user:password`; surrounding white space is ignored. */
+      credentialsFile: z.string().min(1).optional(),
+    })
+    .strict()
+    .refine((p) => !(p.credentialsEnv && p.credentialsFile), 'set credentialsEnv or credentialsFile, not both'),
+]);
+
+/** `tls`: how the site's certificates are checked, and the crawler's own certificate for it. */
+const tls = z
+  .object({
+    /** A PEM file of CA certificates trusted for the site, besides Node's bundled ones (a private CA). */
+    caFile: z.string().min(1).optional(),
+    /**
+     * Accept any certificate from the site: anyone on the way can read and change what it serves. Per site only,
+     * never the crawl's default; every downloader warns of it when it starts.
+     */
+    insecureSkipVerify: z.boolean().optional(),
+    /** A PEM certificate the crawler presents to the site (mutual TLS); with clientKeyFile. */
+    clientCertFile: z.string().min(1).optional(),
+    /** The PEM private key of clientCertFile (not encrypted). */
+    clientKeyFile: z.string().min(1).optional(),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    if (!t.clientCertFile !== !t.clientKeyFile) ctx.addIssue({ code: 'custom', message: 'clientCertFile and clientKeyFile go together' });
+    if (t.insecureSkipVerify && t.caFile) ctx.addIssue({ code: 'custom', message: 'caFile means nothing with insecureSkipVerify: true (nothing is verified); keep one' });
+  });
+
 /**
  * One site's settings. Every field is optional: a host takes each field from the most specific pattern that sets
  * it (see resolveSiteSettings), and what no pattern sets stays the crawl's.
@@ -65,15 +131,29 @@ export const SiteSettingsSchema = z
     render: notYet('render (per-site rendering)'),
     /** Cookies sent to the site's hosts from the first request on (a logged-in crawl): see SeedCookiesSchema. */
     cookies: SeedCookiesSchema.optional(),
-    proxy: notYet('proxy'),
-    tls: notYet('tls'),
+    /**
+     * The proxy the site's requests (robots.txt's too) go through, over the crawl's DOWNLOADER_PROXY_URL; `none` =
+     * straight to the site. From the file only (see FILE_ONLY).
+     */
+    proxy: proxy.optional(),
+    /** Extra CA certificates, skipping verification, a client certificate. From the file only (see FILE_ONLY). */
+    tls: tls.optional(),
   })
   .strict();
 
 /** Fields the schema names only to refuse them. */
-export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency', 'render', 'proxy', 'tls'];
+export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency', 'render'];
 
-export type SiteSettings = Omit<z.output<typeof SiteSettingsSchema>, 'concurrency' | 'render' | 'proxy' | 'tls'>;
+/**
+ * Fields set in the settings file only, never live through the control plane: they name files and variables on
+ * the downloaders' machines, and a change of proxy or of certificate checks must be seen at start (in the logs,
+ * the warnings), not slipped in while the crawl runs.
+ */
+export const FILE_ONLY: readonly string[] = ['proxy', 'tls'];
+
+export type SiteSettings = Omit<z.output<typeof SiteSettingsSchema>, 'concurrency' | 'render'>;
+export type SiteProxySetting = NonNullable<SiteSettings['proxy']>;
+export type SiteTlsSetting = NonNullable<SiteSettings['tls']>;
 
 /** The settings file: `sites`, a map from site pattern to settings. */
 export const SiteSettingsFileSchema = z.object({ sites: z.record(z.string(), SiteSettingsSchema) }).strict();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withoutCookieValues } from './seed-cookies';
 import { parseSitePattern, patternMatches } from './site-pattern';
-import { resolveSiteSettings, siteRule } from './site-rules';
+import { liveSiteRule, resolveSiteSettings, siteRule } from './site-rules';
 import { parseSiteSettingsFile, SiteSettingsFileError } from './site-settings-file';
 
 const problemsOf = (text: string) => {
@@ -64,11 +64,52 @@ describe('resolveSiteSettings', () => {
   });
 
   it('refuses what it cannot apply, naming the field', () => {
-    expect(() => siteRule('a.test', { proxy: 'http://p:3128' })).toThrow(/^proxy: proxy is not supported yet/);
+    expect(() => siteRule('a.test', { cookies: { a: 'b' } })).toThrow(/^cookies: cookies is not supported yet/);
     expect(() => siteRule('a.test', { delay: 5 })).toThrow(/^delay: unknown setting \(allowed: minDelayMs, maxPages/);
     expect(() => siteRule('a.test', { headers: { 'User-Agent': 'x' } })).toThrow(/^headers.User-Agent: "User-Agent" may not be set here: set userAgent instead/);
     expect(() => siteRule('a.test', { headers: { 'X-A': 'a\r\nInjected: 1' } })).toThrow(/line break/);
     expect(() => siteRule('a/b', {})).toThrow(/not a host name/);
+  });
+});
+
+describe('proxy and tls', () => {
+  it('takes a proxy URL, none, or a URL with where its credentials are', () => {
+    for (const proxy of [
+      'none',
+      'http://proxy.internal:3128',
+      { url: 'http://10.0.0.5:3128', credentialsEnv: 'PROXY_AUTH' },
+      { url: 'http://[::1]:8080', credentialsFile: '/run/secrets/proxy' },
+    ]) {
+      expect(siteRule('a.test', { proxy }).settings).toEqual({ proxy });
+    }
+    expect(siteRule('a.test', { tls: { caFile: '/etc/ca.pem', clientCertFile: 'c.pem', clientKeyFile: 'k.pem' } }).settings.tls).toEqual({
+      caFile: '/etc/ca.pem',
+      clientCertFile: 'c.pem',
+      clientKeyFile: 'k.pem',
+    });
+  });
+
+  it.each([
+    [{ proxy: 'http://user:pw@proxy:3128' }, /^proxy: may not hold credentials: name them with credentialsEnv or credentialsFile/],
+    [{ proxy: 'https://proxy:3128' }, /^proxy: a proxy reached over TLS \(https:\/\/\) is not supported yet/],
+    [{ proxy: 'socks5://proxy:1080' }, /^proxy: must be an http:\/\/ URL/],
+    [{ proxy: 'http://proxy:3128/path' }, /^proxy: must be the proxy's address only/],
+    [{ proxy: 'proxy:3128' }, /^proxy: must be an http:\/\/ URL/],
+    [{ proxy: { url: 'http://p:3128', credentialsEnv: 'A', credentialsFile: '/f' } }, /^proxy: set credentialsEnv or credentialsFile, not both/],
+    [{ proxy: { url: 'http://p:3128', password: 'x' } }, /^proxy.password: /],
+    [{ proxy: { url: 'http://p:3128', credentialsEnv: 'NOT-A-NAME' } }, /^proxy.credentialsEnv: is not an environment variable name/],
+    [{ tls: { insecureSkipVerify: 'yes' } }, /^tls.insecureSkipVerify: /],
+    [{ tls: { clientCertFile: 'c.pem' } }, /^tls: clientCertFile and clientKeyFile go together/],
+    [{ tls: { caFile: 'ca.pem', insecureSkipVerify: true } }, /^tls: caFile means nothing with insecureSkipVerify/],
+    [{ tls: { verify: false } }, /^tls.verify: /],
+  ])('refuses %j, saying why', (settings, message) => {
+    expect(() => siteRule('a.test', settings)).toThrow(message);
+  });
+
+  it('is set in the file only, never live', () => {
+    expect(() => liveSiteRule('a.test', { proxy: 'none' })).toThrow(/^proxy: set in the site settings file only/);
+    expect(() => liveSiteRule('a.test', { tls: { insecureSkipVerify: true } })).toThrow(/^tls: set in the site settings file only/);
+    expect(liveSiteRule('a.test', { maxPages: 3 }).settings).toEqual({ maxPages: 3 });
   });
 });
 
