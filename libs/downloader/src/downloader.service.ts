@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CrawlUrl, FetchedPage, FetchErrorKind, FetchOutcome, FetchRequest, PluginManifest, pluginQueue, QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
