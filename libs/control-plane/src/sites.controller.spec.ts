@@ -104,7 +104,7 @@ describe('control plane: per-site settings over HTTP', () => {
   it('refuses bad settings with the field named, and a delay under the floor', async () => {
     expect(await call('PUT', '/sites/a.test', { proxy: 'http://p:3128' })).toMatchObject({
       status: 400,
-      body: { message: expect.stringMatching(/^proxy: proxy is not supported yet/) },
+      body: { message: expect.stringMatching(/^proxy: set in the site settings file only \(SITE_SETTINGS_FILE\), not live/) },
     });
     expect(await call('PUT', '/sites/a.test', { cookies: [{ name: 'sid', value: 'secret; x' }] })).toMatchObject({
       status: 400,

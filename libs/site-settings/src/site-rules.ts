@@ -50,10 +50,21 @@ export function liveSiteRule(pattern: string, settings: unknown): SiteRule {
   return rule;
 }
 
-/** A zod issue in words a user of the file understands. */
-export function describeIssue(issue: { code: string; message: string; keys?: readonly string[] }): string {
-  if (issue.code === 'unrecognized_keys') return `unknown setting (allowed: ${ALLOWED.join(', ')})`;
-  return issue.message;
+/** A zod issue in words a user of the file understands; an unknown key is told the keys allowed where it stands. */
+export function describeIssue(issue: { code: string; message: string; path?: readonly PropertyKey[]; keys?: readonly string[] }): string {
+  if (issue.code !== 'unrecognized_keys') return issue.message;
+  const nested = issue.path?.filter((p) => typeof p === 'string') ?? [];
+  const allowed = nested.length ? keysOf(SiteSettingsSchema.shape[nested[0] as keyof typeof SiteSettingsSchema.shape]) : ALLOWED;
+  return allowed.length ? `unknown setting (allowed: ${allowed.join(', ')})` : 'unknown setting';
 }
 
 const ALLOWED = Object.keys(SiteSettingsSchema.shape).filter((key) => !NOT_SUPPORTED_YET.includes(key));
+
+/** The keys of the object a field's schema holds (through optional and unions), or none when it holds no object. */
+function keysOf(schema: unknown): string[] {
+  const s = schema as { shape?: Record<string, unknown>; unwrap?: () => unknown; options?: unknown[] } | undefined;
+  if (!s) return [];
+  if (s.shape) return Object.keys(s.shape);
+  if (s.options) return s.options.flatMap(keysOf);
+  return typeof s.unwrap === 'function' ? keysOf(s.unwrap()) : [];
+}

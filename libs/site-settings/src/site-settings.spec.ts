@@ -64,7 +64,11 @@ describe('resolveSiteSettings', () => {
   });
 
   it('refuses what it cannot apply, naming the field', () => {
-    expect(() => siteRule('a.test', { cookies: { a: 'b' } })).toThrow(/^cookies: cookies is not supported yet/);
+    expect(() => siteRule('a.test', { render: true })).toThrow(/^render: render \(per-site rendering\) is not supported yet/);
+    expect(() => siteRule('a.test', { cookies: { a: 'b' } })).toThrow(/^cookies: Invalid input: expected array/);
+    expect(() => siteRule('a.test', { tls: { verify: false } })).toThrow(
+      /^tls.verify: unknown setting \(allowed: caFile, insecureSkipVerify, clientCertFile, clientKeyFile\)/,
+    );
     expect(() => siteRule('a.test', { delay: 5 })).toThrow(/^delay: unknown setting \(allowed: minDelayMs, maxPages/);
     expect(() => siteRule('a.test', { headers: { 'User-Agent': 'x' } })).toThrow(/^headers.User-Agent: "User-Agent" may not be set here: set userAgent instead/);
     expect(() => siteRule('a.test', { headers: { 'X-A': 'a\r\nInjected: 1' } })).toThrow(/line break/);
@@ -131,7 +135,7 @@ describe('parseSiteSettingsFile', () => {
       '    minDelayMs: -5', // 3
       '    maxPages: many', // 4
       '  "*.example.com":', // 5
-      '    tls: {verify: false}', // 6
+      '    render: true', // 6
       '    colour: blue', // 7
       '  "http://bad":', // 8
       '    maxDepth: 1', // 9
@@ -139,7 +143,7 @@ describe('parseSiteSettingsFile', () => {
     expect(problemsOf(text)).toEqual([
       expect.stringMatching(/^sites\.yaml:3:17: sites\."docs\.example\.com"\.minDelayMs: .*>=0/),
       expect.stringMatching(/^sites\.yaml:4:15: sites\."docs\.example\.com"\.maxPages: .*number/),
-      expect.stringMatching(/^sites\.yaml:6:10: sites\."\*\.example\.com"\.tls: tls is not supported yet/),
+      expect.stringMatching(/^sites\.yaml:6:13: sites\."\*\.example\.com"\.render: render \(per-site rendering\) is not supported yet/),
       expect.stringMatching(/^sites\.yaml:7:5: sites\."\*\.example\.com"\.colour: unknown setting/),
       expect.stringMatching(/^sites\.yaml:8:3: sites\."http:\/\/bad": .*not a host name/),
     ]);
