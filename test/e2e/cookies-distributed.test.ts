@@ -3,10 +3,11 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { closeServer, listenOnLoopback } from '../support/local-server';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
+import { DOWNLOADER_APART } from '../support/service-processes';
 import { TestWebCluster } from '../support/test-web-cluster';
 
 /** The light stages in one process, two downloaders of their own, the control plane: the jar must be the state store's, not a process's. */
-const SERVICES = ['frontier+dns-resolver+content-parser+content-seen+url-extractor+url-filter+url-seen', 'downloader', 'downloader', 'control-plane'];
+const SERVICES = [...DOWNLOADER_APART, 'downloader'];
 const SESSION = 'distributed-session-5be1';
 const SHOP_HOSTS = Array.from({ length: 8 }, (_, i) => `s${i + 1}.shop.test`);
 

@@ -1,4 +1,5 @@
 import { SHARED_ADDRESS, TestWeb } from '../web/test-web';
+import { DOWNLOADER_APART } from '../support/service-processes';
 import { TestWebCluster } from '../support/test-web-cluster';
 
 /** Twenty sites (twenty registrable domains, shared-N.test) on one address. */
@@ -7,7 +8,7 @@ const IP_INTERVAL_MS = 200;
 /** How much earlier than paced a request may arrive: the frontier paces at hand-out, the trip to the downloader varies. */
 const JITTER_MS = IP_INTERVAL_MS / 2;
 /** The light stages in one process beside a downloader and the control plane: the Redis frontier (its Lua scripts), BullMQ between them. */
-const SERVICES = ['frontier+dns-resolver+content-parser+content-seen+url-extractor+url-filter+url-seen', 'downloader', 'control-plane'];
+const SERVICES = DOWNLOADER_APART;
 
 /**
  * The distributed shape of per-ip-allowance.test.ts: the frontier's state in Redis, paced by its scripts, the

@@ -2,11 +2,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestWeb } from '../web/test-web';
 import { ForwardProxy } from '../support/forward-proxy';
+import { DOWNLOADER_APART } from '../support/service-processes';
 import { TestWebCluster } from '../support/test-web-cluster';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 
 /** The downloader a process of its own: it must read the file, the credentials' variable and warn by itself. */
-const SERVICES = ['frontier+dns-resolver+content-parser+content-seen+url-extractor+url-filter+url-seen', 'downloader', 'control-plane'];
+const SERVICES = DOWNLOADER_APART;
 const SECRET = 'crawler:distributed-s3cret';
 
 /**

@@ -1,11 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestWeb } from '../web/test-web';
+import { DOWNLOADER_APART } from '../support/service-processes';
 import { TestWebCluster } from '../support/test-web-cluster';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 
 /** The frontier beside the light stages, the downloader and the control plane each a process of its own: each must read the file itself. */
-const SERVICES = ['frontier+dns-resolver+content-parser+content-seen+url-extractor+url-filter+url-seen', 'downloader', 'control-plane'];
+const SERVICES = DOWNLOADER_APART;
 const SITE_AGENT = 'SiteBot/1.0 (+http://127.0.0.1/bot)';
 
 /**

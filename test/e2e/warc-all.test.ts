@@ -5,6 +5,7 @@ import { ContentStore, FsContentStore, MinioContentStore } from '@crawler/conten
 import { collectKeys } from '@crawler/content-store/testing';
 import { pairingProblems, ReadBackRecord, readWarcFile } from '@crawler/warc/testing';
 import { closeServer, listenOnLoopback } from '../support/local-server';
+import { DOWNLOADER_APART } from '../support/service-processes';
 import { TestWebCluster } from '../support/test-web-cluster';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { crawlTestWeb } from '../support/test-web-crawl';
@@ -145,7 +146,7 @@ describe('an archiving crawl: WARC of every exchange, distributed (WARC_ALL=true
     requested.length = 0;
     cluster = await new TestWebCluster(hosts).start({
       env: { WARC_ALL: 'true', FRONTIER_RECRAWL: 'true', FRONTIER_MAX_PAGES: '16', FRONTIER_MIN_DELAY_MS: '50', SITEMAP_MODE: 'robots', ...QUICK_RECRAWL },
-      services: ['frontier+dns-resolver+content-parser+content-seen+url-extractor+url-filter+url-seen', 'downloader', 'control-plane'],
+      services: DOWNLOADER_APART,
       startTimeoutMs: 90_000,
     });
     expect(await cluster.seed([`${origin}/`])).toBe(201);

@@ -84,3 +84,9 @@ export function stopService(service: RunningService, timeoutMs = 15_000): Promis
     child.kill('SIGTERM');
   });
 }
+
+/**
+ * Three processes where a test needs the downloader and the control plane apart from the rest (each must read
+ * its own settings, warn, keep its own secrets): every other stage together in one.
+ */
+export const DOWNLOADER_APART = ['frontier+dns-resolver+content-parser+content-seen+url-extractor+url-filter+url-seen', 'downloader', 'control-plane'] as const;
