@@ -82,6 +82,20 @@ describe('a name whose first address refuses connections', () => {
     ]);
   }, 90_000);
 
+  it('never tries an address the crawl may not reach, not even as a fallback', async () => {
+    if (!bindable) return void console.warn('127.0.0.2 is not bindable here: skipping the refused-address crawl');
+    requests.length = 0;
+    const out = tempDir('address-failover-out-');
+    // Without --allow-private, DNS_ALLOW_CIDRS lets the crawl reach 127.0.0.2 alone: 127.0.0.3 is refused.
+    const args = [CLI, `http://two.test:${port}/`, '--scope', 'host', '--delay', '0.05', '--out', out, '--json'];
+    const env = { ...process.env, REDIS_URL: '', S3_URL: '', SITEMAP_MODE: 'off', DNS_SYSTEM_HOSTS_FILE: hostsFile, DNS_ALLOW_CIDRS: '127.0.0.2/32' };
+    const { stdout } = await run(process.execPath, args, { env, timeout: 60_000 });
+    const summary = JSON.parse(stdout);
+    expect(summary.complete).toBe(true);
+    expect([...requests].sort()).toEqual(['/', '/a', '/robots.txt']);
+    expect(summary.totals['fetch.address-failover']).toBeUndefined();
+  }, 90_000);
+
   it('is crawled through its second address with every service its own process, the failover counted', async () => {
     if (!bindable) return void console.warn('127.0.0.2 is not bindable here: skipping the failover crawl');
     requests.length = 0;
