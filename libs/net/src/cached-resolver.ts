@@ -67,7 +67,7 @@ export const DNS_CACHE_NAMESPACE = 'dns';
 type Lookup = Pick<dns.Resolver, 'resolve4' | 'resolve6'>;
 
 /**
- * The crawl's resolver: name → vetted address. Static hosts map first, then the machine's hosts file (as every
+ * The crawl's resolver: name → its vetted addresses (the first, and the others to fall back to). Static hosts map first, then the machine's hosts file (as every
  * other program on the machine resolves), then the shared cache (state store, so every replica and every
  * process that resolves for the crawl benefits), then DNS (the configured servers, else the system's); answers
  * are cached for their TTL clamped to [minTtl, maxTtl], failures for failureTtl. Concurrent lookups of one name
