@@ -67,10 +67,13 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
     const { service } = resolver();
     expect(await service.resolve('Site.Test')).toEqual({ ok: true, address: PUBLIC, source: 'dns' });
     expect(await service.resolve('site.test')).toEqual({ ok: true, address: PUBLIC, source: 'cache' });
-    expect(server.log).toEqual([{ name: 'site.test', type: 'A' }]);
+    expect(server.log).toEqual([
+      { name: 'site.test', type: 'A' },
+      { name: 'site.test', type: 'AAAA' },
+    ]);
   });
 
-  it('asks for AAAA only when the name has no A record', async () => {
+  it('asks for AAAA after A, and answers an IPv6-only name with its AAAA record', async () => {
     server.set('six.test', PUBLIC_V6, 60);
     const { service } = resolver();
     expect(await service.resolve('six.test')).toEqual({ ok: true, address: PUBLIC_V6, source: 'dns' });
@@ -201,7 +204,8 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
     for (const name of ['a.test', 'a.test', 'a.test', 'b.test', 'a.test', 'b.test', 'c.test', 'c.test']) await service.resolve(name);
     expect(service.cacheCounts()).toEqual({ hits: 5, misses: 3, refreshes: 0, failures: 1 });
     expect(service.hitRate()).toBe(5 / 8);
-    expect(server.log).toHaveLength(3);
+    // Three lookups: A then AAAA for the two names that exist, A alone for the one that does not (NXDOMAIN).
+    expect(server.log).toHaveLength(5);
   });
 
   it('allows names answered inside DNS_ALLOW_CIDRS while still refusing other private addresses', async () => {

@@ -71,9 +71,10 @@ export class TestDnsServer {
     this.records.delete(name.toLowerCase());
   }
 
-  /** Queries received for a name (any type). */
+  /** Lookups of a name: the A queries received for it. */
   queries(name: string): number {
-    return this.log.filter((query) => query.name === name.toLowerCase()).length;
+    // A lookup asks for A records first, then AAAA (or AAAA alone after NODATA): its A query counts it.
+    return this.log.filter((query) => query.name === name.toLowerCase() && query.type === 'A').length;
   }
 
   /** Resolves once `count` queries in all have arrived. */

@@ -620,6 +620,14 @@ export const CrawlerConfigSchema = z.object({
       .meta({ env: 'DOWNLOADER_USER_AGENT' }),
     /** Time allowed to open a connection. @defaultValue 10000 */
     connectTimeoutMs: int(1).default(10_000).meta({ env: 'DOWNLOADER_CONNECT_TIMEOUT_MS' }),
+    /**
+     * Addresses of a name one fetch tries at most, the first included. The resolver keeps every address of a name
+     * the crawl may reach (A and AAAA records, IPv4 first; refused ones dropped); when connecting to one fails
+     * (refused, unreachable, DOWNLOADER_CONNECT_TIMEOUT_MS), the fetch moves on to the next, within the same total
+     * timeout. An answer, a TLS failure or a reset after connecting ends the fetch as before; through a proxy only
+     * the first address is tried. 1 = only the first. @defaultValue 3
+     */
+    maxAddressTries: int(1).max(16).default(3).meta({ env: 'DOWNLOADER_MAX_ADDRESS_TRIES' }),
     /** Time allowed until the response headers arrive. @defaultValue 15000 */
     headersTimeoutMs: int(1).default(15_000).meta({ env: 'DOWNLOADER_HEADERS_TIMEOUT_MS' }),
     /** Longest silence allowed while the body streams. @defaultValue 15000 */

@@ -100,8 +100,13 @@ export const FetchRequest = CrawlUrl.extend({
   fetchId: z.string().regex(/^[A-Za-z0-9_-]+$/),
   /** Politeness key: the URL's host[:port]. */
   host: z.string().min(1),
-  /** The address the resolver vetted; the downloader connects to exactly this one. */
+  /** The address the resolver vetted; the downloader connects to exactly this one first. */
   ip: z.string().optional(),
+  /**
+   * The host's other addresses the resolver vetted (IPv4 before IPv6), absent when it has one: when the connection
+   * to `ip` fails (refused, unreachable, connect timeout), the downloader tries these in order within the same fetch.
+   */
+  fallbackIps: z.array(z.string()).max(32).optional(),
   /**
    * A robots.txt redirected to another host (RFC 9309 §2.3.1.2): the request goes back through the resolver
    * so that the new host's address is vetted like any other, then on to the same downloader. `ip` is then the
@@ -192,7 +197,10 @@ export const FetchOutcome = z.object({
   durationMs: z.number().min(0),
   /** Crawl-delay announced by the host's robots.txt, if any. */
   crawlDelayMs: z.number().min(0).optional(),
-  /** The address the request went to (hosts sharing it are paced together). */
+  /**
+   * The address the request went to (hosts sharing it are paced together): the one it connected to, a fallback
+   * address when the connection to the first failed.
+   */
   ip: z.string().optional(),
   /** What a 429/503's Retry-After asked for, in ms. */
   retryAfterMs: z.number().min(0).optional(),

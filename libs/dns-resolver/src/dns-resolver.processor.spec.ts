@@ -44,6 +44,12 @@ describe('DnsResolverProcessor', () => {
     expect(sent).toEqual([{ queue: 'fetch.d1', payload: expect.objectContaining({ url: 'http://a.test/p', ip: '93.184.216.34' }) }]);
   });
 
+  it("passes the host's other vetted addresses on, for the downloader to fall back to", async () => {
+    const { sent } = await setup({ ok: true, address: '93.184.216.34', fallbacks: ['93.184.216.35', '2001:db8::1'], source: 'dns' });
+    expect(sent[0].payload).toMatchObject({ ip: '93.184.216.34', fallbackIps: ['93.184.216.35', '2001:db8::1'] });
+    expect(FetchRequest.safeParse(sent[0].payload).success).toBe(true);
+  });
+
   it('defers the host when the failure may pass, keeping the URL for another turn', async () => {
     const { sent, totals } = await setup({ ok: false, error: 'DNS lookup of a.test failed: ETIMEOUT', transient: true });
     expect(sent).toEqual([

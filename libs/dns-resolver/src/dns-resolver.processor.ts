@@ -47,13 +47,16 @@ export class DnsResolverProcessor implements OnApplicationBootstrap {
       return;
     }
     if (resolution.ok) {
-      await this.pipeline.send(queue, { ...request, ip: resolution.address });
+      // Every address the crawl may reach: the downloader moves to the next when a connection fails (a robots.txt
+      // hop's host keeps to its first).
+      const fallbackIps = hop ? undefined : resolution.fallbacks;
+      await this.pipeline.send(queue, { ...request, ip: resolution.address, fallbackIps });
       return;
     }
     if (hop) {
       // The downloader ends the turn: robots.txt unreachable (disallow all for now), logged with its chain.
       this.logger.warn({ event: 'dns-refused', url: hop.url, robotsFor: request.url, error: resolution.error });
-      await this.pipeline.send(queue, { ...request, ip: undefined, robotsHop: { ...hop, refusal: resolution.error } });
+      await this.pipeline.send(queue, { ...request, ip: undefined, fallbackIps: undefined, robotsHop: { ...hop, refusal: resolution.error } });
       return;
     }
     const failed = { ...base, error: resolution.error };

@@ -160,9 +160,19 @@ describe('DnsResolverService', () => {
       const path = hostsFile('# comment\n203.0.113.7   intranet.example   Wiki.Example # trailing\n2001:db8::7 intranet.example\n');
       answers.set('intranet.example', { v4: [{ address: '198.51.100.1', ttl: 300 }] });
       const { service } = resolver({ 'dns.systemHostsFile': path });
-      expect(await service.resolve('intranet.example')).toEqual({ ok: true, address: '203.0.113.7', source: 'hosts' });
+      expect(await service.resolve('intranet.example')).toEqual({ ok: true, address: '203.0.113.7', fallbacks: ['2001:db8::7'], source: 'hosts' });
       expect(await service.resolve('wiki.example')).toEqual({ ok: true, address: '203.0.113.7', source: 'hosts' });
       expect(queries).toEqual([]);
+    });
+
+    it('gives a name every address it has there, and drops those the crawl may not reach', async () => {
+      const path = hostsFile('127.0.0.3 two.test\n127.0.0.2 two.test\n10.0.0.5 site.test\n93.184.216.34 site.test\n::1 two.test\n');
+      const allowed = resolver({ 'dns.systemHostsFile': path, 'dns.allowPrivate': true });
+      expect(await allowed.service.resolve('two.test')).toEqual({ ok: true, address: '127.0.0.3', fallbacks: ['127.0.0.2', '::1'], source: 'hosts' });
+      const { service } = resolver({ 'dns.systemHostsFile': path });
+      // Without dns.allowPrivate the private address is never handed on, not even as a fallback.
+      expect(await service.resolve('site.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'hosts' });
+      expect(await service.resolve('two.test')).toMatchObject({ ok: false, refused: true, error: expect.stringContaining('127.0.0.3') });
     });
 
     it('reads /etc/hosts by default', () => {
@@ -230,7 +240,7 @@ describe('DnsResolverService', () => {
       answers.set('shared.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });
       expect(await a.resolve('shared.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'dns' });
       expect(await b.resolve('shared.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'cache' });
-      expect(queries).toEqual(['v4:shared.test']);
+      expect(queries).toEqual(['v4:shared.test', 'v6:shared.test']);
     });
   });
 
@@ -281,6 +291,42 @@ describe('DnsResolverService', () => {
       expect(queries).toEqual(['v4:slow.test']);
     });
 
+    it('keeps every address of the name, A records before AAAA ones, and the shortest TTL of them all', async () => {
+      const { service, cache } = resolver();
+      answers.set('dual.test', {
+        v4: [
+          { address: '93.184.216.34', ttl: 300 },
+          { address: '93.184.216.35', ttl: 300 },
+        ],
+        v6: [{ address: '2606:2800:220:1:248:1893:25c8:1946', ttl: 60 }],
+      });
+      const fallbacks = ['93.184.216.35', '2606:2800:220:1:248:1893:25c8:1946'];
+      expect(await service.resolve('dual.test')).toEqual({ ok: true, address: '93.184.216.34', fallbacks, source: 'dns' });
+      expect(queries).toEqual(['v4:dual.test', 'v6:dual.test']);
+      expect(JSON.parse((await cache.get('dual.test'))!)).toMatchObject({ address: '93.184.216.34', others: fallbacks, ttlMs: 60_000 });
+      expect(await service.resolve('dual.test')).toEqual({ ok: true, address: '93.184.216.34', fallbacks, source: 'cache' });
+    });
+
+    it('keeps the A answer when the AAAA query fails', async () => {
+      const { service } = resolver();
+      answers.set('v4only.test', { v4: [{ address: '93.184.216.34', ttl: 300 }], v6: Object.assign(new Error('queryAAAA ETIMEOUT'), { code: 'ETIMEOUT' }) });
+      expect(await service.resolve('v4only.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'dns' });
+    });
+
+    it('drops the addresses the crawl may not reach, and refuses a name only when every address is refused', async () => {
+      const { service } = resolver();
+      answers.set('mixed.test', {
+        v4: [
+          { address: '10.0.0.5', ttl: 300 },
+          { address: '93.184.216.34', ttl: 300 },
+        ],
+        v6: [{ address: '::1', ttl: 300 }],
+      });
+      expect(await service.resolve('mixed.test')).toEqual({ ok: true, address: '93.184.216.34', source: 'dns' });
+      answers.set('inside.test', { v4: [{ address: '10.0.0.5', ttl: 300 }], v6: [{ address: '::1', ttl: 300 }] });
+      expect(await service.resolve('inside.test')).toMatchObject({ ok: false, refused: true, transient: false, error: expect.stringContaining('10.0.0.5') });
+    });
+
     it('keeps the shortest TTL of the answer set', async () => {
       const { service, cache } = resolver();
       answers.set('set.test', {
@@ -323,7 +369,7 @@ describe('DnsResolverService', () => {
       answers.set('busy.test', { v4: [{ address: '93.184.216.34', ttl: 300 }] });
       const results = await Promise.all(Array.from({ length: 5 }, () => service.resolve('busy.test')));
       expect(results.every((r) => r.ok && r.address === '93.184.216.34')).toBe(true);
-      expect(queries).toEqual(['v4:busy.test']);
+      expect(queries).toEqual(['v4:busy.test', 'v6:busy.test']);
     });
 
     it('refuses a looked-up private address', async () => {
@@ -344,7 +390,7 @@ describe('DnsResolverService', () => {
       time.now += 7_999;
       expect(await service.resolve('hot.test')).toMatchObject({ source: 'cache' });
       await service.idle();
-      expect(queries).toEqual(['v4:hot.test']);
+      expect(queries).toEqual(['v4:hot.test', 'v6:hot.test']);
 
       time.now += 2;
       answers.set('hot.test', { v4: [{ address: '93.184.216.35', ttl: 10 }] });
@@ -352,7 +398,7 @@ describe('DnsResolverService', () => {
       const reads = await Promise.all(Array.from({ length: 5 }, () => service.resolve('hot.test')));
       expect(reads.every((r) => r.ok && r.address === '93.184.216.34' && r.source === 'cache')).toBe(true);
       await service.idle();
-      expect(queries).toEqual(['v4:hot.test', 'v4:hot.test']);
+      expect(queries).toEqual(['v4:hot.test', 'v6:hot.test', 'v4:hot.test', 'v6:hot.test']);
       expect(JSON.parse((await cache.get('hot.test'))!)).toEqual({ address: '93.184.216.35', ttlMs: 10_000, expiresAt: time.now + 10_000 });
 
       time.now += 5_000; // past the first answer's expiry
@@ -391,7 +437,7 @@ describe('DnsResolverService', () => {
       time.now += 9_999;
       await off.service.resolve('old.test');
       await Promise.all([service.idle(), off.service.idle()]);
-      expect(queries).toEqual(['v4:old.test']); // off's own first lookup, nothing else
+      expect(queries).toEqual(['v4:old.test', 'v6:old.test']); // off's own first lookup, nothing else
     });
   });
 

@@ -25,6 +25,7 @@ export class DownloaderMetrics {
   private readonly duration: Histogram<'resource' | 'outcome'>;
   private readonly bytes: Counter<'resource'>;
   private readonly decisions: Counter<'decision'>;
+  private readonly failovers: Counter<'family'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -53,7 +54,14 @@ export class DownloaderMetrics {
       labelNames: ['decision'],
       registers,
     });
+    this.failovers = new Counter({
+      name: 'crawler_fetch_address_failovers_total',
+      help: "Connections to one of a name's addresses that failed (refused, unreachable, connect timeout) and moved on to its next address, by the next one's family (ipv4, ipv6)",
+      labelNames: ['family'],
+      registers,
+    });
     // Every series from the start, so that rate() and ratios see zeros rather than missing series.
+    for (const family of ['ipv4', 'ipv6'] as const) this.failovers.inc({ family }, 0);
     for (const decision of ['allowed', 'disallowed', 'deferred', 'fetched'] as const) this.decisions.inc({ decision }, 0);
   }
 
@@ -72,6 +80,11 @@ export class DownloaderMetrics {
     this.fetched('robots', robots.status, elapsedMs);
     // A redirect to another host decides nothing yet: the chain goes on after the resolver.
     if (!robots.hop) this.robotsDecision(robots.policy.outcome === 'unreachable' ? 'deferred' : 'fetched');
+  }
+
+  /** A connection that failed, moving on to `to`, the name's next address. */
+  addressFailover(to: string): void {
+    this.failovers.inc({ family: to.includes(':') ? 'ipv6' : 'ipv4' });
   }
 
   robotsDecision(decision: RobotsDecision): void {

@@ -100,7 +100,7 @@ class RecordingStaging extends MemoryBodyStaging {
   }
 }
 
-async function setup(options: { robots?: Route; overrides?: Record<string, unknown>; plugins?: PluginManifest[]; siteRules?: SiteRule[] } = {}) {
+async function setup(options: { robots?: Route; overrides?: Record<string, unknown>; plugins?: PluginManifest[]; siteRules?: SiteRule[]; listenOn?: string } = {}) {
   const routes = site(options.robots ?? robotsOk);
   const requested: string[] = [];
   /** When the server saw each request start, in order. */
@@ -115,7 +115,7 @@ async function setup(options: { robots?: Route; overrides?: Record<string, unkno
     if (route) route(req, res);
     else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, options.listenOn ?? '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
   const port = (server.address() as AddressInfo).port;
 
@@ -210,6 +210,27 @@ describe('DownloaderService', () => {
     expect(heard[2].cookie).toBe('seed=s1; gone=1; sid=abc');
     expect(sent.find((m) => m.queue === QueueName.FilterUrls)?.payload.urls[0]).toMatchObject({ source: 'redirect' });
     expect(await stats.totals()).toMatchObject({ 'cookies.stored': 1, 'cookies.refused': 2, 'cookies.deleted': 1 });
+  });
+
+  it("falls back to the host's next address when the first refuses, and reports, logs and counts the one used", async () => {
+    const bindable = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(0, '127.0.0.2', () => probe.close(() => resolve(true)));
+    });
+    if (!bindable) return void console.warn('127.0.0.2 is not bindable here: skipping the failover case');
+    // The site listens on 127.0.0.2 only; its name's first address, 127.0.0.3, refuses connections.
+    const { service, request, requested, stats, logLines } = await setup({ listenOn: '127.0.0.2' });
+    const addresses = { ip: '127.0.0.3', fallbackIps: ['127.0.0.2'] };
+    expect(await service.download(request('/page', addresses))).toMatchObject({ kind: 'robots-fetched', status: 200, ip: '127.0.0.2' });
+    expect(await service.download(request('/page', addresses))).toMatchObject({ kind: 'fetched', status: 200, ip: '127.0.0.2' });
+    expect(requested).toEqual(['/robots.txt', '/page']);
+    // Once: the page's request starts at the address that answered robots.txt (its connection is kept alive).
+    expect((await stats.totals())['fetch.address-failover']).toBe(1);
+    expect((await logLines()).map((line) => [new URL(line.url).pathname, line.address])).toEqual([
+      ['/robots.txt', '127.0.0.2'],
+      ['/page', '127.0.0.2'],
+    ]);
   });
 
   it('spends the first turn of a site on robots.txt and hands the page back to the frontier', async () => {

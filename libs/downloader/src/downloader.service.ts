@@ -12,7 +12,7 @@ import { DownloaderMetrics } from './downloader.metrics';
 import { bodyHash, ExchangeArchive } from './exchange-archive.service';
 import { CookieJarService } from './cookie-jar.service';
 import { FetchRoutes, insecureWarning } from './fetch-routes';
-import { classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
+import { AddressFailover, classifyFetchError, FetchResponse, HttpFetcher } from './http-fetcher';
 import { httpFreshness } from './http-freshness';
 import { KeptForRetry, leaseEnd } from './kept-for-retry';
 import { parseRetryAfter } from '@crawler/net';
@@ -61,7 +61,7 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly archive: ExchangeArchive,
     /** The site's cookies: sent with its pages, and what they set kept (never with robots.txt: see RobotsService). */
     private readonly cookies: CookieJarService,
-    @Optional() @Inject(LOGGER) logger?: Logger,
+    @Optional() @Inject(LOGGER) private readonly logger?: Logger,
   ) {
     this.fetcher = new HttpFetcher({ ...config.downloader, readUnwanted: archive.readUnwanted });
     this.routes = FetchRoutes.load(config);
@@ -143,7 +143,7 @@ export class DownloaderService implements OnApplicationShutdown {
   private async robotsTurn(request: FetchRequest): Promise<FetchOutcome | null> {
     const hop = request.robotsHop;
     // The URL's own host's address: hosts sharing it are paced together, whatever host the chain led to.
-    const base = { ...this.base(request), ip: hop ? hop.originIp : request.ip };
+    let base = { ...this.base(request), ip: hop ? hop.originIp : request.ip };
     const robotsStarted = performance.now();
     let robots: RobotsFetch;
     if (hop?.refusal) {
@@ -151,7 +151,10 @@ export class DownloaderService implements OnApplicationShutdown {
     } else {
       // A hop's address is another host's: the interval the frontier sent is its own host's address's.
       await this.ipTurn(request.ip!, hop ? undefined : request.ipIntervalMs);
-      robots = await this.robots.fetch(request.url, request.ip!, this.fetcher, hop, (url) => this.routes.forUrl(url));
+      const target = { address: request.ip!, fallbacks: request.fallbackIps, onFailover: (failover: AddressFailover) => this.failedOver(request, failover) };
+      robots = await this.robots.fetch(request.url, target, this.fetcher, hop, (url) => this.routes.forUrl(url));
+      // The site's own robots.txt answered from a fallback address: that is the address the turn reports.
+      if (!hop && robots.exchanges[0]) base = { ...base, ip: robots.exchanges[0].address };
       this.metrics.robotsFetched(robots, performance.now() - robotsStarted);
       await this.stats.count('robots.fetched');
       // Before the policy is cached: should this fail, the job's retry asks for robots.txt again and records it then.
@@ -253,10 +256,13 @@ export class DownloaderService implements OnApplicationShutdown {
     try {
       // Once: a retry that resumes from the kept answer does not record the exchange again.
       if (answer.response && !answer.archived) {
-        await this.archive.record([{ url: request.url, address: request.ip!, response: answer.response, previousBodyHash: request.revisit?.bodyHash }]);
+        await this.archive.record([{ url: request.url, address: answer.response.address, response: answer.response, previousBodyHash: request.revisit?.bodyHash }]);
         answer.archived = true;
       }
-      return { ...(await this.handOn(request, answer, plugins)), crawlDelayMs };
+      // The address the request went to (a fallback when connecting to the first failed): the frontier paces the
+      // host on it from now on.
+      const ip = answer.response?.address ?? request.ip;
+      return { ...(await this.handOn(request, answer, plugins)), crawlDelayMs, ip };
     } catch (error) {
       this.answers.keep(request.leaseId, { answer, crawlDelayMs }, leaseEnd(request, this.config.frontier.leaseMs));
       throw error;
@@ -282,6 +288,8 @@ export class DownloaderService implements OnApplicationShutdown {
     try {
       response = await this.fetcher.get(request.url, {
         address,
+        fallbacks: request.fallbackIps,
+        onFailover: (failover) => this.failedOver(request, failover),
         maxBytes: sitemap ? this.config.sitemaps.maxBytes : this.config.downloader.maxBodyBytes,
         maxBytesFor: (type) => claimOf(type)?.claims.maxBytes,
         wantBody: (status, type) => status >= 200 && status < 300 && (wanted.test(type) || claimOf(type) !== undefined),
@@ -320,9 +328,17 @@ export class DownloaderService implements OnApplicationShutdown {
       ...(response.truncated ? { truncated: true } : {}),
       location: response.headers.location ?? null,
       durationMs: response.durationMs,
+      address: response.address,
     });
     this.metrics.fetched(sitemap ? 'sitemap' : 'page', response.status, response.durationMs, response.decodedFrom ?? response.body?.length);
     return { time, response };
+  }
+
+  /** A connection to one of the host's addresses failed and the fetch moves on to the next: counted and logged once. */
+  private async failedOver(request: FetchRequest, { from, to, error }: AddressFailover): Promise<void> {
+    this.metrics.addressFailover(to);
+    await this.stats.count('fetch.address-failover');
+    this.logger?.warn({ event: 'address-failover', url: request.url, host: request.host, from, to, error: describeError(error) });
   }
 
   /**

@@ -1,6 +1,6 @@
 import http, { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo, createServer as createTcpServer, Server as TcpServer, Socket } from 'node:net';
-import { FetcherSettings, HttpFetcher } from './http-fetcher';
+import { AddressFailover, FetcherSettings, HttpFetcher } from './http-fetcher';
 
 /** A local server on a loopback address, recording the requests it saw. */
 interface TestServer {
@@ -229,6 +229,81 @@ describe('HttpFetcher', () => {
       const results = await Promise.allSettled(Array.from({ length: 8 }, () => f.get(`http://made-up.test:${server.port}/`, html())));
       expect(results.map((r) => r.status)).toEqual(Array(8).fill('fulfilled'));
     });
+  });
+});
+
+describe("HttpFetcher on a name's other addresses", () => {
+  const fetcherOf = fetcher;
+  /** Skips (saying why) on a machine that cannot bind the address, as macOS for 127.0.0.2 or a host without IPv6. */
+  async function bindable(host: string): Promise<boolean> {
+    if (await canBind(host)) return true;
+    console.warn(`${host} is not bindable here: skipping this failover case`);
+    return false;
+  }
+  const failovers = () => {
+    const seen: AddressFailover[] = [];
+    return { seen, onFailover: (failover: AddressFailover) => void seen.push(failover) };
+  };
+
+  it('moves on to the next address when the connection is refused, and says which one answered', async () => {
+    if (!(await bindable('127.0.0.2'))) return;
+    const server = await serve((req, res) => res.end('from .2'), '127.0.0.2');
+    const { seen, onFailover } = failovers();
+    const fetcher = fetcherOf();
+    // Nothing listens on 127.0.0.3: the name's first address refuses the connection.
+    const response = await fetcher.get(`http://two.test:${server.port}/`, { ...html(), address: '127.0.0.3', fallbacks: ['127.0.0.2'], onFailover });
+    expect(response.body!.toString()).toBe('from .2');
+    expect(response.address).toBe('127.0.0.2');
+    expect(seen).toEqual([{ from: '127.0.0.3', to: '127.0.0.2', error: expect.objectContaining({ code: 'ECONNREFUSED' }) }]);
+    expect(server.seen.map((s) => s.headers.host)).toEqual([`two.test:${server.port}`]);
+    // The next fetch of the name starts at the address that answered (its kept-alive connection goes there).
+    const again = await fetcher.get(`http://two.test:${server.port}/`, { ...html(), address: '127.0.0.3', fallbacks: ['127.0.0.2'], onFailover });
+    expect(again.address).toBe('127.0.0.2');
+    expect(seen).toHaveLength(1);
+  });
+
+  it('falls back from an IPv4 address to an IPv6 one', async () => {
+    if (!(await bindable('::1'))) return;
+    const server = await serve((req, res) => res.end('from ::1'), '::1');
+    const { seen, onFailover } = failovers();
+    const response = await fetcher().get(`http://dual.test:${server.port}/`, { ...html(), address: '127.0.0.3', fallbacks: ['::1'], onFailover });
+    expect(response.body!.toString()).toBe('from ::1');
+    expect(response.address).toBe('::1');
+    expect(seen.map(({ from, to }) => [from, to])).toEqual([['127.0.0.3', '::1']]);
+  });
+
+  it('tries maxAddressTries addresses at most, the first included', async () => {
+    if (!(await bindable('127.0.0.2'))) return;
+    const server = await serve((req, res) => res.end('ok'), '127.0.0.2');
+    const url = `http://three.test:${server.port}/`;
+    const options = { ...html(), address: '127.0.0.3', fallbacks: ['127.0.0.4', '127.0.0.2'] };
+    const bounded = failovers();
+    await expect(fetcher({ maxAddressTries: 2 }).get(url, { ...options, onFailover: bounded.onFailover })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    expect(bounded.seen.map(({ to }) => to)).toEqual(['127.0.0.4']);
+    const enough = failovers();
+    expect((await fetcher({ maxAddressTries: 3 }).get(url, { ...options, onFailover: enough.onFailover })).address).toBe('127.0.0.2');
+    expect(enough.seen.map(({ to }) => to)).toEqual(['127.0.0.4', '127.0.0.2']);
+  });
+
+  it('does not move on after connecting: an HTTP error or a reset is the answer', async () => {
+    if (!(await bindable('127.0.0.2'))) return;
+    const busy = await serve((req, res) => {
+      res.writeHead(503);
+      res.end();
+    }, '127.0.0.2');
+    const other = await serve((req, res) => res.end('other'), '127.0.0.1', busy.port).catch(() => undefined);
+    const { seen, onFailover } = failovers();
+    const options = { ...html(), address: '127.0.0.2', fallbacks: ['127.0.0.1'], onFailover };
+    expect((await fetcher().get(`http://busy.test:${busy.port}/`, options)).status).toBe(503);
+    const reset = await new Promise<TcpServer>((resolve) => {
+      const server = createTcpServer((socket: Socket) => socket.destroy());
+      server.listen(0, '127.0.0.2', () => resolve(server));
+    });
+    servers.push({ close: () => new Promise<void>((resolve) => reset.close(() => resolve())) });
+    const port = (reset.address() as AddressInfo).port;
+    await expect(fetcher().get(`http://reset.test:${port}/`, options)).rejects.toBeTruthy();
+    expect(seen).toEqual([]);
+    expect(other?.seen ?? []).toEqual([]);
   });
 });
 

@@ -24,6 +24,11 @@ export interface FetcherSettings {
   minRateWindowMs?: number;
   /** Largest response head (status line and headers) accepted, in bytes; larger fails the request. @defaultValue 16384 */
   maxHeaderBytes?: number;
+  /**
+   * Addresses one fetch tries at most, the first included: a connection to one that fails (refused, unreachable,
+   * connect timeout) moves on to the next of `FetchOptions.fallbacks`. @defaultValue 3
+   */
+  maxAddressTries?: number;
   /** Whether a body not wanted is read anyway (under the same limit), for the WARC archive: an error page, a redirect's. @defaultValue never */
   readUnwanted?: (status: number) => boolean;
 }
@@ -52,11 +57,27 @@ export interface FetchResponse {
   unwantedBody?: Buffer;
   /** Each `Set-Cookie` header on its own: joined into `headers` they could not be told apart (an Expires date holds a comma). */
   setCookies: string[];
+  /** The address the response came from: `FetchOptions.address`, or a fallback when connecting to it failed. */
+  address: string;
+}
+
+/** A connection to one address that failed, and the address tried next. */
+export interface AddressFailover {
+  from: string;
+  to: string;
+  error: unknown;
 }
 
 export interface FetchOptions {
-  /** The address the resolver vetted: the connection goes there and nowhere else. */
+  /** The address the resolver vetted: the connection goes there first. */
   address: string;
+  /**
+   * The name's other vetted addresses, tried in order when connecting fails (at most `maxAddressTries` addresses
+   * in all); never through a proxy, whose own failures say nothing of the site's addresses.
+   */
+  fallbacks?: string[];
+  /** Told of each move to the next address, before it is tried. */
+  onFailover?: (failover: AddressFailover) => void | Promise<void>;
   /** Most bytes of body kept, after decoding; also the most encoded bytes read. */
   maxBytes: number;
   /** A limit of its own for a body of this Content-Type (a plugin's), instead of `maxBytes`; undefined keeps `maxBytes`. */
@@ -71,11 +92,16 @@ export interface FetchOptions {
   route?: FetchRoute;
 }
 
+/** Where a request may connect: the vetted address, the name's other vetted ones, and who hears of a move. */
+export type AddressTarget = Pick<FetchOptions, 'address' | 'fallbacks' | 'onFailover'>;
+
 /** What the fetcher asks for and can decode. */
 export const ACCEPT_ENCODING = 'gzip, deflate, br';
 /** An unwanted body is read off (to keep the connection) when it is this short and quick; else the connection is closed. */
 const DUMP_MAX_BYTES = 64 * 1024;
 const DUMP_MAX_MS = 1000;
+/** Names whose fallback address the fetcher remembers, at most (the least recently preferred go first). */
+const MAX_PREFERRED = 10_000;
 /** Content codings applied one over the other that the fetcher will undo, at most. */
 const MAX_CODINGS = 3;
 
@@ -91,6 +117,12 @@ const MAX_CODINGS = 3;
 export class HttpFetcher {
   /** hostname → vetted address and the number of requests in progress that rely on it. */
   private readonly pins = new Map<string, { address: string; users: number }>();
+  /**
+   * hostname → the fallback address that answered when its first one could not be reached: later fetches of the
+   * name start there while it is among their vetted addresses, so that the connections kept alive for the name
+   * all go to one address, the one reported. Forgotten when it fails in turn; the oldest go past MAX_PREFERRED.
+   */
+  private readonly preferred = new Map<string, string>();
   /** A pool per route: a site's proxy or TLS options never serve another site's requests. */
   private readonly agents = new Map<FetchRoute, Agent>();
   private readonly lookup: LookupFunction;
@@ -148,12 +180,42 @@ export class HttpFetcher {
     };
   }
 
+  /**
+   * The response from the first of the vetted addresses that accepts a connection. Only a failure to connect moves
+   * on (refused, unreachable, connect timeout): an answer, a TLS failure or a reset after connecting is the
+   * site's. All the tries share the total timeout.
+   */
   async get(url: string, options: FetchOptions): Promise<FetchResponse> {
     const hostname = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    this.pin(hostname, options.address);
     const started = performance.now();
-    const requestedAt = new Date().toISOString();
     const signal = AbortSignal.timeout(this.settings.totalTimeoutMs);
+    const fallbacks = options.route?.proxy ? [] : (options.fallbacks ?? []);
+    const vetted = [...new Set([options.address, ...fallbacks])];
+    const preferred = this.preferred.get(hostname);
+    const ordered = preferred !== undefined && vetted.includes(preferred) ? [preferred, ...vetted.filter((address) => address !== preferred)] : vetted;
+    const addresses = ordered.slice(0, Math.max(1, this.settings.maxAddressTries ?? 3));
+    for (let i = 0; ; i++) {
+      try {
+        const response = await this.attempt(url, hostname, addresses[i], options, signal, started);
+        if (response.address !== options.address) this.prefer(hostname, response.address);
+        return response;
+      } catch (error) {
+        if (i + 1 >= addresses.length || signal.aborted || !isConnectFailure(error)) throw error;
+        if (this.preferred.get(hostname) === addresses[i]) this.preferred.delete(hostname);
+        await options.onFailover?.({ from: addresses[i], to: addresses[i + 1], error });
+      }
+    }
+  }
+
+  private prefer(hostname: string, address: string): void {
+    this.preferred.delete(hostname);
+    this.preferred.set(hostname, address);
+    if (this.preferred.size > MAX_PREFERRED) this.preferred.delete(this.preferred.keys().next().value!);
+  }
+
+  private async attempt(url: string, hostname: string, address: string, options: FetchOptions, signal: AbortSignal, started: number): Promise<FetchResponse> {
+    this.pin(hostname, address);
+    const requestedAt = new Date().toISOString();
     const requestHeaders = {
       ...options.headers,
       'user-agent': options.userAgent ?? this.settings.userAgent,
@@ -173,6 +235,7 @@ export class HttpFetcher {
         const setCookie = response.headers['set-cookie'];
         const setCookies = setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie];
         const head = {
+          address,
           status: response.statusCode,
           headers,
           contentType,
@@ -242,6 +305,14 @@ export class HttpFetcher {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((agent) => agent.close()));
   }
+}
+
+/** Errors of a connection that was never made (errno or undici codes): another address of the name may answer. */
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function isConnectFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CONNECT_FAILURES.has(code);
 }
 
 type BodyRead = Pick<FetchResponse, 'body' | 'truncated' | 'decodedFrom'>;

@@ -8,7 +8,7 @@ import type { FetchErrorKind } from '@crawler/contracts';
 import { classifyFetchError } from './http-errors';
 import type { Exchange } from './exchange-archive.service';
 import type { FetchRoute } from './fetch-routes';
-import { HttpFetcher } from './http-fetcher';
+import { AddressTarget, HttpFetcher } from './http-fetcher';
 import { parseRetryAfter } from '@crawler/net';
 
 /** Where a robots.txt redirect chain stands: the URL to fetch next and the URLs that redirected so far. */
@@ -65,8 +65,10 @@ export class RobotsService {
    * found at the end apply to the page's own site. A hop to a port the URL filter refuses
    * (`Location: http://same-host:6379/`) is never requested: robots.txt is then unreachable, as for a
    * refused address. Each request goes the way (proxy, TLS options) `routeFor` gives its URL, the site's own. `remember` caches the policy.
+   * `target`: the vetted address, and the host's other ones to fall back to when connecting fails; a redirect on the
+   * same host goes to the address that answered.
    */
-  async fetch(pageUrl: string, address: string, fetcher: HttpFetcher, from?: RobotsHop, routeFor?: (url: string) => FetchRoute): Promise<RobotsFetch> {
+  async fetch(pageUrl: string, vetted: AddressTarget, fetcher: HttpFetcher, from?: RobotsHop, routeFor?: (url: string) => FetchRoute): Promise<RobotsFetch> {
     const { userAgent, robotsMaxBytes, maxRedirects } = this.config.downloader;
     const siteRobotsUrl = robotsUrlFor(pageUrl);
     let url = from?.url ?? siteRobotsUrl;
@@ -74,12 +76,14 @@ export class RobotsService {
     let durationMs = 0;
     let hopStarted = performance.now();
     const exchanges: Exchange[] = [];
+    let target = vetted;
     try {
       for (;;) {
         hopStarted = performance.now();
         // One byte past the limit: the policy then sees the file was cut and drops a half-cut last line.
-        const response = await fetcher.get(url, { address, maxBytes: robotsMaxBytes + 1, wantBody: (s) => s >= 200 && s < 300, route: routeFor?.(url) });
-        exchanges.push({ url, address, response });
+        const response = await fetcher.get(url, { ...target, maxBytes: robotsMaxBytes + 1, wantBody: (s) => s >= 200 && s < 300, route: routeFor?.(url) });
+        exchanges.push({ url, address: response.address, response });
+        target = { ...target, address: response.address };
         durationMs += response.durationMs;
         const status = response.status;
         const body = response.body?.toString('utf8') ?? null;
@@ -98,6 +102,7 @@ export class RobotsService {
           location: location ?? null,
           durationMs: response.durationMs,
           robots: true,
+          address: response.address,
         });
         const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
         if (status >= 300 && status < 400) {

@@ -59,6 +59,19 @@ async function turn(f: ReturnType<typeof frontier>, outcome: (claim: { leaseId: 
 }
 
 describe('FrontierService', () => {
+  it("takes the address a fetch reports as the host's, and names it in the politeness record (after a failover, the one reached)", async () => {
+    const f = frontier();
+    await f.service.add(links('two.test', ['/1', '/2']));
+    // Resolved to 127.0.0.3 first; the fetch failed over and reached 127.0.0.2.
+    await turn(f, () => ({ kind: 'resolved', ip: '127.0.0.3', retry: { url: 'http://two.test/1', depth: 1, source: 'link', hops: 0 } }));
+    await turn(f, () => ({ kind: 'fetched', requested: true, status: 200, durationMs: 1, ip: '127.0.0.2' }));
+    expect(await f.store.hostInfo('two.test')).toMatchObject({ ip: '127.0.0.2' });
+    const audit = (await f.store.auditLog('two.test')).map((line) => JSON.parse(line)).filter((entry) => entry.event === 'fetched');
+    expect(audit).toEqual([expect.objectContaining({ ip: '127.0.0.2', status: 200 })]);
+    const [next] = await f.store.claim({ now: Date.now() + 10 * 60_000, max: 1, leaseMs: 60_000 });
+    expect(next).toMatchObject({ host: 'two.test', ip: '127.0.0.2' });
+  });
+
   describe('per-site settings', () => {
     const fetched = { kind: 'fetched' as const, requested: true, status: 200, durationMs: 1 };
 

@@ -184,6 +184,8 @@ export class FrontierService {
       event: outcome.kind,
       url: outcome.url,
       status: outcome.status,
+      // The address the request went to: after a failover, not the one it was paced on (docs/frontier.md §7).
+      ...(outcome.ip ? { ip: outcome.ip } : {}),
       ...(outcome.errorKind ? { errorKind: outcome.errorKind } : {}),
       delayMs: decision.delayMs,
       cause: decision.cause,

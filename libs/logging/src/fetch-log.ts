@@ -20,6 +20,8 @@ export interface FetchLogEntry {
   /** Anticipated failures by kind: timeout-connect, timeout-headers, timeout-total, timeout-rate, refused, reset, dns, tls, protocol, decode… */
   errorKind?: string;
   robots?: boolean;
+  /** The address the request went to (the one connected to: a fallback when connecting to the first failed). */
+  address?: string;
 }
 
 /** Writes every fetch to the structured log and, when configured, to a JSONL file. */

@@ -8,7 +8,11 @@ import { SystemHostsFile } from './system-hosts';
 export type ResolutionSource = 'literal' | 'hosts' | 'cache' | 'dns';
 /** A failure is `transient` when the name may well resolve later (a timeout, SERVFAIL, a refusing server). */
 /** `refused` when the name resolved, but to an address the crawl may not reach (the address policy said no). */
-export type Resolution = { ok: true; address: string; source: ResolutionSource } | { ok: false; error: string; transient: boolean; refused?: true };
+/**
+ * `address` is the first address of the name the crawl may reach; `fallbacks` the others it may reach, in order
+ * (IPv4 before IPv6), present only when there are some: a connection that fails moves on to them.
+ */
+export type Resolution = { ok: true; address: string; fallbacks?: string[]; source: ResolutionSource } | { ok: false; error: string; transient: boolean; refused?: true };
 
 /** Lookup errors that say nothing about the name itself: the server or the network failed. */
 const TRANSIENT_DNS_ERRORS = new Set(['ETIMEOUT', 'ETIMEDOUT', 'ESERVFAIL', 'ECONNREFUSED', 'EREFUSED', 'ECANCELLED', 'EAI_AGAIN', 'ECONNRESET', 'EBADRESP']);
@@ -21,6 +25,8 @@ const TRANSIENT_DNS_ERRORS = new Set(['ETIMEOUT', 'ETIMEDOUT', 'ESERVFAIL', 'ECO
  */
 export interface CachedAnswer {
   address?: string;
+  /** The name's other addresses (A records, then AAAA), unvetted like `address`; absent when it has one. */
+  others?: string[];
   error?: string;
   /** The failure may pass (see Resolution). */
   transient?: boolean;
@@ -61,7 +67,7 @@ export const DNS_CACHE_NAMESPACE = 'dns';
 type Lookup = Pick<dns.Resolver, 'resolve4' | 'resolve6'>;
 
 /**
- * The crawl's resolver: name → vetted address. Static hosts map first, then the machine's hosts file (as every
+ * The crawl's resolver: name → its vetted addresses (the first, and the others to fall back to). Static hosts map first, then the machine's hosts file (as every
  * other program on the machine resolves), then the shared cache (state store, so every replica and every
  * process that resolves for the crawl benefits), then DNS (the configured servers, else the system's); answers
  * are cached for their TTL clamped to [minTtl, maxTtl], failures for failureTtl. Concurrent lookups of one name
@@ -98,8 +104,9 @@ export class CachedResolver {
 
   async resolve(hostname: string): Promise<Resolution> {
     const name = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    if (isIP(name)) return this.vet(name, 'literal');
-    const pinned = (Object.hasOwn(this.settings.hosts, name) ? this.settings.hosts[name] : undefined) ?? this.systemHosts?.lookup(name);
+    if (isIP(name)) return this.vet([name], 'literal');
+    const mapped = Object.hasOwn(this.settings.hosts, name) ? this.settings.hosts[name] : undefined;
+    const pinned = mapped !== undefined ? [mapped] : this.systemHosts?.lookup(name);
     if (pinned) {
       // A lookup like any other, answered by a hosts file: left out, the hit rate would hide how many there were.
       this.events.lookup('hosts');
@@ -118,7 +125,7 @@ export class CachedResolver {
     const answer = cached ?? (await this.lookupOnce(name));
     this.events.lookup(cached ? 'hit' : answer.error === undefined ? 'miss' : 'failure');
     if (answer.error !== undefined) return { ok: false, error: answer.error, transient: answer.transient === true };
-    return this.vet(answer.address!, cached ? 'cache' : 'dns');
+    return this.vet([answer.address!, ...(Array.isArray(answer.others) ? answer.others.filter((other) => isIP(other)) : [])], cached ? 'cache' : 'dns');
   }
 
   /** Share of this process's cache reads that were hits: hits / (hits + misses); 0 before any. */
@@ -136,9 +143,12 @@ export class CachedResolver {
     while (this.refreshing.size > 0) await Promise.all(this.refreshing.values());
   }
 
-  private vet(address: string, source: ResolutionSource): Resolution {
-    const refusal = this.policy.refusal(address);
-    return refusal ? { ok: false, error: refusal, transient: false, refused: true } : { ok: true, address, source };
+  /** The addresses the crawl may reach, in order; refused when there is none (naming why the first was refused). */
+  private vet(addresses: string[], source: ResolutionSource): Resolution {
+    const allowed = addresses.filter((address) => this.policy.refusal(address) === undefined);
+    if (allowed.length === 0) return { ok: false, error: this.policy.refusal(addresses[0])!, transient: false, refused: true };
+    const [address, ...fallbacks] = allowed;
+    return { ok: true, address, ...(fallbacks.length > 0 ? { fallbacks } : {}), source };
   }
 
   /** The cached entry, or undefined when there is none or it cannot be read (it is then looked up and overwritten). */
@@ -189,18 +199,24 @@ export class CachedResolver {
     return this.store(name, await this.query(name));
   }
 
-  /** One lookup at the resolver: A, or AAAA when the name has no A record. Never throws. */
+  /**
+   * One lookup at the resolver: A, then AAAA (every address of the name, IPv4 first). An AAAA failure after an A
+   * answer only loses the IPv6 addresses; a name without A records (NODATA) is its AAAA answer. Never throws.
+   */
   private async query(name: string): Promise<CachedAnswer> {
     const { minTtlMs, maxTtlMs, failureTtlMs } = this.settings;
     try {
-      const records = await this.resolver.resolve4(name, { ttl: true }).catch((error: NodeJS.ErrnoException) => {
+      const v4 = await this.resolver.resolve4(name, { ttl: true }).catch((error: NodeJS.ErrnoException) => {
         // NXDOMAIN or a timeout would be the same for AAAA: only "no A record" (NODATA) is worth a second query.
         if (error.code !== 'ENODATA') throw error;
-        return this.resolver.resolve6(name, { ttl: true });
+        return undefined;
       });
+      const v6 = v4 === undefined ? await this.resolver.resolve6(name, { ttl: true }) : await this.resolver.resolve6(name, { ttl: true }).catch(() => []);
+      const records = [...(v4 ?? []), ...v6];
       if (records.length === 0) throw Object.assign(new Error('no address'), { code: 'ENODATA' });
       const ttlSeconds = Math.min(...records.map((record) => record.ttl));
-      return { address: records[0].address, ttlMs: Math.min(maxTtlMs, Math.max(minTtlMs, ttlSeconds * 1000)) };
+      const [first, ...others] = [...new Set(records.map((record) => record.address))];
+      return { address: first, ...(others.length > 0 ? { others } : {}), ttlMs: Math.min(maxTtlMs, Math.max(minTtlMs, ttlSeconds * 1000)) };
     } catch (error) {
       this.counts.failures++;
       await this.events.count('failure');

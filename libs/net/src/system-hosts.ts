@@ -3,13 +3,14 @@ import { isIP } from 'node:net';
 
 /**
  * The machine's hosts file (hosts(5), `/etc/hosts` on Unix), answered as the operating system's resolver
- * answers it: every program on the machine resolves those names, so the crawler does too. The first address
- * of a name wins, an IPv4 one before an IPv6 one (the resolver asks for A records first). The file is looked
+ * answers it: every program on the machine resolves those names, so the crawler does too. A name has every
+ * address the file gives it, in the file's order, its IPv4 ones before its IPv6 ones (as getaddrinfo orders
+ * them by default). The file is looked
  * at again once `recheckMs` has passed since the last look (the DNS cache's minimum TTL), and read again only
  * when it changed; a file that disappears answers nothing.
  */
 export class SystemHostsFile {
-  private answers = new Map<string, string>();
+  private answers = new Map<string, string[]>();
   private checkedAt = -Infinity;
   private version = '';
 
@@ -18,8 +19,8 @@ export class SystemHostsFile {
     private readonly recheckMs: number,
   ) {}
 
-  /** The address the file gives the (lower-case) name, if any. */
-  lookup(name: string): string | undefined {
+  /** The addresses the file gives the (lower-case) name, if any. */
+  lookup(name: string): string[] | undefined {
     this.recheck();
     return this.answers.get(name);
   }
@@ -43,10 +44,10 @@ export class SystemHostsFile {
   }
 }
 
-/** Name → address, the first IPv4 address of a name before its first IPv6 one; lines that do not start with an IP are skipped. */
-export function parseSystemHosts(text: string): Map<string, string> {
-  const v4 = new Map<string, string>();
-  const v6 = new Map<string, string>();
+/** Name → its addresses, IPv4 ones before IPv6 ones, each once; lines that do not start with an IP are skipped. */
+export function parseSystemHosts(text: string): Map<string, string[]> {
+  const v4 = new Map<string, string[]>();
+  const v6 = new Map<string, string[]>();
   for (const line of text.split('\n')) {
     const [address, ...names] = line.replace(/#.*/, '').trim().split(/\s+/);
     const family = isIP(address ?? '');
@@ -54,9 +55,10 @@ export function parseSystemHosts(text: string): Map<string, string> {
     const byFamily = family === 4 ? v4 : v6;
     for (const name of names) {
       const key = name.toLowerCase().replace(/\.$/, '');
-      if (!byFamily.has(key)) byFamily.set(key, address);
+      const known = byFamily.get(key) ?? [];
+      if (!known.includes(address)) byFamily.set(key, [...known, address]);
     }
   }
-  for (const [name, address] of v6) if (!v4.has(name)) v4.set(name, address);
+  for (const [name, addresses] of v6) v4.set(name, [...(v4.get(name) ?? []), ...addresses]);
   return v4;
 }
