@@ -497,6 +497,26 @@ describe('DownloaderService', () => {
       await plain.service.download(plain.request('/page'));
       expect(plain.sent.map((s) => s.queue)).toEqual([QueueName.Parse]);
     });
+
+    it("follows the site's render setting: false keeps its pages from the render plugin, true sends every HTML page of it there", async () => {
+      const render: PluginManifest = {
+        ...png(),
+        name: 'render',
+        queue: pluginQueue('render'),
+        claims: { contentTypes: [], extensions: [], urlPatterns: [], pages: ['/pa*'] },
+      };
+      const off = await setup({ plugins: [render], siteRules: [siteRule('made-up.test', { render: false })] });
+      // The first download of each is the robots.txt turn.
+      for (const path of ['/', '/page', '/']) await off.service.download(off.request(path));
+      expect(off.sent.map((s) => s.queue)).toEqual([QueueName.Parse, QueueName.Parse]);
+      const on = await setup({ plugins: [render], siteRules: [siteRule('made-up.test', { render: true })] });
+      for (const path of ['/', '/page', '/']) await on.service.download(on.request(path));
+      expect(on.sent.map((s) => [s.queue, new URL(s.payload.url).pathname])).toEqual([
+        [pluginQueue('render'), '/page'],
+        [pluginQueue('render'), '/'],
+      ]);
+      expect((await on.stats.totals())['plugin.routed.render']).toBe(2);
+    });
   });
 
   it('does not hand an error page to the parser', async () => {

@@ -384,7 +384,9 @@ export class DownloaderService implements OnApplicationShutdown {
         ...(request.referrer ? { referrer: request.referrer } : {}),
       };
       // A response of a claimed type, or an HTML page a plugin takes before the parser (it hands it on).
-      const plugin = claimOf(response.contentType) ?? (!sitemap && HTML_TYPES.test(response.contentType) ? plugins.claimsPage(request.url) : undefined);
+      // The site's `render` (from the settings file) over the render plugin's own claims.
+      const render = sitemap ? undefined : (await this.sites.forHost(request.host)).settings.render;
+      const plugin = claimOf(response.contentType) ?? (!sitemap && HTML_TYPES.test(response.contentType) ? plugins.claimsPage(request.url, render) : undefined);
       if (plugin) {
         await this.pipeline.send(pluginQueue(plugin.name), { ...fetched, hook: 'fetched', ...(request.referrer ? { source: request.referrer } : {}) });
         await this.stats.count(`plugin.routed.${plugin.name}`);

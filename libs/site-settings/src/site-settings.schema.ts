@@ -128,7 +128,13 @@ export const SiteSettingsSchema = z
     /** Extra request headers sent to the site's hosts (`Accept-Language`, `Authorization`…). */
     headers: headers.optional(),
     concurrency: notYet('concurrency (requests in flight per host)'),
-    render: notYet('render (per-site rendering)'),
+    /**
+     * The render plugin for the site's HTML pages, over its crawl-wide choice: `false` = never rendered (they go
+     * to the parser as fetched), `true` = every one rendered, whatever PLUGIN_RENDER_DETECT and
+     * PLUGIN_RENDER_URL_PATTERNS say. Only with `render` in PLUGINS: the crawl refuses `true` without it. From the
+     * file only (see FILE_ONLY).
+     */
+    render: z.boolean().optional(),
     /** Cookies sent to the site's hosts from the first request on (a logged-in crawl): see SeedCookiesSchema. */
     cookies: SeedCookiesSchema.optional(),
     /**
@@ -142,16 +148,17 @@ export const SiteSettingsSchema = z
   .strict();
 
 /** Fields the schema names only to refuse them. */
-export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency', 'render'];
+export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency'];
 
 /**
  * Fields set in the settings file only, never live through the control plane: they name files and variables on
  * the downloaders' machines, and a change of proxy or of certificate checks must be seen at start (in the logs,
- * the warnings), not slipped in while the crawl runs.
+ * the warnings), not slipped in while the crawl runs. `render` is read by the render plugin from the file, as the
+ * downloader reads it: a live change would route pages the plugin then does not render.
  */
-export const FILE_ONLY: readonly string[] = ['proxy', 'tls'];
+export const FILE_ONLY: readonly string[] = ['proxy', 'tls', 'render'];
 
-export type SiteSettings = Omit<z.output<typeof SiteSettingsSchema>, 'concurrency' | 'render'>;
+export type SiteSettings = Omit<z.output<typeof SiteSettingsSchema>, 'concurrency'>;
 export type SiteProxySetting = NonNullable<SiteSettings['proxy']>;
 export type SiteTlsSetting = NonNullable<SiteSettings['tls']>;
 
