@@ -367,6 +367,15 @@ export const CrawlerConfigSchema = z.object({
     /** Stop dispatching after this many page fetches; 0 = no limit. @defaultValue 0 */
     maxPages: int(0).default(0).meta({ env: 'FRONTIER_MAX_PAGES' }),
     /**
+     * Stop dispatching once this many body bytes were fetched in all (the bodies of pages and sitemaps as read, robots.txt
+     * not counted; `bytes.fetched` in the totals); 0 = no limit. Pages in flight then finish and their links
+     * are kept, as with FRONTIER_MAX_PAGES; the status says `frontier.byte-budget-spent`. The crawl-wide count is
+     * read every 250 ms at most and is added to by every process every 100 ms, so a crawl may fetch up to
+     * that long of bytes (and the pages in flight) past it. `crawl --max-bytes` sets it.
+     * @defaultValue 0
+     */
+    maxBytes: int(0).default(0).meta({ env: 'FRONTIER_MAX_BYTES' }),
+    /**
      * Stop dispatching this long (ms) after the crawl's first dispatch (kept in the state store, so every replica
      * stops together and a restarted frontier keeps the crawl's clock); 0 = no limit. Pages in flight then finish
      * and their links are kept: raise it (or set 0) and restart the frontier to go on. The status says

@@ -829,6 +829,8 @@ describe('DownloaderService', () => {
       'status.2xx': 1,
       'status.3xx': 1,
       disallowed: 1,
+      // The body of the one page read (FRONTIER_MAX_BYTES spends it); a redirect's body is not read.
+      'bytes.fetched': 76,
     });
   });
 

@@ -335,6 +335,8 @@ export class DownloaderService implements OnApplicationShutdown {
       return;
     }
     await this.stats.count('fetched');
+    // Body bytes as read (what FRONTIER_MAX_BYTES spends).
+    if (response.body?.length) await this.stats.count('bytes.fetched', response.body.length);
     // A sitemap that is not there (most often the crawler's own guess at /sitemap.xml) is no error of the site's.
     const missingSitemap = request.kind === 'sitemap' && (response.status === 404 || response.status === 410);
     await this.stats.count(missingSitemap ? 'sitemap.missing' : response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
