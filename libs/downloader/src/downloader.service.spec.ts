@@ -297,6 +297,8 @@ describe('DownloaderService', () => {
       durationMs: expect.any(Number),
       crawlDelayMs: 2000,
       retry: { url: req.url, depth: 2, source: 'link', hops: 0 },
+      // The body read: a site's maxBytes spends it.
+      bytes: 76,
     });
     expect(requested).toEqual(['/robots.txt', '/page']);
     expect(sent).toHaveLength(1);

@@ -359,6 +359,7 @@ export class DownloaderService implements OnApplicationShutdown {
   private async handOn(request: FetchRequest, answer: PageAnswer, plugins: PluginClaims): Promise<FetchOutcome> {
     const base = this.base(request);
     const { time, response, failed } = answer;
+    const bytes = response?.body?.length ? { bytes: response.body.length } : {};
     // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
     if (failed)
       return { ...base, kind: 'error', requested: true, error: failed.message, errorKind: failed.errorKind, durationMs: failed.durationMs, retry: crawlUrlOf(request) };
@@ -397,7 +398,17 @@ export class DownloaderService implements OnApplicationShutdown {
       }
     }
     const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-    return { ...base, kind: 'fetched', requested: true, status: response.status, durationMs: response.durationMs, retryAfterMs, retry: crawlUrlOf(request), revisit };
+    return {
+      ...base,
+      kind: 'fetched',
+      requested: true,
+      status: response.status,
+      durationMs: response.durationMs,
+      retryAfterMs,
+      retry: crawlUrlOf(request),
+      revisit,
+      ...bytes,
+    };
   }
 
   /** A redirect target is a new URL like any other: filter, seen, frontier (the filter enforces the hop limit). */

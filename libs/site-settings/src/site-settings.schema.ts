@@ -121,6 +121,11 @@ export const SiteSettingsSchema = z
     minDelayMs: z.number().int().min(0).max(86_400_000).optional(),
     /** Pages fetched per host of the site at most; its other URLs are dropped (`frontier.site-budget`). */
     maxPages: z.number().int().min(1).optional(),
+    /**
+     * Body bytes fetched per host of the site at most (each host its own count); once a host has had them, its
+     * other URLs are dropped (`frontier.site-byte-budget`). Pages in flight then still count.
+     */
+    maxBytes: z.number().int().min(1).optional(),
     /** Links followed this many levels from a seed at most on the site's hosts (`frontier.site-depth`). */
     maxDepth: z.number().int().min(0).max(1000).optional(),
     /** The User-Agent sent to the site's hosts (robots.txt is still read for the crawler's own, DOWNLOADER_USER_AGENT). */
