@@ -6,6 +6,7 @@ export interface CrawlOptions {
   seeds: string[];
   seedsFile?: string;
   maxPages?: number;
+  maxBytes?: number;
   /** Seconds (CRAWL_MAX_TIME_MS in ms). */
   maxTime?: number;
   maxDepth?: number;
@@ -50,6 +51,7 @@ export function crawlCommand(run: (options: CrawlOptions) => Promise<void>): Com
     .argument('[seeds...]', 'seed URLs or domain names')
     .option('--seeds-file <file>', 'more seeds, one URL or domain a line (# comments)')
     .option('--max-pages <n>', 'stop after fetching this many pages', nonNegative('--max-pages'))
+    .option('--max-bytes <n>', 'stop after fetching this many body bytes in all', nonNegative('--max-bytes'))
     .option('--max-time <seconds>', 'stop after this long, writing the summary of what was done and what was left', nonNegative('--max-time'))
     .option('--max-depth <n>', 'follow links this many levels from a seed (default 10)', nonNegative('--max-depth'))
     .option(
@@ -99,6 +101,7 @@ export function configOverrides(options: CrawlOptions): Record<string, unknown> 
     prefix: options.prefix,
     dataDir: options.out,
     'frontier.maxPages': options.maxPages,
+    'frontier.maxBytes': options.maxBytes,
     'crawl.maxTimeMs': options.maxTime === undefined ? undefined : Math.round(options.maxTime * 1000),
     'frontier.minDelayMs': options.delay === undefined ? undefined : Math.round(options.delay * 1000),
     'filter.maxDepth': options.maxDepth,

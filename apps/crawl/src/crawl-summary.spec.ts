@@ -1,4 +1,4 @@
-import { exitCodeOf, isComplete, notFetched, summarize } from './crawl-summary';
+import { exitCodeOf, formatSummary, isComplete, notFetched, summarize } from './crawl-summary';
 
 const none = { hosts: 0, first: [] };
 
@@ -10,6 +10,7 @@ describe('the crawl summary', () => {
     expect(exitCodeOf(summarize({ fetched: 1, 'status.4xx': 1 }, 1))).toBe(3);
     expect(exitCodeOf(summarize(fetched, 1, 'budget'))).toBe(4);
     expect(exitCodeOf(summarize(fetched, 1, 'time-limit'))).toBe(4);
+    expect(exitCodeOf(summarize(fetched, 1, 'byte-budget'))).toBe(4);
     expect(exitCodeOf({ ...summarize(fetched, 1, 'interrupted'), interrupted: 'SIGINT' })).toBe(130);
     expect(exitCodeOf({ ...summarize(fetched, 1, 'interrupted'), interrupted: 'SIGTERM' })).toBe(143);
   });
@@ -32,5 +33,15 @@ describe('the crawl summary', () => {
         '218 URLs left in the frontier (1 of them held for a retry or a recrawl) when the page budget was spent (--max-pages 50, FRONTIER_MAX_PAGES): raise it to fetch more.',
     });
     expect(notFetched({ refused: none, dnsFailed: none, setAside: [], stopped: { ...stopped, reason: 'finished' } }, fetched)).toEqual([]);
+  });
+
+  it('names the byte budget, and says so in the summary', () => {
+    const stopped = { reason: 'byte-budget' as const, left: 3, held: 0, maxPages: 0, maxBytes: 25_000, maxTimeMs: 0 };
+    expect(notFetched({ refused: none, dnsFailed: none, setAside: [], stopped }, fetched)[0]).toEqual({
+      reason: 'byte-budget',
+      urls: 3,
+      detail: '3 URLs left in the frontier when the byte budget was spent (--max-bytes 25000, FRONTIER_MAX_BYTES): raise it to fetch more.',
+    });
+    expect(formatSummary({ ...summarize(fetched, 1, 'byte-budget'), left: 3 })).toMatch(/^Crawl stopped: byte budget spent in 1 s/);
   });
 });

@@ -2,13 +2,24 @@ import type { FailedUrl, HostSetAside, UnreachedHosts } from '@crawler/crawl-sta
 
 /**
  * Why the crawl stopped: `finished` (nothing more would happen by itself), `budget` (--max-pages spent with
- * URLs left), `time-limit` (--max-time reached) or `interrupted` (SIGINT, SIGTERM).
+ * URLs left), `byte-budget` (--max-bytes spent with URLs left), `time-limit` (--max-time reached) or
+ * `interrupted` (SIGINT, SIGTERM).
  */
-export type StopReason = 'finished' | 'budget' | 'time-limit' | 'interrupted';
+export type StopReason = 'finished' | 'budget' | 'byte-budget' | 'time-limit' | 'interrupted';
 
 /** One reason pages were not fetched: how many hosts or URLs it cost, and in words what happened and what to do. */
 export interface NotFetched {
-  reason: 'budget' | 'time-limit' | 'interrupted' | 'address-refused' | 'dns-failed' | 'robots-unreachable' | 'crawl-delay' | 'timeouts' | 'retries-exhausted';
+  reason:
+    | 'budget'
+    | 'byte-budget'
+    | 'time-limit'
+    | 'interrupted'
+    | 'address-refused'
+    | 'dns-failed'
+    | 'robots-unreachable'
+    | 'crawl-delay'
+    | 'timeouts'
+    | 'retries-exhausted';
   hosts?: number;
   urls?: number;
   /** A sentence for the terminal: what happened, to which hosts (the first few), and the setting that changes it. */
@@ -23,7 +34,7 @@ export interface NotFetchedInputs {
   /** The newest URLs given up on (the record of GET /failed-urls). */
   failedUrls?: FailedUrl[];
   /** Why the crawl stopped, and the URLs it left in the frontier (`held`: of those, waiting for a retry or a recrawl). */
-  stopped?: { reason: StopReason; left: number; held: number; maxPages: number; maxTimeMs: number };
+  stopped?: { reason: StopReason; left: number; held: number; maxPages: number; maxBytes?: number; maxTimeMs: number };
 }
 
 export interface CrawlSummary {
@@ -76,6 +87,7 @@ export function notFetched(inputs: NotFetchedInputs, totals: Record<string, numb
   if (stopped && stopped.reason !== 'finished' && stopped.left > 0) {
     const when = {
       budget: `the page budget was spent (--max-pages ${stopped.maxPages}, FRONTIER_MAX_PAGES): raise it to fetch more`,
+      'byte-budget': `the byte budget was spent (--max-bytes ${stopped.maxBytes ?? 0}, FRONTIER_MAX_BYTES): raise it to fetch more`,
       'time-limit': `the time limit was reached (--max-time ${stopped.maxTimeMs / 1000} s, CRAWL_MAX_TIME_MS)`,
       interrupted: 'the crawl was interrupted',
     }[stopped.reason];
@@ -144,7 +156,7 @@ function pagesAnswered(totals: Record<string, number>): number {
 
 /**
  * The run's exit code, as the README's table documents it: 130/143 interrupted by SIGINT/SIGTERM, 4 stopped
- * by the page budget or the time limit with URLs left, 3 finished with nothing fetched, 0 finished with pages
+ * by the page or byte budget or the time limit with URLs left, 3 finished with nothing fetched, 0 finished with pages
  * (`complete` and `notFetched` say whether anything was left behind).
  */
 export function exitCodeOf(summary: Pick<CrawlSummary, 'stopped' | 'interrupted' | 'totals'>): number {
@@ -201,6 +213,7 @@ export function formatSummary(s: CrawlSummary): string {
   const ending = {
     finished: s.complete ? 'Crawl complete' : 'Crawl finished, incomplete',
     budget: 'Crawl stopped: page budget spent',
+    'byte-budget': 'Crawl stopped: byte budget spent',
     'time-limit': 'Crawl stopped: time limit reached',
     interrupted: `Crawl interrupted (${s.interrupted})`,
   }[s.stopped];

@@ -204,7 +204,16 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
   const left = inFrontier.size + inFrontier.scheduled;
   // The frontier's limit with nothing left undone is a crawl that finished in time.
   const timeUp = timedOut || ((totals['frontier.time-limit'] ?? 0) > 0 && left > 0);
-  const stopped: StopReason = interrupted ? 'interrupted' : timeUp ? 'time-limit' : (totals['frontier.budget-spent'] ?? 0) > 0 && left > 0 ? 'budget' : 'finished';
+  const spent = (key: string) => (totals[key] ?? 0) > 0 && left > 0;
+  const stopped: StopReason = interrupted
+    ? 'interrupted'
+    : timeUp
+      ? 'time-limit'
+      : spent('frontier.budget-spent')
+        ? 'budget'
+        : spent('frontier.byte-budget-spent')
+          ? 'byte-budget'
+          : 'finished';
   const summary = summarize(totals, (performance.now() - started) / 1000, stopped);
   summary.left = left;
   summary.urlSeen = describeSeenStats(await app.get(UrlSeenService).stats());
@@ -220,7 +229,14 @@ async function crawlInOneProcess({ options, config, plugins, seeds, logger, star
       dnsFailed: await unreached.read('dns-failed'),
       setAside: summary.hostsSetAside,
       failedUrls: failed.urls,
-      stopped: { reason: stopped, left, held: inFrontier.scheduled, maxPages: config.frontier.maxPages, maxTimeMs: config.crawl.maxTimeMs },
+      stopped: {
+        reason: stopped,
+        left,
+        held: inFrontier.scheduled,
+        maxPages: config.frontier.maxPages,
+        maxBytes: config.frontier.maxBytes,
+        maxTimeMs: config.crawl.maxTimeMs,
+      },
     },
     totals,
   );

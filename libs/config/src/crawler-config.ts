@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseRedisUrl } from '@crawler/redis';
-import { parseSiteSettingsFile, proxyUrlProblem, SiteRule, SiteSettingsFileError } from '@crawler/site-settings';
+import { parseSiteSettingsFile, proxyUrlProblem, resolveSiteSettings, SiteRule, SiteSettingsFileError } from '@crawler/site-settings';
 import { envNames } from './setting-env';
 
 const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
@@ -366,6 +366,15 @@ export const CrawlerConfigSchema = z.object({
     delayMultiplier: z.coerce.number().min(0).max(100).default(2).meta({ env: 'FRONTIER_DELAY_MULTIPLIER' }),
     /** Stop dispatching after this many page fetches; 0 = no limit. @defaultValue 0 */
     maxPages: int(0).default(0).meta({ env: 'FRONTIER_MAX_PAGES' }),
+    /**
+     * Stop dispatching once this many body bytes were fetched in all (the bodies of pages and sitemaps as read, robots.txt
+     * not counted; `bytes.fetched` in the totals); 0 = no limit. Pages in flight then finish and their links
+     * are kept, as with FRONTIER_MAX_PAGES; the status says `frontier.byte-budget-spent`. The crawl-wide count is
+     * read every 250 ms at most and is added to by every process every 100 ms, so a crawl may fetch up to
+     * that long of bytes (and the pages in flight) past it. `crawl --max-bytes` sets it.
+     * @defaultValue 0
+     */
+    maxBytes: int(0).default(0).meta({ env: 'FRONTIER_MAX_BYTES' }),
     /**
      * Stop dispatching this long (ms) after the crawl's first dispatch (kept in the state store, so every replica
      * stops together and a restarted frontier keeps the crawl's clock); 0 = no limit. Pages in flight then finish
@@ -1116,6 +1125,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
 }
 
 /**
+ * The site's `render` setting for `host` (SITE_SETTINGS_FILE's, a FILE_ONLY field): false = never rendered, true =
+ * every HTML page rendered, undefined = the render plugin's own choice. For plugins, which see the site settings
+ * only through the configuration.
+ */
+export function siteRenderSetting(config: Pick<CrawlerConfig, 'siteRules'>, host: string): boolean | undefined {
+  return config.siteRules ? resolveSiteSettings(config.siteRules, host).settings.render : undefined;
+}
+
+/**
  * SITE_SETTINGS_FILE's rules. A site's delay floor under FRONTIER_MIN_DELAY_MS is refused as an operator's
  * override is (the frontier would hold the floor anyway: said here, not found out later).
  */
@@ -1138,6 +1156,14 @@ function readSiteRules(config: CrawlerConfig): SiteRule[] {
           (r) =>
             `${r.at ?? file}: sites."${r.pattern.text}".minDelayMs: ${r.settings.minDelayMs} ms is below FRONTIER_MIN_DELAY_MS (${minDelayMs} ms); a site may only raise the floor unless FRONTIER_ALLOW_DELAY_BELOW_MIN=true`,
         ),
+      );
+    }
+    // A site that asks for rendering with no renderer would be crawled as fetched: said at start instead.
+    const render = config.plugins.enabled.includes('render') ? [] : rules.filter((r) => r.settings.render === true);
+    if (render.length) {
+      throw new SiteSettingsFileError(
+        file,
+        render.map((r) => `${r.at ?? file}: sites."${r.pattern.text}".render: true needs the render plugin: add render to PLUGINS, or drop the setting`),
       );
     }
     return rules;

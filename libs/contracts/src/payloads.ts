@@ -204,6 +204,8 @@ export const FetchOutcome = z.object({
   ip: z.string().optional(),
   /** What a 429/503's Retry-After asked for, in ms. */
   retryAfterMs: z.number().min(0).optional(),
+  /** For a `fetched` outcome: the body bytes read (a site's `maxBytes` spends them). Absent: none, or an older producer. */
+  bytes: z.number().int().min(0).optional(),
   /** For a fetched HTML page (200 or 304): whether it changed since the last fetch, and its new validators. */
   revisit: z
     .object({

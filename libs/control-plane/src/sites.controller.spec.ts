@@ -102,10 +102,16 @@ describe('control plane: per-site settings over HTTP', () => {
   });
 
   it('refuses bad settings with the field named, and a delay under the floor', async () => {
-    expect(await call('PUT', '/sites/a.test', { proxy: 'http://p:3128' })).toMatchObject({
+    expect(await call('PUT', '/sites/a.test', { concurrency: 2 })).toMatchObject({
       status: 400,
-      body: { message: expect.stringMatching(/^proxy: set in the site settings file only \(SITE_SETTINGS_FILE\), not live/) },
+      body: { message: expect.stringMatching(/^concurrency: concurrency .*is not supported yet/) },
     });
+    for (const fileOnly of [{ proxy: 'http://p:3128' }, { render: false }]) {
+      expect(await call('PUT', '/sites/a.test', fileOnly)).toMatchObject({
+        status: 400,
+        body: { message: expect.stringMatching(new RegExp(`^${Object.keys(fileOnly)[0]}: set in the site settings file only`)) },
+      });
+    }
     expect(await call('PUT', '/sites/a.test', { cookies: [{ name: 'sid', value: 'secret; x' }] })).toMatchObject({
       status: 400,
       body: { message: expect.stringMatching(/^cookies.0.value: a cookie value may not hold/) },

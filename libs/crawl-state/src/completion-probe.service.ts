@@ -140,12 +140,12 @@ export class CompletionProbe {
 
   /**
    * URLs queued, leased or scheduled for a recrawl in the frontier (a recrawling crawl never ends by
-   * itself). Once the page budget is spent or the time limit reached nothing more is dispatched, so only the
+   * itself). Once the page or byte budget is spent or the time limit reached nothing more is dispatched, so only the
    * leased URLs are work.
    */
   private async frontierWork(totals: Record<string, number>): Promise<number> {
     const stats = await this.frontierStore.stats();
-    const stopped = (totals['frontier.budget-spent'] ?? 0) > 0 || (totals['frontier.time-limit'] ?? 0) > 0;
+    const stopped = ['frontier.budget-spent', 'frontier.byte-budget-spent', 'frontier.time-limit'].some((key) => (totals[key] ?? 0) > 0);
     return stopped ? stats.leased : stats.size + stats.scheduled;
   }
 

@@ -49,6 +49,14 @@ export class SiteSettingsService {
     return site;
   }
 
+  /**
+   * Adds a page's body bytes to its host's count for the site's `maxBytes` (hash `site-bytes`, host → bytes, in
+   * the same namespace); answers the host's count after it, in one atomic step.
+   */
+  spendBytes(host: string, bytes: number): Promise<number> {
+    return this.store.hashIncr('site-bytes', host, bytes);
+  }
+
   /** Whether any site has settings at all: a crawl without any skips every lookup. */
   async any(): Promise<boolean> {
     await this.fresh();

@@ -318,6 +318,8 @@ describe('DownloaderService', () => {
       durationMs: expect.any(Number),
       crawlDelayMs: 2000,
       retry: { url: req.url, depth: 2, source: 'link', hops: 0 },
+      // The body read: a site's maxBytes spends it.
+      bytes: 76,
     });
     expect(requested).toEqual(['/robots.txt', '/page']);
     expect(sent).toHaveLength(1);
@@ -517,6 +519,26 @@ describe('DownloaderService', () => {
       await plain.service.download(plain.request('/'));
       await plain.service.download(plain.request('/page'));
       expect(plain.sent.map((s) => s.queue)).toEqual([QueueName.Parse]);
+    });
+
+    it("follows the site's render setting: false keeps its pages from the render plugin, true sends every HTML page of it there", async () => {
+      const render: PluginManifest = {
+        ...png(),
+        name: 'render',
+        queue: pluginQueue('render'),
+        claims: { contentTypes: [], extensions: [], urlPatterns: [], pages: ['/pa*'] },
+      };
+      const off = await setup({ plugins: [render], siteRules: [siteRule('made-up.test', { render: false })] });
+      // The first download of each is the robots.txt turn.
+      for (const path of ['/', '/page', '/']) await off.service.download(off.request(path));
+      expect(off.sent.map((s) => s.queue)).toEqual([QueueName.Parse, QueueName.Parse]);
+      const on = await setup({ plugins: [render], siteRules: [siteRule('made-up.test', { render: true })] });
+      for (const path of ['/', '/page', '/']) await on.service.download(on.request(path));
+      expect(on.sent.map((s) => [s.queue, new URL(s.payload.url).pathname])).toEqual([
+        [pluginQueue('render'), '/page'],
+        [pluginQueue('render'), '/'],
+      ]);
+      expect((await on.stats.totals())['plugin.routed.render']).toBe(2);
     });
   });
 
@@ -830,6 +852,8 @@ describe('DownloaderService', () => {
       'status.2xx': 1,
       'status.3xx': 1,
       disallowed: 1,
+      // The body of the one page read (FRONTIER_MAX_BYTES spends it); a redirect's body is not read.
+      'bytes.fetched': 76,
     });
   });
 

@@ -351,6 +351,8 @@ export class DownloaderService implements OnApplicationShutdown {
       return;
     }
     await this.stats.count('fetched');
+    // Body bytes as read (what FRONTIER_MAX_BYTES spends).
+    if (response.body?.length) await this.stats.count('bytes.fetched', response.body.length);
     // A sitemap that is not there (most often the crawler's own guess at /sitemap.xml) is no error of the site's.
     const missingSitemap = request.kind === 'sitemap' && (response.status === 404 || response.status === 410);
     await this.stats.count(missingSitemap ? 'sitemap.missing' : response.status === 304 ? 'status.304' : `status.${Math.floor(response.status / 100)}xx`);
@@ -373,6 +375,7 @@ export class DownloaderService implements OnApplicationShutdown {
   private async handOn(request: FetchRequest, answer: PageAnswer, plugins: PluginClaims): Promise<FetchOutcome> {
     const base = this.base(request);
     const { time, response, failed } = answer;
+    const bytes = response?.body?.length ? { bytes: response.body.length } : {};
     // The URL goes back with the outcome: whether the failure is worth another try is the frontier's call.
     if (failed)
       return { ...base, kind: 'error', requested: true, error: failed.message, errorKind: failed.errorKind, durationMs: failed.durationMs, retry: crawlUrlOf(request) };
@@ -400,7 +403,9 @@ export class DownloaderService implements OnApplicationShutdown {
         ...(request.referrer ? { referrer: request.referrer } : {}),
       };
       // A response of a claimed type, or an HTML page a plugin takes before the parser (it hands it on).
-      const plugin = claimOf(response.contentType) ?? (!sitemap && HTML_TYPES.test(response.contentType) ? plugins.claimsPage(request.url) : undefined);
+      // The site's `render` (from the settings file) over the render plugin's own claims.
+      const render = sitemap ? undefined : (await this.sites.forHost(request.host)).settings.render;
+      const plugin = claimOf(response.contentType) ?? (!sitemap && HTML_TYPES.test(response.contentType) ? plugins.claimsPage(request.url, render) : undefined);
       if (plugin) {
         await this.pipeline.send(pluginQueue(plugin.name), { ...fetched, hook: 'fetched', ...(request.referrer ? { source: request.referrer } : {}) });
         await this.stats.count(`plugin.routed.${plugin.name}`);
@@ -409,7 +414,17 @@ export class DownloaderService implements OnApplicationShutdown {
       }
     }
     const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-    return { ...base, kind: 'fetched', requested: true, status: response.status, durationMs: response.durationMs, retryAfterMs, retry: crawlUrlOf(request), revisit };
+    return {
+      ...base,
+      kind: 'fetched',
+      requested: true,
+      status: response.status,
+      durationMs: response.durationMs,
+      retryAfterMs,
+      retry: crawlUrlOf(request),
+      revisit,
+      ...bytes,
+    };
   }
 
   /** A redirect target is a new URL like any other: filter, seen, frontier (the filter enforces the hop limit). */

@@ -35,6 +35,9 @@ const RECRAWL_BATCH = 10_000;
  * claims what is due under leases, and sends each URL towards the downloader that owns its host on the
  * hash ring. Claims are atomic in the store, so several dispatchers (frontier replicas) may run at once.
  */
+/** How often the crawl's byte count is read for FRONTIER_MAX_BYTES, at most. */
+const BYTES_READ_MS = 250;
+
 @Injectable()
 export class FrontierDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private running = false;
@@ -50,6 +53,9 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
   private readonly room: DispatchRoom;
   /** Whether the time limit was found reached (logged and counted once per process). */
   private timeUp = false;
+  /** FRONTIER_MAX_BYTES reached (see pastByteBudget), and when the totals were last read for it. */
+  private bytesSpent = false;
+  private bytesReadAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     @Inject(FRONTIER_STORE) private readonly store: FrontierStore,
@@ -103,6 +109,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     if (await this.redisMemory.isFull()) return 0;
     if (this.ring.size === 0) return 0;
     if (await this.pastTimeLimit(now)) return 0;
+    if (await this.pastByteBudget(now)) return 0;
     const room = await this.room.room(now);
     if (room === 'budget-spent') {
       await this.stats.count('frontier.budget-spent');
@@ -134,6 +141,28 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     this.logger.info(
       { event: 'time-limit', startedAt, maxTimeMs },
       `time limit reached (FRONTIER_MAX_TIME_MS ${maxTimeMs} ms since ${new Date(startedAt).toISOString()}): dispatching nothing more`,
+    );
+    return true;
+  }
+
+  /**
+   * FRONTIER_MAX_BYTES: once the crawl's body bytes (`bytes.fetched`, every downloader's) reach it, nothing more is
+   * claimed, as with FRONTIER_MAX_PAGES: what is in flight finishes and every URL stays where it is. The totals
+   * are read every BYTES_READ_MS at most (a read is every counter of the crawl).
+   */
+  private async pastByteBudget(now: number): Promise<boolean> {
+    const { maxBytes } = this.config.frontier;
+    if (maxBytes <= 0) return false;
+    if (this.bytesSpent) return true;
+    if (now >= this.bytesReadAt && now - this.bytesReadAt < BYTES_READ_MS) return false;
+    this.bytesReadAt = now;
+    const fetched = (await this.stats.totals())['bytes.fetched'] ?? 0;
+    if (fetched < maxBytes) return false;
+    this.bytesSpent = true;
+    await this.stats.count('frontier.byte-budget-spent');
+    this.logger.info(
+      { event: 'byte-budget-spent', fetched, maxBytes },
+      `byte budget spent (FRONTIER_MAX_BYTES ${maxBytes}, ${fetched} fetched): dispatching nothing more`,
     );
     return true;
   }

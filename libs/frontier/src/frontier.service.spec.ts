@@ -94,6 +94,21 @@ describe('FrontierService', () => {
       expect((await f.store.auditLog('a.test')).map((l) => JSON.parse(l).event)).toContain('site-budget');
     });
 
+    it("stops a host at its site's maxBytes: the page that brings it there drops its other URLs, now and to come", async () => {
+      const f = frontier({}, [], [siteRule('a.test', { maxBytes: 25_000 })]);
+      await f.service.add(links('a.test', ['/1', '/2', '/3', '/4', '/5']));
+      await f.service.add(links('b.test', ['/1', '/2']));
+      while (await turn(f, () => ({ ...fetched, bytes: 10_000 })));
+      await f.service.add(links('a.test', ['/6']));
+      expect(await turn(f, () => ({ ...fetched, bytes: 10_000 }))).toBe(false);
+      // Three pages (30 000 bytes) reach the budget; the host's two other URLs are dropped. b.test has no budget.
+      expect(await f.store.hostInfo('a.test')).toMatchObject({ fetched: 3, queued: 0 });
+      expect(await f.store.hostInfo('b.test')).toMatchObject({ fetched: 2 });
+      expect((await f.stats.totals())['frontier.site-byte-budget']).toBe(2);
+      const audit = (await f.store.auditLog('a.test')).map((l) => JSON.parse(l));
+      expect(audit.filter((e) => e.event === 'site-byte-budget')).toEqual([expect.objectContaining({ maxBytes: 25_000, spent: 30_000, dropped: 2 })]);
+    });
+
     it("rests a host its site's minDelayMs (cause `site`), under the operator's override", async () => {
       const f = frontier({ 'frontier.minDelayMs': 100 }, [], [siteRule('*.a.test', { minDelayMs: 4000 })]);
       await f.service.add(links('a.test', ['/1', '/2', '/3']));

@@ -215,6 +215,7 @@ export class FrontierService {
     }
     if (retryLater) await this.stats.count(`frontier.retry.${failure!.reason}`);
     if (site.maxPages !== undefined && outcome.kind === 'fetched' && !requeue && !retryLater) await this.spendSiteBudget(outcome.host, site.maxPages, now);
+    if (site.maxBytes !== undefined && outcome.kind === 'fetched' && outcome.bytes) await this.spendSiteBytes(outcome.host, site.maxBytes, outcome.bytes, now);
     if (gaveUp) await this.giveUp(outcome, gaveUp, now);
     if (setAside === 'dns') {
       // The name kept failing to resolve: the host's URLs are dropped, now and to come.
@@ -267,6 +268,20 @@ export class FrontierService {
     await this.store.audit(host, [JSON.stringify({ at: now, event: 'site-budget', maxPages, fetched, dropped })]);
     await this.stats.count('frontier.site-budget', dropped);
     this.logger.info({ event: 'site-budget-spent', host, maxPages, dropped }, `${host} had its site's ${maxPages} pages (maxPages): ${dropped} URLs dropped`);
+  }
+
+  /**
+   * A site's `maxBytes`: the page's body bytes go to its host's count (atomic, shared by every replica); the
+   * completion that brings it to the budget drops the host's other URLs, now and to come (the store's purge),
+   * counted as `frontier.site-byte-budget` and written to the host's audit. Pages in flight then still count.
+   */
+  private async spendSiteBytes(host: string, maxBytes: number, bytes: number, now: number): Promise<void> {
+    const spent = await this.sites.spendBytes(host, bytes);
+    if (spent < maxBytes || spent - bytes >= maxBytes) return;
+    const dropped = await this.store.purgeHost(host, now);
+    await this.store.audit(host, [JSON.stringify({ at: now, event: 'site-byte-budget', maxBytes, spent, dropped })]);
+    await this.stats.count('frontier.site-byte-budget', dropped);
+    this.logger.info({ event: 'site-byte-budget-spent', host, maxBytes, spent, dropped }, `${host} had its site's ${maxBytes} bytes (maxBytes): ${dropped} URLs dropped`);
   }
 
   /**

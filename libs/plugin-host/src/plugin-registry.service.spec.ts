@@ -43,6 +43,22 @@ describe('compilePluginClaims', () => {
     }
   });
 
+  it("follows a site's render setting for the pages: false keeps them from the render plugin, true gives them all to it", () => {
+    const detecting = compilePluginClaims([manifest('render', { pages: ['/**'] })]);
+    expect(detecting.claimsPage('http://a.test/x')?.name).toBe('render');
+    expect(detecting.claimsPage('http://a.test/x', false)).toBeUndefined();
+    const patterns = compilePluginClaims([manifest('focus', { pages: ['/blog/**'] }), manifest('render', { pages: ['/app/**'] })]);
+    expect(patterns.claimsPage('http://a.test/about')).toBeUndefined();
+    expect(patterns.claimsPage('http://a.test/about', true)?.name).toBe('render');
+    expect(patterns.claimsPage('http://a.test/blog/1', true)?.name).toBe('render');
+    expect(patterns.claimsPage('http://a.test/blog/1', false)?.name).toBe('focus');
+    expect(patterns.claimsPage('http://a.test/app/1', false)).toBeUndefined();
+    // Not rendering at all (detect off, no patterns) still renders a site that asks.
+    expect(compilePluginClaims([manifest('render')]).claimsPage('http://a.test/x', true)?.name).toBe('render');
+    // No render plugin enabled: nothing to give the page to.
+    expect(compilePluginClaims([manifest('focus', { pages: ['/blog/**'] })]).claimsPage('http://a.test/x', true)).toBeUndefined();
+  });
+
   it('reads globs literally but for * and **', () => {
     expect(globToRegExp('/a.b/*.png').test('/a.b/x.png')).toBe(true);
     expect(globToRegExp('/a.b/*.png').test('/axb/x.png')).toBe(false);

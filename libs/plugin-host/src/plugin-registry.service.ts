@@ -31,9 +31,16 @@ export interface PluginClaims {
   readonly pageHooks: readonly PluginManifest[];
   /** Some plugin wants links to carry the page they were found on (PluginManifest.referrers). */
   readonly referrers: boolean;
-  /** The plugin that takes this fetched HTML page before the parser (`claims.pages`), if any. */
-  claimsPage(url: string): PluginManifest | undefined;
+  /**
+   * The plugin that takes this fetched HTML page before the parser (`claims.pages`), if any. `render`, the site's
+   * setting: `false` keeps the page from the render plugin, `true` gives it to the render plugin (when enabled)
+   * whatever the paths it claims; absent, the plugins' claims decide.
+   */
+  claimsPage(url: string, render?: boolean): PluginManifest | undefined;
 }
+
+/** The plugin a site's `render` setting names. */
+export const RENDER_PLUGIN = 'render';
 
 /** The manifests compiled into lookups. Pure: unit-tested on its own. */
 export function compilePluginClaims(manifests: readonly PluginManifest[]): PluginClaims {
@@ -51,6 +58,7 @@ export function compilePluginClaims(manifests: readonly PluginManifest[]): Plugi
     }
     for (const pattern of manifest.claims.urlPatterns) patterns.push([globToRegExp(pattern), manifest]);
   }
+  const renderer = manifests.find((m) => m.name === RENDER_PLUGIN);
   const fetchesNothing = byExtension.size === 0 && exactTypes.size === 0 && typeRanges.length === 0 && patterns.length === 0;
   return {
     manifests,
@@ -58,7 +66,8 @@ export function compilePluginClaims(manifests: readonly PluginManifest[]): Plugi
     extensions: new Set(byExtension.keys()),
     pageHooks: manifests.filter((m) => m.pageHook),
     referrers: manifests.some((m) => m.referrers === true),
-    claimsPage(input) {
+    claimsPage(input, render) {
+      if (render === true && renderer) return renderer;
       if (pagePatterns.length === 0) return undefined;
       let path: string;
       try {
@@ -66,7 +75,7 @@ export function compilePluginClaims(manifests: readonly PluginManifest[]): Plugi
       } catch {
         return undefined;
       }
-      return pagePatterns.find(([re]) => re.test(path))?.[1];
+      return pagePatterns.find(([re, m]) => re.test(path) && !(render === false && m.name === RENDER_PLUGIN))?.[1];
     },
     claimsUrl(input) {
       if (fetchesNothing) return undefined;

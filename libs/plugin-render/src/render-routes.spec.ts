@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@crawler/config';
+import { ConfigError, loadConfig, siteRenderSetting } from '@crawler/config';
 import { renderCannotKeepRoutes } from './render-routes';
 
 describe('renderCannotKeepRoutes', () => {
@@ -21,5 +21,16 @@ describe('renderCannotKeepRoutes', () => {
     );
     expect(refusal).toMatch(/^PLUGINS: render does not send .* this crawl sets DOWNLOADER_PROXY_URL, SITE_SETTINGS_FILE sites."\*\.corp\.test"\.tls:/);
     expect(refusal).not.toContain('s3cret');
+  });
+
+  it("reads a site's render setting from the file, and refuses render: true without the render plugin", () => {
+    const config = withSites('sites:\n  "*.app.test": {render: true}\n  static.app.test: {render: false}\n', { PLUGINS: 'render' });
+    expect(siteRenderSetting(config, 'www.app.test')).toBe(true);
+    expect(siteRenderSetting(config, 'static.app.test')).toBe(false);
+    expect(siteRenderSetting(config, 'other.test')).toBeUndefined();
+    expect(siteRenderSetting(loadConfig({}), 'www.app.test')).toBeUndefined();
+    expect(() => withSites('sites:\n  a.test: {render: true}\n')).toThrow(ConfigError);
+    expect(() => withSites('sites:\n  a.test: {render: true}\n')).toThrow(/sites."a\.test"\.render: true needs the render plugin: add render to PLUGINS/);
+    expect(siteRenderSetting(withSites('sites:\n  a.test: {render: false}\n'), 'a.test')).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { ConfigError, loadConfig } from '@crawler/config';
@@ -136,6 +136,16 @@ describe('RenderPluginHandler (real Chromium)', () => {
     await handler.onFetched(outside.fetched, outside.body);
     expect(sent.map((s) => s.payload.via)).toEqual(['render', undefined]);
     expect(renderPlugin.claims instanceof Function && renderPlugin.claims({ detect: false, urlPatterns: ['/app/**'] } as RenderConfig)).toEqual({ pages: ['/app/**'] });
+  }, 30_000);
+
+  it('renders every page of a site whose settings say render: true, with neither detection nor patterns', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'plugin-render-sites-')), 'sites.json');
+    dirs.push(dirname(file));
+    writeFileSync(file, JSON.stringify({ sites: { 'app.test': { render: true } } }));
+    const { handler, sent, job } = await setup({ PLUGIN_RENDER_DETECT: 'false' }, { 'sites.file': file });
+    const page = await job('/plain', '<html><body><p>hi</p><a href="/y">y</a></body></html>');
+    await handler.onFetched(page.fetched, page.body);
+    expect(sent.map((s) => s.payload.via)).toEqual(['render']);
   }, 30_000);
 
   it('throws a crashed render so the queue retries it, then, past PLUGIN_RENDER_CRASH_RETRIES, hands the page on as fetched', async () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { ConfigError, portRules } from '@crawler/config';
+import { ConfigError, portRules, siteRenderSetting } from '@crawler/config';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
 import { PortPolicy } from '@crawler/url';
 import { globToRegExp, PluginContext, PluginFetched, PluginHandler } from '@crawler/plugin-sdk';
@@ -16,7 +16,8 @@ const RENDERED_TYPE = 'text/html; charset=utf-8';
 
 /**
  * The pages the downloader hands over before the parser (`claims.pages`): those matching
- * PLUGIN_RENDER_URL_PATTERNS, or that look script-built (PLUGIN_RENDER_DETECT, on by default), are rendered and their
+ * PLUGIN_RENDER_URL_PATTERNS, or that look script-built (PLUGIN_RENDER_DETECT, on by default), or whose site says
+ * `render: true` (SITE_SETTINGS_FILE; a site's `render: false` keeps its pages from coming at all), are rendered and their
  * DOM goes on to the parser in place of the fetched HTML; the others go on as fetched. Every page goes on:
  * a render cut at the time limit goes on as fetched; one that crashed the browser is retried (the job
  * throws) up to PLUGIN_RENDER_CRASH_RETRIES times, then goes on as fetched.
@@ -115,7 +116,10 @@ export class RenderPluginHandler implements PluginHandler, OnModuleInit, OnAppli
   }
 
   private wanted(fetched: PluginFetched, body: Buffer): boolean {
-    const path = new URL(fetched.url).pathname;
+    const url = new URL(fetched.url);
+    // A site's `render: true` sends every HTML page of it here (`false` keeps them from coming: the downloader's routing).
+    if (siteRenderSetting(this.ctx.crawler, url.host) === true) return true;
+    const path = url.pathname;
     if (this.patterns.some((re) => re.test(path))) return true;
     // latin1: the markers looked for are ASCII, whatever the page's charset.
     return this.ctx.config.detect && looksScriptBuilt(body.toString('latin1'));

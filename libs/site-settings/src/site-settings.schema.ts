@@ -121,6 +121,11 @@ export const SiteSettingsSchema = z
     minDelayMs: z.number().int().min(0).max(86_400_000).optional(),
     /** Pages fetched per host of the site at most; its other URLs are dropped (`frontier.site-budget`). */
     maxPages: z.number().int().min(1).optional(),
+    /**
+     * Body bytes fetched per host of the site at most (each host its own count); once a host has had them, its
+     * other URLs are dropped (`frontier.site-byte-budget`). Pages in flight then still count.
+     */
+    maxBytes: z.number().int().min(1).optional(),
     /** Links followed this many levels from a seed at most on the site's hosts (`frontier.site-depth`). */
     maxDepth: z.number().int().min(0).max(1000).optional(),
     /** The User-Agent sent to the site's hosts (robots.txt is still read for the crawler's own, DOWNLOADER_USER_AGENT). */
@@ -128,7 +133,13 @@ export const SiteSettingsSchema = z
     /** Extra request headers sent to the site's hosts (`Accept-Language`, `Authorization`…). */
     headers: headers.optional(),
     concurrency: notYet('concurrency (requests in flight per host)'),
-    render: notYet('render (per-site rendering)'),
+    /**
+     * The render plugin for the site's HTML pages, over its crawl-wide choice: `false` = never rendered (they go
+     * to the parser as fetched), `true` = every one rendered, whatever PLUGIN_RENDER_DETECT and
+     * PLUGIN_RENDER_URL_PATTERNS say. Only with `render` in PLUGINS: the crawl refuses `true` without it. From the
+     * file only (see FILE_ONLY).
+     */
+    render: z.boolean().optional(),
     /** Cookies sent to the site's hosts from the first request on (a logged-in crawl): see SeedCookiesSchema. */
     cookies: SeedCookiesSchema.optional(),
     /**
@@ -142,16 +153,17 @@ export const SiteSettingsSchema = z
   .strict();
 
 /** Fields the schema names only to refuse them. */
-export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency', 'render'];
+export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency'];
 
 /**
  * Fields set in the settings file only, never live through the control plane: they name files and variables on
  * the downloaders' machines, and a change of proxy or of certificate checks must be seen at start (in the logs,
- * the warnings), not slipped in while the crawl runs.
+ * the warnings), not slipped in while the crawl runs. `render` is read by the render plugin from the file, as the
+ * downloader reads it: a live change would route pages the plugin then does not render.
  */
-export const FILE_ONLY: readonly string[] = ['proxy', 'tls'];
+export const FILE_ONLY: readonly string[] = ['proxy', 'tls', 'render'];
 
-export type SiteSettings = Omit<z.output<typeof SiteSettingsSchema>, 'concurrency' | 'render'>;
+export type SiteSettings = Omit<z.output<typeof SiteSettingsSchema>, 'concurrency'>;
 export type SiteProxySetting = NonNullable<SiteSettings['proxy']>;
 export type SiteTlsSetting = NonNullable<SiteSettings['tls']>;
 

@@ -64,7 +64,8 @@ describe('resolveSiteSettings', () => {
   });
 
   it('refuses what it cannot apply, naming the field', () => {
-    expect(() => siteRule('a.test', { render: true })).toThrow(/^render: render \(per-site rendering\) is not supported yet/);
+    expect(() => siteRule('a.test', { concurrency: 2 })).toThrow(/^concurrency: concurrency .*is not supported yet/);
+    expect(() => siteRule('a.test', { render: 'yes' })).toThrow(/^render: .*boolean/);
     expect(() => siteRule('a.test', { cookies: { a: 'b' } })).toThrow(/^cookies: Invalid input: expected array/);
     expect(() => siteRule('a.test', { tls: { verify: false } })).toThrow(
       /^tls.verify: unknown setting \(allowed: caFile, insecureSkipVerify, clientCertFile, clientKeyFile\)/,
@@ -113,6 +114,7 @@ describe('proxy and tls', () => {
   it('is set in the file only, never live', () => {
     expect(() => liveSiteRule('a.test', { proxy: 'none' })).toThrow(/^proxy: set in the site settings file only/);
     expect(() => liveSiteRule('a.test', { tls: { insecureSkipVerify: true } })).toThrow(/^tls: set in the site settings file only/);
+    expect(() => liveSiteRule('a.test', { render: false })).toThrow(/^render: set in the site settings file only/);
     expect(liveSiteRule('a.test', { maxPages: 3 }).settings).toEqual({ maxPages: 3 });
   });
 });
@@ -135,7 +137,7 @@ describe('parseSiteSettingsFile', () => {
       '    minDelayMs: -5', // 3
       '    maxPages: many', // 4
       '  "*.example.com":', // 5
-      '    render: true', // 6
+      '    concurrency: 4', // 6
       '    colour: blue', // 7
       '  "http://bad":', // 8
       '    maxDepth: 1', // 9
@@ -143,7 +145,7 @@ describe('parseSiteSettingsFile', () => {
     expect(problemsOf(text)).toEqual([
       expect.stringMatching(/^sites\.yaml:3:17: sites\."docs\.example\.com"\.minDelayMs: .*>=0/),
       expect.stringMatching(/^sites\.yaml:4:15: sites\."docs\.example\.com"\.maxPages: .*number/),
-      expect.stringMatching(/^sites\.yaml:6:13: sites\."\*\.example\.com"\.render: render \(per-site rendering\) is not supported yet/),
+      expect.stringMatching(/^sites\.yaml:6:18: sites\."\*\.example\.com"\.concurrency: concurrency .*is not supported yet/),
       expect.stringMatching(/^sites\.yaml:7:5: sites\."\*\.example\.com"\.colour: unknown setting/),
       expect.stringMatching(/^sites\.yaml:8:3: sites\."http:\/\/bad": .*not a host name/),
     ]);
