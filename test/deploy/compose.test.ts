@@ -202,7 +202,7 @@ describe.each(SETUPS)('%s', (_, files) => {
     expect(postgres.healthcheck?.test).toBeDefined();
     const db = settingsOf(postgres);
     const keepers = servicesKeepingRecords();
-    expect(keepers.sort()).toEqual(['content-seen', 'control-plane']);
+    expect(keepers.sort()).toEqual(['content-seen', 'control-plane', 'downloader']);
     for (const name of SERVICES) {
       const url = settingsOf(services[name]).RECORDS_URL;
       expect({ name, records: url !== undefined }).toEqual({ name, records: keepers.includes(name) });

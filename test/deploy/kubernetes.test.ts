@@ -409,7 +409,7 @@ describe.each(INSTALLS)(`%s (kustomize build, validated against Kubernetes ${KUB
     const set = one('StatefulSet', 'postgres');
     const db = environment(set, set.spec.template.spec.containers[0]);
     const keepers = servicesKeepingRecords();
-    expect(keepers.sort()).toEqual(['content-seen', 'control-plane']);
+    expect(keepers.sort()).toEqual(['content-seen', 'control-plane', 'downloader']);
     for (const deployment of all('Deployment')) {
       const [container] = deployment.spec.template.spec.containers;
       const name = deployment.metadata.name;
