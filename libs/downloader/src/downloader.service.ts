@@ -129,7 +129,6 @@ export class DownloaderService implements OnApplicationShutdown {
       return { ...base, kind: 'disallowed', requested: false, durationMs: 0, crawlDelayMs };
     }
     this.metrics.robotsDecision('allowed');
-    await this.ipTurn(address!, request.ipIntervalMs);
     const answer = await this.requestPage(request, address!, plugins);
     await this.countAnswer(request, answer);
     await this.keepCookies(request, answer);
@@ -276,14 +275,17 @@ export class DownloaderService implements OnApplicationShutdown {
 
   /** The request itself, logged once (a resumed delivery does not log it again). */
   private async requestPage(request: FetchRequest, address: string, plugins: PluginClaims): Promise<PageAnswer> {
-    const time = new Date().toISOString();
-    const started = performance.now();
     const sitemap = request.kind === 'sitemap';
     // Content-type routing happens on the headers, before a byte of the body is read.
     const wanted = sitemap ? SITEMAP_TYPES : HTML_TYPES;
     const claimOf = sitemap ? () => undefined : pluginFor(plugins);
     const site = (await this.sites.forHost(request.host)).settings;
     const cookie = await this.cookies.header(new URL(request.url), site.cookies);
+    // The address's turn last, right before the request goes: the reads above may wait on the state store, and
+    // a turn taken before them could let the next request to the address overtake this one.
+    await this.ipTurn(address, request.ipIntervalMs);
+    const time = new Date().toISOString();
+    const started = performance.now();
     let response;
     try {
       response = await this.fetcher.get(request.url, {
