@@ -13,6 +13,9 @@ const CHAIN = 20;
  * `--max-bytes` ends the crawl the way `--max-pages` does: once the bodies fetched add up to it, nothing more is
  * dispatched, the pages in flight finish, and the summary says the byte budget stopped it with URLs left.
  */
+/** In memory, on loopback, no pacing but the host's own: the budget, not the politeness, ends each run. */
+const RUN_OPTIONS = { env: { ...process.env, REDIS_URL: '', S3_URL: '', FRONTIER_PER_IP_INTERVAL_MS: '0', FRONTIER_DELAY_MULTIPLIER: '0' }, timeoutMs: 90_000 };
+
 describe('the embedded crawl at its byte budget', () => {
   let server: http.Server;
   let port: number;
@@ -57,7 +60,7 @@ describe('the embedded crawl at its byte budget', () => {
         out,
         '--json',
       ],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', FRONTIER_PER_IP_INTERVAL_MS: '0', FRONTIER_DELAY_MULTIPLIER: '0' }, timeoutMs: 90_000 },
+      RUN_OPTIONS,
     );
     const summary = JSON.parse(stdout);
     expect(code).toBe(4);
@@ -99,7 +102,7 @@ describe('the embedded crawl at its byte budget', () => {
         out,
         '--json',
       ],
-      { env: { ...process.env, REDIS_URL: '', S3_URL: '', FRONTIER_PER_IP_INTERVAL_MS: '0', FRONTIER_DELAY_MULTIPLIER: '0' }, timeoutMs: 90_000 },
+      RUN_OPTIONS,
     );
     const summary = JSON.parse(stdout);
     expect(code).toBe(0);
