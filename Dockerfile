@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # One image for every program of the crawler: the pipeline services, the control plane and the CLI.
 #
 #   docker build -t crawler .
@@ -11,13 +10,21 @@
 # by an unprivileged user, and `render` adds Chromium to it. `docker build` without --target builds the last
 # stage, `default`: the runtime as it is, so that the browser's weight stays out of every other service (and
 # BuildKit skips `render` unless asked for it). See docs/deploy.md.
+#
+# No `# syntax=` line: the Dockerfile frontend built into the engine reads this file, so a build needs no
+# registry but the one its base image comes from, and none at all with NODE_IMAGE built from Debian
+# packages (scripts/base-images/build.sh). Behind a proxy that re-signs TLS, give npm the proxy's CA
+# certificates as a build secret: `docker build --secret id=build_ca,src=/etc/ssl/certs/ca-certificates.crt .`
+# (Compose: CRAWLER_BUILD_CA_FILE). The secret is mounted for `npm ci` only and is in no layer.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 24, the LTS line supported longest (to April 2028), and the first with zstd built in; the code
+# runs on Node.js 20 as well (package.json's engines), which development machines may still have.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts
+RUN --mount=type=secret,id=build_ca NODE_EXTRA_CA_CERTS=/run/secrets/build_ca npm ci --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY apps ./apps
 COPY libs ./libs
@@ -27,7 +34,7 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /src
 COPY package.json package-lock.json ./
 # No install scripts: the one native module (msgpackr-extract) loads its prebuilt binary at run time.
-RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+RUN --mount=type=secret,id=build_ca NODE_EXTRA_CA_CERTS=/run/secrets/build_ca npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
@@ -43,7 +50,7 @@ WORKDIR /data
 # uid 1000 is the image's `node` user; numeric, so that Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
 EXPOSE 3000
-HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 CMD ["node", "/app/scripts/docker-healthcheck.js"]
+HEALTHCHECK --interval=15s --timeout=10s --start-period=60s --retries=3 CMD ["node", "/app/scripts/docker-healthcheck.js"]
 ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]
 CMD []
 

@@ -266,7 +266,7 @@ describe.each(SETUPS)('%s', (_, files) => {
   });
 
   it('gives the control plane its token as a secret (it and the CLI only), and publishes it on loopback only', () => {
-    expect(compose.secrets).toEqual({ control_plane_token: { environment: 'CONTROL_PLANE_TOKEN' } });
+    expect(compose.secrets?.control_plane_token).toEqual({ environment: 'CONTROL_PLANE_TOKEN' });
     const given = Object.entries(services)
       .filter(([, s]) => secretsOf(s).includes('control_plane_token'))
       .map(([name]) => name);
@@ -386,6 +386,83 @@ describe('docker-compose.yml with docker-compose.cluster.yml (the crawl on a Red
       });
     }
     expect(services.redis.profiles?.length).toBeGreaterThan(0);
+  });
+});
+
+describe.each(SETUPS)('%s, built and run without a registry', (_, files) => {
+  /** Each image a service runs, and the variable that names it instead of its public default. */
+  const IMAGE_VARIABLES: Record<string, string> = {
+    'redis:7.4-alpine': 'REDIS_IMAGE',
+    'postgres:15-alpine': 'POSTGRES_IMAGE',
+    'quay.io/minio/minio:RELEASE.2025-09-07T16-13-09Z': 'MINIO_IMAGE',
+    'quay.io/minio/mc:RELEASE.2025-08-13T08-35-41Z': 'MINIO_MC_IMAGE',
+    'crawler:local': 'CRAWLER_IMAGE',
+    'crawler-render:local': 'CRAWLER_RENDER_IMAGE',
+  };
+
+  it('names every image by a variable whose default is its public name', () => {
+    const defaults = loadCompose(files).services;
+    const local = loadCompose(files, Object.fromEntries(Object.values(IMAGE_VARIABLES).map((v) => [v, `offline/${v.toLowerCase()}`]))).services;
+    for (const [name, service] of Object.entries(defaults)) {
+      const variable = IMAGE_VARIABLES[service.image!];
+      expect({ name, image: service.image, variable }).toEqual({ name, image: service.image, variable: expect.any(String) });
+      expect({ name, image: local[name].image }).toEqual({ name, image: `offline/${variable.toLowerCase()}` });
+    }
+  });
+
+  it('builds on NODE_IMAGE when the shell sets it, and trusts the CA file of CRAWLER_BUILD_CA_FILE for npm only (none by default)', () => {
+    const compose = loadCompose(files, { CRAWLER_BUILD_CA_FILE: '/etc/ssl/certs/ca-certificates.crt' });
+    for (const [name, service] of crawlerServicesOf(compose)) {
+      const build = service.build as { args?: string[]; secrets?: string[] };
+      expect({ name, args: build.args, secrets: build.secrets }).toEqual({ name, args: ['NODE_IMAGE'], secrets: ['build_ca'] });
+    }
+    expect(compose.secrets?.build_ca).toEqual({ file: '/etc/ssl/certs/ca-certificates.crt' });
+    expect(loadCompose(files).secrets?.build_ca).toEqual({ file: '/dev/null' });
+    const stages = parseDockerfile(join(ROOT, 'Dockerfile')).stages;
+    const npmCi = stages.flatMap((stage) => stage.instructions).filter((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args.join(' ')));
+    expect(npmCi).toHaveLength(2);
+    for (const run of npmCi) {
+      expect(run.flags.mount).toBe('type=secret,id=build_ca');
+      expect(run.args.join(' ')).toMatch(/^NODE_EXTRA_CA_CERTS=\/run\/secrets\/build_ca npm ci /);
+    }
+  });
+});
+
+describe('docker-compose.yml with docker-compose.demo.yml (the demo)', () => {
+  const compose = loadCompose([FILE, join(ROOT, 'docker-compose.demo.yml')]);
+  const services = compose.services;
+  const { demoWeb } = require('../../scripts/demo-web.js') as { demoWeb: () => { sites: string[] } };
+  const web = services['demo-web'];
+  const address = (web.networks as { default: { ipv4_address: string; aliases: string[] } }).default;
+
+  it('is valid against the Compose Specification schema', () => {
+    expect(composeSchemaProblems(compose)).toEqual([]);
+  });
+
+  it('serves every site of the demo web under its name, at one fixed address of the project network', () => {
+    expect(address.aliases).toEqual(demoWeb().sites);
+    const [subnet] = (compose.networks as { default: { ipam: { config: { subnet: string }[] } } }).default.ipam.config;
+    expect(address.ipv4_address.split('.').slice(0, 3)).toEqual(subnet.subnet.split('.').slice(0, 3));
+    expect(argv(web.entrypoint)).toEqual(['node', '/demo/demo-web.js']);
+  });
+
+  it('lets the crawl reach that address alone of the private ones, in every crawler service', () => {
+    for (const [name, service] of crawlerServicesOf(compose)) {
+      if (service.profiles?.length) continue;
+      const env = settingsOf(service);
+      expect({ name, allowed: env.DNS_ALLOW_CIDRS, private: env.DNS_ALLOW_PRIVATE }).toEqual({ name, allowed: `${address.ipv4_address}/32`, private: undefined });
+      expect(configProblem(env)).toBeUndefined();
+    }
+  });
+
+  it('seeds the home page of every site once the control plane and the web are healthy, through the CLI', () => {
+    const seed = services['demo-seed'];
+    const [command, ...seeds] = argv(seed.command);
+    expect(command).toBe('seed');
+    expect(seeds.map((url) => new URL(url).host)).toEqual(address.aliases);
+    expect(seeds.every((url) => new URL(url).pathname === '/')).toBe(true);
+    expect(dependenciesOf(seed)).toEqual({ 'control-plane': { condition: 'service_healthy' }, 'demo-web': { condition: 'service_healthy' } });
+    expect(secretsOf(seed)).toEqual(['control_plane_token']);
   });
 });
 

@@ -397,7 +397,9 @@ function replayStage(stage: DockerStage, root: string, built: Map<DockerStage, s
         for (const command of instruction.args
           .join(' ')
           .split('&&')
-          .map((c) => c.trim())) {
+          // An environment assignment before a command (NODE_EXTRA_CA_CERTS for npm behind a TLS proxy) changes
+          // only where npm may download from, which the replay never does.
+          .map((c) => c.trim().replace(/^(?:[A-Z_]+=\S+\s+)+/, ''))) {
           if (/^npm ci\b/.test(command)) {
             mkdirSync(at(here), { recursive: true });
             if (/--omit=dev/.test(command)) {
