@@ -96,12 +96,12 @@ describe('the embedded crawl with per-site settings (docs/crawl-config.md)', () 
   it('refuses a bad settings file before crawling, naming the line and field of each problem', async () => {
     const dir = tempDir('site-settings-bad-');
     const file = join(dir, 'sites.yaml');
-    writeFileSync(file, 'sites:\n  docs.example.com:\n    maxPages: 0\n  "*.example.com":\n    concurrency: 2\n');
+    writeFileSync(file, 'sites:\n  docs.example.com:\n    maxPages: 0\n  "*.example.com":\n    concurrency: 40\n');
     const before = heard.length;
     const { code, stderr } = await crawl(['--site-settings', file, `http://docs.example.com:${port}/`], join(dir, 'out'));
     expect(code).toBe(2);
     expect(stderr).toContain(`${file}:3:15: sites."docs.example.com".maxPages: `);
-    expect(stderr).toContain(`${file}:5:18: sites."*.example.com".concurrency: concurrency (requests in flight per host) is not supported yet`);
+    expect(stderr).toContain(`${file}:5:18: sites."*.example.com".concurrency: Too big: expected number to be <=16`);
     expect(heard.length).toBe(before);
   }, 60_000);
 });

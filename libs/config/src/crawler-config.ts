@@ -450,7 +450,11 @@ export const CrawlerConfigSchema = z.object({
     shards: int(1).max(256).optional().meta({ env: 'FRONTIER_SHARDS' }),
     /** Each front queue is this many times likelier to be served than the next lower one. @defaultValue 2 */
     priorityBias: z.coerce.number().min(1).default(2).meta({ env: 'FRONTIER_PRIORITY_BIAS' }),
-    /** Requests in flight per host at most. @defaultValue 1 */
+    /**
+     * Requests in flight per host at most; a site's `concurrency` (SITE_SETTINGS_FILE, `PUT /sites`) replaces it for
+     * the site's hosts, up or down (see [frontier.md](frontier.md#7-politeness)).
+     * @defaultValue 1
+     */
     perHostLimit: int(1).default(1).meta({ env: 'FRONTIER_PER_HOST_LIMIT' }),
     /** Requests in flight per IP address at most, over all hosts on it. @defaultValue 8 */
     perIpLimit: int(1).default(8).meta({ env: 'FRONTIER_PER_IP_LIMIT' }),

@@ -102,9 +102,9 @@ describe('control plane: per-site settings over HTTP', () => {
   });
 
   it('refuses bad settings with the field named, and a delay under the floor', async () => {
-    expect(await call('PUT', '/sites/a.test', { concurrency: 2 })).toMatchObject({
+    expect(await call('PUT', '/sites/a.test', { concurrency: 17 })).toMatchObject({
       status: 400,
-      body: { message: expect.stringMatching(/^concurrency: concurrency .*is not supported yet/) },
+      body: { message: expect.stringMatching(/^concurrency: .*<=16/) },
     });
     for (const fileOnly of [{ proxy: 'http://p:3128' }, { render: false }]) {
       expect(await call('PUT', '/sites/a.test', fileOnly)).toMatchObject({

@@ -6,6 +6,7 @@ import { FetchLog, LOGGER, Logger } from '@crawler/logging';
 import { RobotsPolicy } from '@crawler/robots';
 import { PluginClaims, PluginRegistry } from '@crawler/plugin-host';
 import { SiteSettingsService } from '@crawler/crawl-state';
+import { SITE_CONCURRENCY_MAX } from '@crawler/site-settings';
 import { CrawlStats, Pipeline } from '@crawler/runtime';
 import { PortPolicy } from '@crawler/url';
 import { DownloaderMetrics } from './downloader.metrics';
@@ -63,7 +64,9 @@ export class DownloaderService implements OnApplicationShutdown {
     private readonly cookies: CookieJarService,
     @Optional() @Inject(LOGGER) private readonly logger?: Logger,
   ) {
-    this.fetcher = new HttpFetcher({ ...config.downloader, readUnwanted: archive.readUnwanted });
+    // A site's concurrency (up to SITE_CONCURRENCY_MAX, live changes included) or the crawl's per-host limit.
+    const connectionsPerOrigin = Math.max(4, config.frontier.perHostLimit, SITE_CONCURRENCY_MAX);
+    this.fetcher = new HttpFetcher({ ...config.downloader, readUnwanted: archive.readUnwanted, connectionsPerOrigin });
     this.routes = FetchRoutes.load(config);
     if (this.routes.insecureSites.length) logger?.warn({ event: 'tls-unverified', sites: this.routes.insecureSites }, insecureWarning(this.routes.insecureSites));
     if (this.routes.crawlProxyShown)

@@ -31,6 +31,11 @@ export interface FetcherSettings {
   maxAddressTries?: number;
   /** Whether a body not wanted is read anyway (under the same limit), for the WARC archive: an error page, a redirect's. @defaultValue never */
   readUnwanted?: (status: number) => boolean;
+  /**
+   * Connections kept per origin at most: as many requests to one host as the frontier may have in flight, or
+   * those beyond wait in the pool while their timeouts run. @defaultValue 4
+   */
+  connectionsPerOrigin?: number;
 }
 
 export interface FetchResponse {
@@ -151,7 +156,7 @@ export class HttpFetcher {
         bodyTimeout: this.settings.bodyTimeoutMs,
         maxHeaderSize: this.settings.maxHeaderBytes ?? 16_384,
         keepAliveTimeout: 10_000,
-        connections: 4,
+        connections: this.settings.connectionsPerOrigin ?? 4,
       });
       this.agents.set(route, agent);
     }

@@ -411,6 +411,74 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect((await s.stats()).size).toBe(1); // b/1 still leased
     });
 
+    describe('a host given its own in-flight limit (a site’s concurrency)', () => {
+      const limited = (host: string, n: number, hostLimit?: number | null) => ({ ...item(host, n), hostLimit });
+      const countBy = (claims: { host: string }[]) => {
+        const counts: Record<string, number> = {};
+        for (const c of claims) counts[c.host] = (counts[c.host] ?? 0) + 1;
+        return counts;
+      };
+
+      it('holds it to its own limit from its first claim, above or below the crawl’s, the others to the crawl’s', async () => {
+        const s = await store({ perHostLimit: 2, perIpLimit: 100 });
+        await s.enqueue([...[1, 2, 3, 4].map((n) => limited('up', n, 3)), ...[1, 2, 3].map((n) => limited('down', n, 1)), ...[1, 2, 3].map((n) => item('crawl', n))], T);
+        const claims = await claimAll(s);
+        expect(countBy(claims)).toEqual({ up: 3, down: 1, crawl: 2 });
+        // Like the crawl's limit: the host's URLs start together, the last one saying how many are out.
+        expect(claims.filter((c) => c.host === 'up').map((c) => c.inFlight)).toEqual([1, 2, 3]);
+        expect(await claimAll(s)).toEqual([]);
+        expect((await s.hostInfo('up')).hostLimit).toBe(3);
+        expect((await s.hostInfo('crawl')).hostLimit).toBeUndefined();
+        // A completion frees one place; the host's delay runs from it to the next start.
+        const up = claims.find((c) => c.host === 'up')!;
+        await s.complete(up.leaseId, { nextAt: T + 500 }, T + 100);
+        expect(await claimAll(s, T + 499)).toEqual([]);
+        expect((await claimAll(s, T + 500)).map((c) => c.item)).toEqual(['up/4']);
+      });
+
+      it('changes with a completion: a raise lets more out at once, a cut holds the host until enough are back, null gives it the crawl’s', async () => {
+        const s = await store();
+        await s.enqueue(
+          [1, 2, 3, 4, 5, 6].map((n) => item('a', n)),
+          T,
+        );
+        const [first] = await claimAll(s);
+        await s.complete(first.leaseId, { nextAt: T + 10, hostLimit: 3 }, T);
+        const three = await claimAll(s, T + 10);
+        expect(three.map((c) => c.item)).toEqual(['a/2', 'a/3', 'a/4']);
+        await s.complete(three[0].leaseId, { nextAt: T + 20, hostLimit: 1 }, T + 10);
+        expect(await claimAll(s, T + 20)).toEqual([]); // two still out, over the new limit of one
+        await s.complete(three[1].leaseId, { nextAt: T + 20 }, T + 10);
+        expect(await claimAll(s, T + 20)).toEqual([]);
+        await s.complete(three[2].leaseId, { nextAt: T + 20 }, T + 10);
+        const [fifth] = await claimAll(s, T + 20);
+        expect(fifth.item).toBe('a/5');
+        expect(await claimAll(s, T + 20)).toEqual([]);
+        await s.complete(fifth.leaseId, { nextAt: T + 30, hostLimit: null }, T + 20);
+        expect((await s.hostInfo('a')).hostLimit).toBeUndefined();
+      });
+
+      it('puts a host held at its old limit back in line when arriving URLs raise it', async () => {
+        const s = await store();
+        await s.enqueue([item('a', 1), item('a', 2), item('a', 3)], T);
+        expect(await claimAll(s)).toHaveLength(1);
+        await s.enqueue([limited('a', 4, 3)], T);
+        expect((await claimAll(s)).map((c) => c.item)).toEqual(['a/2', 'a/3']);
+        expect((await s.hostInfo('a')).inFlight).toBe(3);
+      });
+
+      it('holds turns without a URL to it, as claims', async () => {
+        const s = await store({ perIpLimit: 100 });
+        await s.enqueue([limited('a', 1, 2), item('a', 2)], T);
+        expect(await claimAll(s)).toHaveLength(2);
+        expect((await s.takeTurn('a', { now: T, ip: '10.0.0.1', leaseMs: 10_000 })).leaseId).toBeUndefined();
+        await s.enqueue([limited('b', 1, 2)], T);
+        expect(await claimAll(s)).toHaveLength(1);
+        expect((await s.takeTurn('b', { now: T, ip: '10.0.0.2', leaseMs: 10_000 })).leaseId).toEqual(expect.any(String));
+        expect((await s.takeTurn('b', { now: T, ip: '10.0.0.2', leaseMs: 10_000 })).leaseId).toBeUndefined();
+      });
+    });
+
     it('reports a host’s state and keeps a bounded audit log', async () => {
       const s = await store();
       await s.enqueue([item('a', 1), item('a', 2)], T);

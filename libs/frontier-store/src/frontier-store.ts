@@ -21,6 +21,11 @@ export interface FrontierItem {
   priority: number;
   /** Opaque payload (the encoded URL entry); the store never parses it. */
   item: string;
+  /**
+   * The host's own in-flight limit (its site's `concurrency`), over perHostLimit from now on; null = back to
+   * perHostLimit; absent = as it was. Written before the item is routed, so the host's first claim obeys it.
+   */
+  hostLimit?: number | null;
 }
 
 export interface Claim {
@@ -65,6 +70,8 @@ export interface Completion {
   politeness?: HostPoliteness;
   /** Entries appended to the host's audit log, in the same step, when the completion counts. */
   audit?: string[];
+  /** The host's own in-flight limit, as FrontierItem.hostLimit: a change of it counts from this completion on. */
+  hostLimit?: number | null;
 }
 
 export interface HostPoliteness {
@@ -98,6 +105,8 @@ export interface HostInfo extends HostControls {
   fetched: number;
   ip?: string;
   politeness?: HostPoliteness;
+  /** The host's own in-flight limit (FrontierItem.hostLimit), when it has one; else perHostLimit holds. */
+  hostLimit?: number;
 }
 
 export interface KnownHosts {
@@ -105,7 +114,7 @@ export interface KnownHosts {
   total: number;
 }
 
-export interface ScheduledItem extends FrontierItem {
+export interface ScheduledItem extends Omit<FrontierItem, 'hostLimit'> {
   /** When the URL goes into its front queue (ms since epoch). */
   dueAt: number;
 }
@@ -255,7 +264,7 @@ export interface FrontierStoreOptions {
   auditLength: number;
   /** How long a batch id is remembered against redelivery (FRONTIER_BATCH_MEMORY_MS). @defaultValue BATCH_MEMORY_MS */
   batchMemoryMs?: number;
-  /** Requests in flight per host at most. @defaultValue 1 */
+  /** Requests in flight per host at most, but for a host given its own limit (FrontierItem.hostLimit). @defaultValue 1 */
   perHostLimit: number;
   /** Requests in flight per IP address at most, over all hosts on it. @defaultValue 8 */
   perIpLimit: number;

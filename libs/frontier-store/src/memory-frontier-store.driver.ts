@@ -31,6 +31,8 @@ interface HostRecord {
   blockedUntil?: number;
   budget?: number;
   politeness?: HostPoliteness;
+  /** The host's own in-flight limit (FrontierItem.hostLimit), over perHostLimit. */
+  limit?: number;
 }
 
 interface Lease {
@@ -139,6 +141,8 @@ export class MemoryFrontierStore implements FrontierShard {
       this.forgetBatches(now);
       this.batches.set(batchId, now + (this.options.batchMemoryMs ?? BATCH_MEMORY_MS));
     }
+    // Limits first: routing may put a host on the heap, and its first claim must see its own limit.
+    for (const { host, hostLimit } of items) this.setLimit(host, hostLimit, now);
     for (const { host, priority, item } of items) {
       this.front[Math.min(Math.max(priority, 0), this.front.length - 1)].push({ host, item });
     }
@@ -172,7 +176,7 @@ export class MemoryFrontierStore implements FrontierShard {
   }
 
   async claim({ now, max, leaseMs }: ClaimOptions): Promise<Claim[]> {
-    const { perHostLimit, perIpLimit, perIpIntervalMs } = this.options;
+    const { perIpLimit, perIpIntervalMs } = this.options;
     const out: Claim[] = [];
     for (let guard = 0; out.length < max && guard < max * 4 + 100; guard++) {
       const top = this.heap.peek();
@@ -186,7 +190,7 @@ export class MemoryFrontierStore implements FrontierShard {
         this.heap.set(j, h.blockedUntil!);
         continue;
       }
-      if (h.inFlight >= perHostLimit) continue; // a completion puts it back
+      if (h.inFlight >= this.limitOf(h)) continue; // a completion puts it back
       if (h.budget !== undefined && h.fetched + h.inFlight >= h.budget) {
         this.size -= queue.length;
         queue.clear();
@@ -216,7 +220,7 @@ export class MemoryFrontierStore implements FrontierShard {
       }
       const leaseId = String(++this.leaseSeq);
       this.leases.set(leaseId, { backQueue: j, host, ip: h.ip ?? '', item, expires: now + leaseMs });
-      if (h.inFlight < perHostLimit && queue.length > 0) this.heap.set(j, now);
+      if (h.inFlight < this.limitOf(h) && queue.length > 0) this.heap.set(j, now);
       out.push({ leaseId, host, item, ip: h.ip, inFlight: h.inFlight, ...(h.ip ? { ipIntervalMs: interval } : {}), dueAt: top[0] });
     }
     return out;
@@ -227,7 +231,7 @@ export class MemoryFrontierStore implements FrontierShard {
   }
 
   async takeTurn(host: string, { now, ip: address, leaseMs }: TurnOptions): Promise<Turn> {
-    const { perHostLimit, perIpLimit, perIpIntervalMs } = this.options;
+    const { perIpLimit, perIpIntervalMs } = this.options;
     const h = this.host(host);
     const ip = this.ip(address);
     // The checks of claim, in its order; a busy host or address is asked again as claim looks again at one.
@@ -236,7 +240,7 @@ export class MemoryFrontierStore implements FrontierShard {
     // The address's allowance as the frontier knows it (its completions report its domains and range rule).
     const scale = this.allowance.scale(ip.domains.size, ip.rule);
     const interval = scale === Infinity ? 0 : Math.floor(perIpIntervalMs / scale);
-    if (h.inFlight >= perHostLimit || ip.inFlight >= perIpLimit * scale) return { retryAt: now + Math.max(interval, 50) };
+    if (h.inFlight >= this.limitOf(h) || ip.inFlight >= perIpLimit * scale) return { retryAt: now + Math.max(interval, 50) };
     if (ip.next > now) return { retryAt: ip.next };
     h.inFlight++;
     ip.inFlight++;
@@ -259,7 +263,7 @@ export class MemoryFrontierStore implements FrontierShard {
     const j = this.queueOf.get(turn.host);
     if (j === undefined) return true;
     if (this.back.get(j)!.length > 0) {
-      if (h.inFlight < this.options.perHostLimit) this.heap.set(j, Math.max(h.next, h.blockedUntil ?? 0));
+      if (h.inFlight < this.limitOf(h)) this.heap.set(j, Math.max(h.next, h.blockedUntil ?? 0));
     } else if (h.inFlight <= 0) {
       this.release(j, turn.host, now);
     }
@@ -325,6 +329,7 @@ export class MemoryFrontierStore implements FrontierShard {
       blockedUntil: h?.blockedUntil ?? null,
       budget: h?.budget ?? null,
       politeness: h?.politeness,
+      ...(h?.limit !== undefined ? { hostLimit: h.limit } : {}),
     };
   }
 
@@ -439,13 +444,14 @@ export class MemoryFrontierStore implements FrontierShard {
     }
     if (completion.politeness) h.politeness = completion.politeness;
     if (completion.audit?.length) this.appendAudit(host, completion.audit);
+    if (completion.hostLimit !== undefined) h.limit = completion.hostLimit ?? undefined;
     const queue = this.back.get(j)!;
     if (completion.requeue !== undefined) queue.unshift(completion.requeue);
     else this.size--;
     const later = completion.retryLater;
     if (completion.requeue === undefined && later) this.scheduled.push({ host, priority: later.priority, item: later.item, dueAt: later.dueAt });
     if (queue.length > 0) {
-      if (h.inFlight < this.options.perHostLimit) this.heap.set(j, Math.max(h.next, h.blockedUntil ?? 0));
+      if (h.inFlight < this.limitOf(h)) this.heap.set(j, Math.max(h.next, h.blockedUntil ?? 0));
     } else if (h.inFlight <= 0) {
       this.release(j, host, now);
     }
@@ -472,10 +478,31 @@ export class MemoryFrontierStore implements FrontierShard {
       }
       const queue = this.back.get(j)!;
       queue.push(item);
-      if (queue.length === 1 && !this.heap.has(j) && h.inFlight < this.options.perHostLimit) {
-        this.heap.set(j, Math.max(now, h.next, h.blockedUntil ?? 0));
-      }
+      if (queue.length === 1) this.wake(j, h, now);
     }
+  }
+
+  /** A back queue that was empty and just got URLs enters the heap, unless it is there already or its host has its limit in flight. */
+  private wake(j: number, h: HostRecord, now: number): void {
+    if (!this.heap.has(j) && h.inFlight < this.limitOf(h)) this.heap.set(j, Math.max(now, h.next, h.blockedUntil ?? 0));
+  }
+
+  private limitOf(h: HostRecord): number {
+    return h.limit ?? this.options.perHostLimit;
+  }
+
+  /**
+   * Sets a host's own in-flight limit (null: the crawl's again, undefined: as it was). A host kept off the heap
+   * at its old limit goes back on if the new one leaves it room.
+   */
+  private setLimit(host: string, limit: number | null | undefined, now: number): void {
+    if (limit === undefined) return;
+    const known = this.hosts.get(host);
+    if ((known?.limit ?? null) === limit) return;
+    const h = known ?? this.host(host);
+    h.limit = limit ?? undefined;
+    const j = this.queueOf.get(host);
+    if (j !== undefined && this.back.get(j)!.length > 0) this.wake(j, h, now);
   }
 
   /** A non-empty front queue, at random, queue i being `priorityBias` times likelier than queue i+1. */

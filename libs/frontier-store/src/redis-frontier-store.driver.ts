@@ -108,9 +108,9 @@ export class RedisFrontierStore implements FrontierShard {
     let added = 0;
     let dueAt: number | null = null;
     for (let i = 0, slice = 0; i < items.length || i === 0; i += ENQUEUE_SLICE, slice++) {
-      const args = items.slice(i, i + ENQUEUE_SLICE).flatMap(({ priority, host, item }) => {
+      const args = items.slice(i, i + ENQUEUE_SLICE).flatMap(({ priority, host, item, hostLimit }) => {
         const p = Math.min(Math.max(priority, 0), this.settings.frontQueues - 1);
-        return [p, host, item];
+        return [p, host, item, limitArg(hostLimit)];
       });
       // Every slice names the batch and its own number: the batch record counts the slices enqueued, in the
       // same step, so a redelivery after a crash between two slices resumes at the first missing one.
@@ -174,6 +174,7 @@ export class RedisFrontierStore implements FrontierShard {
         c.site ?? '',
         // The ranges are matched here: a script cannot parse CIDRs cheaply.
         c.ip ? this.allowance.rangeRule(c.ip) : '',
+        limitArg(c.hostLimit),
         ...(c.audit ?? []),
       ),
     );
@@ -230,6 +231,7 @@ export class RedisFrontierStore implements FrontierShard {
       blockedUntil: n(h.blocked),
       budget: n(h.budget),
       politeness: h.pol ? JSON.parse(h.pol) : undefined,
+      ...(h.limit ? { hostLimit: Number(h.limit) } : {}),
     };
   }
 
@@ -292,6 +294,11 @@ export class RedisFrontierStore implements FrontierShard {
     if (this.redis.status === 'wait') this.redis.disconnect();
     else await this.redis.quit();
   }
+}
+
+/** A host's own in-flight limit as the scripts take it (setLimit in prelude.lua): '' = as it was, '0' = the crawl's. */
+function limitArg(limit: number | null | undefined): string {
+  return limit === undefined ? '' : String(limit ?? 0);
 }
 
 /** A script's answer with the heap's earliest due time after it (withDueAt in prelude.lua). */

@@ -21,6 +21,7 @@ function frontier(overrides: Record<string, unknown> = {}, prioritizers: Priorit
   const logs: unknown[] = [];
   const logger = { debug() {}, warn() {}, info: (fields: unknown) => logs.push(fields) } as any;
   const hubLinks = new HubLinks(state, config);
+  const sites = new SiteSettingsService(state, config);
   const service = new FrontierService(
     store,
     new PrioritizerChain([new DefaultPrioritizer(), ...prioritizers]),
@@ -33,9 +34,9 @@ function frontier(overrides: Record<string, unknown> = {}, prioritizers: Priorit
     new UnreachedHostsRegistry(state, config),
     failed,
     hubLinks,
-    new SiteSettingsService(state, config),
+    sites,
   );
-  return { service, store, stats, aside, failed, logs, hubLinks };
+  return { service, store, stats, aside, failed, logs, hubLinks, sites };
 }
 
 const links = (host: string, paths: string[]) => paths.map((p) => ({ url: `http://${host}${p}`, depth: 1, source: 'link' as const, hops: 0 }));
@@ -107,6 +108,23 @@ describe('FrontierService', () => {
       expect((await f.stats.totals())['frontier.site-byte-budget']).toBe(2);
       const audit = (await f.store.auditLog('a.test')).map((l) => JSON.parse(l));
       expect(audit.filter((e) => e.event === 'site-byte-budget')).toEqual([expect.objectContaining({ maxBytes: 25_000, spent: 30_000, dropped: 2 })]);
+    });
+
+    it("holds a site's hosts to its concurrency from their first claim, and a live change from each host's next completion", async () => {
+      const f = frontier({}, [], [siteRule('*.a.test', { concurrency: 3 })]);
+      await f.service.add([...links('www.a.test', ['/1', '/2', '/3', '/4', '/5']), ...links('b.test', ['/1', '/2'])]);
+      const later = Date.now() + 10 * 60_000;
+      const claims = await f.store.claim({ now: later, max: 100, leaseMs: 60_000 });
+      expect(claims.filter((c) => c.host === 'www.a.test')).toHaveLength(3);
+      expect(claims.filter((c) => c.host === 'b.test')).toHaveLength(1);
+      await f.sites.set('*.a.test', { concurrency: 1 });
+      const done = (claim: (typeof claims)[number]) =>
+        f.service.done({ v: 1, leaseId: claim.leaseId, fetchId: 'f', url: decodeEntry(claim.item).url, host: claim.host, ...fetched } as FetchOutcome);
+      for (const claim of claims) await done(claim);
+      expect(await f.store.hostInfo('www.a.test')).toMatchObject({ hostLimit: 1, inFlight: 0 });
+      expect((await f.store.hostInfo('b.test')).hostLimit).toBeUndefined();
+      const next = await f.store.claim({ now: later + 10 * 60_000, max: 100, leaseMs: 60_000 });
+      expect(next.filter((c) => c.host === 'www.a.test')).toHaveLength(1);
     });
 
     it("rests a host its site's minDelayMs (cause `site`), under the operator's override", async () => {

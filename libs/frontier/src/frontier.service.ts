@@ -52,7 +52,7 @@ export class FrontierService {
     private readonly failedUrls: FailedUrls,
     /** New URLs per page, for the recrawl policy `hubs`. */
     private readonly hubLinks: HubLinks,
-    /** Per-site settings: delay floor, depth and page budget of each host's site. */
+    /** Per-site settings: delay floor, depth, page and byte budgets and concurrency of each host's site. */
     private readonly sites: SiteSettingsService,
   ) {}
 
@@ -60,7 +60,7 @@ export class FrontierService {
     const { frontQueues } = this.config.frontier;
     const priorities = await this.prioritizer.of(urls, frontQueues);
     const items = urls.map((url, i) => ({ host: hostOf(url.url), depth: url.depth, priority: priorities[i], item: encodeEntry(url) }));
-    const kept = await this.withoutSetAside(await this.withinSiteDepth(items));
+    const kept = await this.withoutSetAside(await this.withSiteSettings(items));
     // The store resumes a redelivered batch slice by slice, so the list it is given must be the same list: a
     // host set aside in between makes it another one (hosts are only ever added to that list, so the number of
     // URLs left out names it). A batch enqueued again in full costs second fetches, never lost URLs.
@@ -89,13 +89,14 @@ export class FrontierService {
   /**
    * A site's `maxDepth`: its hosts' URLs found deeper are dropped on arrival (`frontier.site-depth`), as
    * URL_FILTER_MAX_DEPTH drops any URL deeper than the crawl's. A redelivered batch drops the same ones again.
+   * A site's `concurrency` goes with each URL kept, so that the store holds the host to it from its first claim.
    */
-  private async withinSiteDepth<T extends { host: string; depth: number }>(items: T[]): Promise<T[]> {
+  private async withSiteSettings<T extends { host: string; depth: number }>(items: T[]): Promise<(T & { hostLimit?: number | null })[]> {
     if (!(await this.sites.any())) return items;
-    const kept: T[] = [];
+    const kept: (T & { hostLimit: number | null })[] = [];
     for (const item of items) {
-      const { maxDepth } = (await this.sites.forHost(item.host)).settings;
-      if (maxDepth === undefined || item.depth <= maxDepth) kept.push(item);
+      const { maxDepth, concurrency } = (await this.sites.forHost(item.host)).settings;
+      if (maxDepth === undefined || item.depth <= maxDepth) kept.push({ ...item, hostLimit: concurrency ?? null });
     }
     if (kept.length < items.length) await this.stats.count('frontier.site-depth', items.length - kept.length);
     return kept;
@@ -205,6 +206,8 @@ export class FrontierService {
         fetched: outcome.kind === 'fetched' && !requeue && !retryLater,
         politeness: decision.politeness,
         audit: [audit],
+        // The site's concurrency as it is now: a live change reaches a host busy with the crawl at its next completion.
+        hostLimit: site.concurrency ?? null,
       },
       now,
     );

@@ -65,7 +65,8 @@ type Answered = { ms: number; status: number; retryAfter?: string } | undefined;
  * and cached for the crawl); requests to one host spaced by the frontier's delay, and to one address by its
  * per-IP interval and limit, in turns taken in the frontier's own store (FrontierStore.takeTurn), the very
  * schedule the frontier dispatches the host's URLs by: the downloaders' fetches and the sub-requests to one host
- * together stay within FRONTIER_PER_HOST_LIMIT in flight, and each waits out the host's delay after the other.
+ * together stay within the host's in-flight limit (FRONTIER_PER_HOST_LIMIT, or its site's concurrency), and each
+ * waits out the host's delay after the other.
  */
 export class SubrequestGate {
   /** robots.txt fetches in flight, by URL. */

@@ -1,5 +1,5 @@
 import { parseSitePattern, patternMatches, SitePattern } from './site-pattern';
-import { FILE_ONLY, NOT_SUPPORTED_YET, SiteSettings, SiteSettingsSchema } from './site-settings.schema';
+import { FILE_ONLY, SiteSettings, SiteSettingsSchema } from './site-settings.schema';
 
 export interface SiteRule {
   pattern: SitePattern;
@@ -58,7 +58,7 @@ export function describeIssue(issue: { code: string; message: string; path?: rea
   return allowed.length ? `unknown setting (allowed: ${allowed.join(', ')})` : 'unknown setting';
 }
 
-const ALLOWED = Object.keys(SiteSettingsSchema.shape).filter((key) => !NOT_SUPPORTED_YET.includes(key));
+const ALLOWED = Object.keys(SiteSettingsSchema.shape);
 
 /** The keys of the object a field's schema holds (through optional and unions), or none when it holds no object. */
 function keysOf(schema: unknown): string[] {

@@ -38,12 +38,12 @@ const headers = z
     }
   });
 
-/** Settings later work fills: refused by name rather than ignored, so a file that needs them does not crawl without them. */
-const notYet = (what: string) =>
-  z
-    .unknown()
-    .refine(() => false, `${what} is not supported yet (a later release); remove it, the crawl would run without it`)
-    .optional();
+/**
+ * The most requests a site may have in flight to one of its hosts (`concurrency`). Past a handful at once a
+ * crawl is a load test of the site; the bound also catches a typo (100 for 10) before it reaches a server. The
+ * downloader keeps up to this many connections open per origin, so that such a site's requests do go at once.
+ */
+export const SITE_CONCURRENCY_MAX = 16;
 
 /** An environment variable's name (POSIX: letters, digits, underscores, not starting with a digit). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -132,7 +132,12 @@ export const SiteSettingsSchema = z
     userAgent: z.string().min(1).max(512).regex(HEADER_VALUE, 'a user agent may not hold a line break or a control character').optional(),
     /** Extra request headers sent to the site's hosts (`Accept-Language`, `Authorization`…). */
     headers: headers.optional(),
-    concurrency: notYet('concurrency (requests in flight per host)'),
+    /**
+     * Requests in flight to one host of the site at most, over the crawl's FRONTIER_PER_HOST_LIMIT (either way: a
+     * site may be given more or fewer). As with that limit, a due host's requests start together, and the host's
+     * delay runs from each completion to the next start (see the frontier's per-host limit).
+     */
+    concurrency: z.number().int().min(1).max(SITE_CONCURRENCY_MAX).optional(),
     /**
      * The render plugin for the site's HTML pages, over its crawl-wide choice: `false` = never rendered (they go
      * to the parser as fetched), `true` = every one rendered, whatever PLUGIN_RENDER_DETECT and
@@ -152,9 +157,6 @@ export const SiteSettingsSchema = z
   })
   .strict();
 
-/** Fields the schema names only to refuse them. */
-export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency'];
-
 /**
  * Fields set in the settings file only, never live through the control plane: they name files and variables on
  * the downloaders' machines, and a change of proxy or of certificate checks must be seen at start (in the logs,
@@ -163,7 +165,7 @@ export const NOT_SUPPORTED_YET: readonly string[] = ['concurrency'];
  */
 export const FILE_ONLY: readonly string[] = ['proxy', 'tls', 'render'];
 
-export type SiteSettings = Omit<z.output<typeof SiteSettingsSchema>, 'concurrency'>;
+export type SiteSettings = z.output<typeof SiteSettingsSchema>;
 export type SiteProxySetting = NonNullable<SiteSettings['proxy']>;
 export type SiteTlsSetting = NonNullable<SiteSettings['tls']>;
 

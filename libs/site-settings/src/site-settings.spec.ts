@@ -63,8 +63,17 @@ describe('resolveSiteSettings', () => {
     expect(resolveSiteSettings([...rules, live], 'www.example.com').settings).toEqual({ maxDepth: 1 });
   });
 
+  it("takes a site's concurrency from the most specific pattern that sets it, from the file or live", () => {
+    const file = parseSiteSettingsFile('sites:\n  "*.example.com":\n    concurrency: 3\n  docs.example.com:\n    concurrency: 1\n', 'f');
+    expect(resolveSiteSettings(file, 'www.example.com').settings).toEqual({ concurrency: 3 });
+    expect(resolveSiteSettings(file, 'docs.example.com').settings).toEqual({ concurrency: 1 });
+    expect(resolveSiteSettings([...file, liveSiteRule('*.example.com', { concurrency: 16 })], 'www.example.com').settings).toEqual({ concurrency: 16 });
+  });
+
   it('refuses what it cannot apply, naming the field', () => {
-    expect(() => siteRule('a.test', { concurrency: 2 })).toThrow(/^concurrency: concurrency .*is not supported yet/);
+    expect(() => siteRule('a.test', { concurrency: 0 })).toThrow(/^concurrency: .*>=1/);
+    expect(() => siteRule('a.test', { concurrency: 17 })).toThrow(/^concurrency: .*<=16/);
+    expect(() => siteRule('a.test', { concurrency: 2.5 })).toThrow(/^concurrency: .*int/);
     expect(() => siteRule('a.test', { render: 'yes' })).toThrow(/^render: .*boolean/);
     expect(() => siteRule('a.test', { cookies: { a: 'b' } })).toThrow(/^cookies: Invalid input: expected array/);
     expect(() => siteRule('a.test', { tls: { verify: false } })).toThrow(
@@ -137,7 +146,7 @@ describe('parseSiteSettingsFile', () => {
       '    minDelayMs: -5', // 3
       '    maxPages: many', // 4
       '  "*.example.com":', // 5
-      '    concurrency: 4', // 6
+      '    concurrency: 40', // 6
       '    colour: blue', // 7
       '  "http://bad":', // 8
       '    maxDepth: 1', // 9
@@ -145,7 +154,7 @@ describe('parseSiteSettingsFile', () => {
     expect(problemsOf(text)).toEqual([
       expect.stringMatching(/^sites\.yaml:3:17: sites\."docs\.example\.com"\.minDelayMs: .*>=0/),
       expect.stringMatching(/^sites\.yaml:4:15: sites\."docs\.example\.com"\.maxPages: .*number/),
-      expect.stringMatching(/^sites\.yaml:6:18: sites\."\*\.example\.com"\.concurrency: concurrency .*is not supported yet/),
+      expect.stringMatching(/^sites\.yaml:6:18: sites\."\*\.example\.com"\.concurrency: .*<=16/),
       expect.stringMatching(/^sites\.yaml:7:5: sites\."\*\.example\.com"\.colour: unknown setting/),
       expect.stringMatching(/^sites\.yaml:8:3: sites\."http:\/\/bad": .*not a host name/),
     ]);

@@ -22,12 +22,13 @@ while #out < max and guard < max * 4 + 100 do
   local j = top[1]
   local host = redis.call('HGET', P..'bhost', j)
   local hk = P..'h:'..host
-  local h = redis.call('HMGET', hk, 'inflight', 'ip', 'blocked', 'budget', 'fetched')
+  local h = redis.call('HMGET', hk, 'inflight', 'ip', 'blocked', 'budget', 'fetched', 'limit')
   local inflight = num(h[1], 0)
+  local k = limitOf(h[6])
   local blocked = num(h[3], 0)
   if blocked > now then
     redis.call('ZADD', P..'heap', blocked, j)
-  elseif inflight >= CFG.k then
+  elseif inflight >= k then
     -- at its limit: a completion puts it back
   elseif h[4] and num(h[5], 0) + inflight >= tonumber(h[4]) then
     redis.call('DECRBY', P..'size', redis.call('LLEN', P..'b:'..j))
@@ -71,7 +72,7 @@ while #out < max and guard < max * 4 + 100 do
         records[#records + 1] = j..'\t'..host..'\t'..(ip or '')..'\t'..item
         expiries[#expiries + 1] = now + leaseMs
         expiries[#expiries + 1] = id
-        if inflight < CFG.k and redis.call('LLEN', P..'b:'..j) > 0 then redis.call('ZADD', P..'heap', now, j) end
+        if inflight < k and redis.call('LLEN', P..'b:'..j) > 0 then redis.call('ZADD', P..'heap', now, j) end
         out[#out + 1] = { id, host, item, ip or '', inflight, interval, top[2] }
       end
     end

@@ -1,6 +1,7 @@
 -- Adds URLs to their front queues.
 -- ARGV[4] now, ARGV[5] batch id or '', ARGV[6] batch memory ms, ARGV[7] the slice's number (0-based),
--- ARGV[8…] (priority, host, item) triples. Answers -1 for a slice already enqueued, else the URLs added, with
+-- ARGV[8…] (priority, host, item, the host's own in-flight limit as setLimit takes it) quadruples. Answers -1
+-- for a slice already enqueued, else the URLs added, with
 -- the heap's earliest due time (withDueAt).
 -- KEYS[1] <prefix>init (names the slot only; every key is built from ARGV[1]).
 -- ARGV[1] key prefix, ARGV[2] JSON configuration, ARGV[3] random seed in [0, 1) (see prelude.lua).
@@ -12,11 +13,11 @@
 local function routeSlice(now)
   local queues, heads = {}, {}
   for i = 0, CFG.n - 1 do queues[i] = {}; heads[i] = 1 end
-  for a = 8, #ARGV, 3 do
+  for a = 8, #ARGV, 4 do
     local list = queues[tonumber(ARGV[a])]
     list[#list + 1] = a
   end
-  local left = (#ARGV - 7) / 3
+  local left = (#ARGV - 7) / 4
   local free = redis.call('LLEN', P..'free')
   local backOf, hostOf, given = {}, {}, {}
   local pushes, order = {}, {}
@@ -77,7 +78,13 @@ if ARGV[5] ~= '' then
   if num(redis.call('GET', key), 0) > k then return withDueAt(-1) end
   redis.call('SET', key, k + 1, 'PX', ARGV[6])
 end
-local n = (#ARGV - 7) / 3
+local n = (#ARGV - 7) / 4
+-- Limits first: routing may put a host on the heap, and its first claim must see its own limit.
+local limits = {}
+for a = 8, #ARGV, 4 do
+  if ARGV[a + 3] ~= '' then limits[ARGV[a + 1]] = ARGV[a + 3] end
+end
+for host, limit in pairs(limits) do setLimit(host, limit, now) end
 if n == 0 then
   route(now)
   return withDueAt(0)
@@ -86,7 +93,7 @@ local before = frontCount()
 if before <= 0 then
   routeSlice(now)
 else
-  for i = 8, #ARGV, 3 do
+  for i = 8, #ARGV, 4 do
     redis.call('RPUSH', P..'f:'..ARGV[i], ARGV[i + 1]..'\t'..ARGV[i + 2])
   end
   redis.call('SET', P..'fq', before + n)

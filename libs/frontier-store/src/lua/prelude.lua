@@ -6,7 +6,7 @@
 -- Keys: f:<i> front lists ("host<TAB>item"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
 -- heap (zset j → due ms), free (list of idle j), lease (hash id → "j<TAB>host<TAB>ip<TAB>item"), leases (zset id →
 -- expiry), h:<host> (hash: next, inflight, fetched, ip, ipr: the range rule it last wrote to its address, delay,
--- blocked, budget, pol), ip:<ip> (hash: next,
+-- blocked, budget, pol, limit: its own in-flight limit over k, a site's concurrency), ip:<ip> (hash: next,
 -- inflight, wait: the next free waiting slot of a host held back by the address), audit:<host> (list),
 -- hosts (zset of every host given a back queue, all scored 0: read in name order), size, fq (entries in the
 -- front queues), fetched, seq, init.
@@ -82,12 +82,33 @@ local function pickFront(open)
   return pick
 end
 
+-- A host's in-flight limit, from its `limit` field: its own if it has one, else the crawl's.
+local function limitOf(own) return num(own, CFG.k) end
+
 -- A back queue that was empty and just got URLs enters the heap, unless it is there already or its host has
 -- its limit in flight (a completion puts it back).
 local function wake(j, host, now)
-  if not redis.call('ZSCORE', P..'heap', j) and num(redis.call('HGET', P..'h:'..host, 'inflight'), 0) < CFG.k then
-    redis.call('ZADD', P..'heap', dueOf(host, now), j)
+  if redis.call('ZSCORE', P..'heap', j) then return end
+  local h = redis.call('HMGET', P..'h:'..host, 'inflight', 'limit')
+  if num(h[1], 0) < limitOf(h[2]) then redis.call('ZADD', P..'heap', dueOf(host, now), j) end
+end
+
+-- Sets a host's own in-flight limit: '' leaves it, '0' gives the host the crawl's again, n sets it. A host
+-- kept off the heap at its old limit goes back on if the new one leaves it room (wake).
+local function setLimit(host, limit, now)
+  if limit == '' then return end
+  local hk = P..'h:'..host
+  local was = redis.call('HGET', hk, 'limit')
+  if limit == '0' then
+    if not was then return end
+    redis.call('HDEL', hk, 'limit')
+  elseif was == limit then
+    return
+  else
+    redis.call('HSET', hk, 'limit', limit)
   end
+  local j = redis.call('HGET', P..'hostb', host)
+  if j and redis.call('LLEN', P..'b:'..j) > 0 then wake(j, host, now) end
 end
 
 local function route(now)
@@ -170,8 +191,9 @@ local function learnAddress(hk, hostIp, hostRule, ip, site, rule)
   end
 end
 
--- finish's site and rule: the host's registrable domain and its address's range rule (learnAddress).
-local function finish(id, nextAt, requeue, ip, fetched, pol, now, site, rule)
+-- finish's site and rule: the host's registrable domain and its address's range rule (learnAddress); limit:
+-- the host's own in-flight limit as setLimit takes it (nil = as it was), applied before the host is put back.
+local function finish(id, nextAt, requeue, ip, fetched, pol, now, site, rule, limit)
   local rec = redis.call('HGET', P..'lease', id)
   if not rec then return 0 end
   redis.call('HDEL', P..'lease', id)
@@ -186,8 +208,9 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now, site, rule)
   finishedHost = host
   if requeue == '\1' then requeue = item end
   local hk = P..'h:'..host
-  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked', 'ip', 'ipr', 'fetched')
+  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked', 'ip', 'ipr', 'fetched', 'limit')
   local inflight = num(h[1], 0) - 1
+  local k = limitOf(h[7])
   if leaseIp ~= '' then redis.call('HINCRBY', P..'ip:'..leaseIp, 'inflight', -1) end
   if ip ~= '' then
     if site == '' then site = host end
@@ -203,10 +226,18 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now, site, rule)
     fields[#fields + 1] = num(h[6], 0) + 1
     redis.call('INCR', P..'fetched')
   end
+  if limit == '0' then
+    if h[7] then redis.call('HDEL', hk, 'limit') end
+    k = CFG.k
+  elseif limit and limit ~= '' and limit ~= h[7] then
+    fields[#fields + 1] = 'limit'
+    fields[#fields + 1] = limit
+    k = tonumber(limit)
+  end
   redis.call('HSET', hk, unpack(fields))
   if requeue ~= '' then redis.call('LPUSH', P..'b:'..j, requeue) else redis.call('DECR', P..'size') end
   if redis.call('LLEN', P..'b:'..j) > 0 then
-    if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
+    if inflight < k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
   elseif inflight <= 0 then
     release(j, host, now)
   end
@@ -225,7 +256,7 @@ local function endTurn(id, nextAt, now)
   local host = string.sub(rec, 1, tab - 1)
   local ip = string.sub(rec, tab + 1)
   local hk = P..'h:'..host
-  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked')
+  local h = redis.call('HMGET', hk, 'inflight', 'next', 'blocked', 'limit')
   local inflight = num(h[1], 0) - 1
   local nx = math.max(num(h[2], 0), nextAt)
   redis.call('HSET', hk, 'inflight', inflight, 'next', nx)
@@ -233,7 +264,7 @@ local function endTurn(id, nextAt, now)
   local j = redis.call('HGET', P..'hostb', host)
   if not j then return 1 end
   if redis.call('LLEN', P..'b:'..j) > 0 then
-    if inflight < CFG.k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
+    if inflight < limitOf(h[4]) then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
   elseif inflight <= 0 then
     release(j, host, now)
   end

@@ -11,7 +11,7 @@ local host = ARGV[5]
 local ip = ARGV[6]
 local hk = P..'h:'..host
 local ipk = P..'ip:'..ip
-local h = redis.call('HMGET', hk, 'next', 'blocked', 'inflight', 'delay', 'pol')
+local h = redis.call('HMGET', hk, 'next', 'blocked', 'inflight', 'delay', 'pol', 'limit')
 local due = math.max(num(h[1], 0), num(h[2], 0))
 if due > now then return { '', due } end
 -- The address's allowance as the frontier knows it (its completions report its domains and range rule).
@@ -19,7 +19,7 @@ local iv = redis.call('HMGET', ipk, 'next', 'inflight', 'dom', 'rule')
 local scale = ipScale(num(iv[3], 0), iv[4] or '')
 local interval = 0
 if scale then interval = math.floor(CFG.ipiv / scale) end
-if num(h[3], 0) >= CFG.k or (scale and num(iv[2], 0) >= CFG.ipk * scale) then return { '', now + math.max(interval, 50) } end
+if num(h[3], 0) >= limitOf(h[6]) or (scale and num(iv[2], 0) >= CFG.ipk * scale) then return { '', now + math.max(interval, 50) } end
 if scale and num(iv[1], 0) > now then return { '', num(iv[1], 0) } end
 redis.call('HINCRBY', hk, 'inflight', 1)
 redis.call('HINCRBY', ipk, 'inflight', 1)
