@@ -4,6 +4,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.test.ts'],
+  // The deploy test on a Docker engine runs on its own: npm run test:deploy (jest.containers.config.js).
+  testPathIgnorePatterns: ['/node_modules/', ...require('./test/suites').DOCKER_DIRS.map((dir) => `<rootDir>/${dir}/`)],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   moduleNameMapper: { '^@crawler/([^/]+)/testing$': '<rootDir>/libs/$1/src/testing', '^@crawler/([^/]+)$': '<rootDir>/libs/$1/src' },
   testTimeout: 30000,

@@ -5,7 +5,7 @@ const literal = (path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 module.exports = {
   ...require('./jest.config'),
   testPathIgnorePatterns: [
-    '/node_modules/',
+    ...require('./jest.config').testPathIgnorePatterns,
     ...E2E_DIRS.map((dir) => `<rootDir>/${literal(dir)}/`),
     ...NEEDS_INFRASTRUCTURE.map((file) => `<rootDir>/${literal(file)}$`),
   ],

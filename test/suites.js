@@ -8,6 +8,9 @@
 /** The end-to-end directories: whole crawls, clusters and deploy files, run from dist/. */
 const E2E_DIRS = ['test/e2e', 'test/deploy'];
 
+/** The images and the Compose stack on a Docker engine: `npm run test:deploy` alone runs them, not `npm test`. */
+const DOCKER_DIRS = ['test/containers'];
+
 /** The other spec files that need Redis, a Redis Cluster, PostgreSQL, S3 or Chromium. */
 const NEEDS_INFRASTRUCTURE = [
   'libs/content-seen/src/content-seen.service.spec.ts',
@@ -48,4 +51,4 @@ const NEEDS_INFRASTRUCTURE = [
   'test/plugins/focus-prioritizer.test.ts',
 ];
 
-module.exports = { E2E_DIRS, NEEDS_INFRASTRUCTURE };
+module.exports = { E2E_DIRS, DOCKER_DIRS, NEEDS_INFRASTRUCTURE };

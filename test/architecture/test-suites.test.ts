@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * piece of infrastructure in their source, no more and no fewer.
  */
 const ROOT = join(__dirname, '../..');
-const { E2E_DIRS, NEEDS_INFRASTRUCTURE }: { E2E_DIRS: string[]; NEEDS_INFRASTRUCTURE: string[] } = require('../suites');
+const { E2E_DIRS, DOCKER_DIRS, NEEDS_INFRASTRUCTURE }: { E2E_DIRS: string[]; DOCKER_DIRS: string[]; NEEDS_INFRASTRUCTURE: string[] } = require('../suites');
 
 /** Reading an infrastructure URL, connecting to Redis or PostgreSQL, starting S3, a driver contract suite, a browser. */
 const NEEDS =
@@ -19,7 +19,7 @@ function specFiles(dir: string): string[] {
     .filter((f) => /\.(spec|test)\.ts$/.test(f));
 }
 
-const inE2e = (file: string) => E2E_DIRS.some((dir) => file.startsWith(`${dir}/`));
+const inE2e = (file: string) => [...E2E_DIRS, ...DOCKER_DIRS].some((dir) => file.startsWith(`${dir}/`));
 
 describe('the unit / e2e split', () => {
   // This file names every marker above, and needs none of them.
