@@ -7,7 +7,7 @@ import { dnsSettings } from '@crawler/dns-resolver/settings';
 import { downloaderSettings, sitemapsSettings } from '@crawler/downloader/settings';
 import { frontierSettings } from '@crawler/frontier/settings';
 import { pluginsSettings } from '@crawler/plugin-host/settings';
-import { envNames } from '@crawler/settings';
+import { envNames, settingFields } from '@crawler/settings';
 import { parseSiteSettingsFile, resolveSiteSettings, SiteRule, SiteSettingsFileError } from '@crawler/site-settings';
 import { urlExtractorSettings } from '@crawler/url-extractor/settings';
 import { urlFilterSettings } from '@crawler/url-filter/settings';
@@ -46,16 +46,11 @@ export type CrawlerConfig = z.infer<typeof CrawlerConfigSchema> & {
   siteRules?: readonly SiteRule[];
 };
 
-/** Environment variable → config path, as the schema's fields declare them. */
+/** Config path → the variable it is read from and how, as the schema's fields declare them. */
+const FIELDS = settingFields(CrawlerConfigSchema);
+
+/** Environment variable → config path. */
 export const ENV_NAMES: Record<string, string> = envNames(CrawlerConfigSchema);
-
-/** Settings whose values never appear in an error message. */
-const SECRET_SETTINGS = new Set(['controlPlane.token', 'downloader.proxyUrl']);
-
-const LIST_SETTINGS = new Set(['filter.blockedExtensions', 'filter.allowedDomains', 'filter.stripParams', 'plugins.enabled']);
-
-/** Settings listed one a line, as written: a URL rule may hold commas and capitals. */
-const LINE_SETTINGS = new Set(['filter.include', 'filter.exclude']);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -104,18 +99,22 @@ function setPath(target: SettingsTree, path: string, value: unknown): void {
 }
 
 function envValue(path: string, raw: string): unknown {
-  if (path === 'dns.hosts') return parseHostPairs(raw);
-  if (LINE_SETTINGS.has(path))
-    return raw
-      .split('\n')
-      .map((s) => s.trim())
-      .filter(Boolean);
-  if (LIST_SETTINGS.has(path))
-    return raw
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean);
-  return raw;
+  switch (FIELDS[path].read) {
+    case 'pairs':
+      return parseHostPairs(raw);
+    case 'lines':
+      return raw
+        .split('\n')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    case 'list':
+      return raw
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean);
+    default:
+      return raw;
+  }
 }
 
 /** The settings' groups (`frontier`, `downloader`…), as opposed to the top-level settings. */
@@ -150,7 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Reco
       let depth = keys.length;
       while (depth > 1 && !PATH_TO_ENV[keys.slice(0, depth).join('.')]) depth--;
       const name = PATH_TO_ENV[keys.slice(0, depth).join('.')] ?? keys.join('.');
-      const secret = SECRET_SETTINGS.has(keys.slice(0, depth).join('.'));
+      const secret = FIELDS[keys.slice(0, depth).join('.')]?.secret === true;
       const got = secret ? '(hidden)' : keys.reduce<unknown>((node, key) => (node as SettingsTree | undefined)?.[key], input);
       const where = depth < keys.length ? ` at ${keys.slice(depth).join('.')}` : '';
       problems.push(`${name}${where}: ${issue.message} (got ${JSON.stringify(got)})`);

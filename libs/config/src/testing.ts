@@ -16,7 +16,7 @@ function docCommentsByEnv(sourcePath: string): Map<string, SettingDoc> {
   const source = ts.createSourceFile(sourcePath, readFileSync(sourcePath, 'utf8'), ts.ScriptTarget.Latest, true);
   const found = new Map<string, SettingDoc>();
   const visit = (node: ts.Node): void => {
-    const env = ts.isPropertyAssignment(node) ? /\.meta\(\{ env: '([A-Z0-9_]+)' \}\)$/.exec(node.initializer.getText())?.[1] : undefined;
+    const env = ts.isPropertyAssignment(node) ? /\.meta\(\{ env: '([A-Z0-9_]+)'(?:, [^}]*)? \}\)$/.exec(node.initializer.getText())?.[1] : undefined;
     const jsDoc = (node as { jsDoc?: ts.JSDoc[] }).jsDoc?.at(-1);
     if (env && jsDoc) {
       const text = jsDoc

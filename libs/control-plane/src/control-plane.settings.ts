@@ -13,7 +13,7 @@ export const controlPlaneSettings = z.object({
     .min(16, 'is too short: use at least 16 characters, e.g. `openssl rand -hex 32`')
     .regex(/^[\x21-\x7e]+$/, 'may hold only printable ASCII characters, no spaces')
     .optional()
-    .meta({ env: 'CONTROL_PLANE_TOKEN' }),
+    .meta({ env: 'CONTROL_PLANE_TOKEN', secret: true }),
   /**
    * A file holding the token (a mounted Kubernetes or Compose secret); surrounding whitespace is ignored. Set it or
    * `CONTROL_PLANE_TOKEN`, not both.

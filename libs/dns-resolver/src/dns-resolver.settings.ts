@@ -20,7 +20,7 @@ export const dnsSettings = z.object({
    */
   allowPrivate: bool.default(false).meta({ env: 'DNS_ALLOW_PRIVATE' }),
   /** Static answers, NAME=IP pairs separated by commas or whitespace. */
-  hosts: z.record(z.string(), z.ipv4().or(z.ipv6())).default({}).meta({ env: 'DNS_HOSTS' }),
+  hosts: z.record(z.string(), z.ipv4().or(z.ipv6())).default({}).meta({ env: 'DNS_HOSTS', read: 'pairs' }),
   /** A hosts(5)-format file of static answers; a name on several lines takes the first line's address. */
   hostsFile: z.string().optional().meta({ env: 'DNS_HOSTS_FILE' }),
   /**

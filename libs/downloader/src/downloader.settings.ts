@@ -119,7 +119,7 @@ export const downloaderSettings = z.object({
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .optional()
-    .meta({ env: 'DOWNLOADER_PROXY_URL' }),
+    .meta({ env: 'DOWNLOADER_PROXY_URL', secret: true }),
   /**
    * A file (a mounted secret) holding `user:password` for `DOWNLOADER_PROXY_URL`, instead of putting them in the URL;
    * surrounding white space is ignored. Read by the downloader at start.

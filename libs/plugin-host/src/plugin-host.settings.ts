@@ -14,7 +14,7 @@ export const pluginsSettings = z.object({
     .max(32)
     .refine((names) => new Set(names).size === names.length, 'names a plugin twice')
     .default([])
-    .meta({ env: 'PLUGINS' }),
+    .meta({ env: 'PLUGINS', read: 'list' }),
   /**
    * How long a service waits for an enabled plugin to register its manifest before failing the job that needs it
    * (the job is retried).

@@ -18,18 +18,18 @@ export const urlFilterSettings = z.object({
    * Registrable domains (and their subdomains) followed with scope 'allowlist' (comma-separated).
    * @defaultValue []
    */
-  allowedDomains: z.array(z.string()).default([]).meta({ env: 'URL_FILTER_ALLOWED_DOMAINS' }),
+  allowedDomains: z.array(z.string()).default([]).meta({ env: 'URL_FILTER_ALLOWED_DOMAINS', read: 'list' }),
   /** Links followed from a seed at most. @defaultValue 10 */
   maxDepth: int(0).default(10).meta({ env: 'URL_FILTER_MAX_DEPTH' }),
   /** Longer URLs are dropped (they are mostly traps). @defaultValue 2048 */
   maxUrlLength: int(16).default(2048).meta({ env: 'URL_FILTER_MAX_URL_LENGTH' }),
   /** File extensions never fetched (comma-separated); empty = the built-in list. */
-  blockedExtensions: z.array(z.string()).optional().meta({ env: 'URL_FILTER_BLOCKED_EXTENSIONS' }),
+  blockedExtensions: z.array(z.string()).optional().meta({ env: 'URL_FILTER_BLOCKED_EXTENSIONS', read: 'list' }),
   /**
    * Query parameters removed during canonicalisation (comma-separated; `utm_*` style prefixes allowed); empty = the
    * built-in tracking and session list.
    */
-  stripParams: z.array(z.string()).optional().meta({ env: 'URL_FILTER_STRIP_PARAMS' }),
+  stripParams: z.array(z.string()).optional().meta({ env: 'URL_FILTER_STRIP_PARAMS', read: 'list' }),
   /**
    * User URL rules that let URLs through, one a line: `[host-pattern ]matcher`, where the matcher is a path glob
    * (`/docs/**`), a URL glob (`https://*.example.com/**`), `re:REGEX` (on the whole URL) or `path-re:REGEX` (on the
@@ -37,13 +37,13 @@ export const urlFilterSettings = z.object({
    * [user URL rules](crawl-config.md#a-docs-site-crawl-with-includeexclude-rules).
    * @defaultValue none
    */
-  include: z.array(z.string()).default([]).meta({ env: 'URL_FILTER_INCLUDE' }),
+  include: z.array(z.string()).default([]).meta({ env: 'URL_FILTER_INCLUDE', read: 'lines' }),
   /**
    * User URL rules that drop URLs, one a line, written as `URL_FILTER_INCLUDE`'s; an exclude rule wins over every
    * include rule. Seeds are exempt.
    * @defaultValue none
    */
-  exclude: z.array(z.string()).default([]).meta({ env: 'URL_FILTER_EXCLUDE' }),
+  exclude: z.array(z.string()).default([]).meta({ env: 'URL_FILTER_EXCLUDE', read: 'lines' }),
   /**
    * A file of user URL rules read at start, one a line: `include RULE` or `exclude RULE` (`#` comments), on top of
    * `URL_FILTER_INCLUDE` and `URL_FILTER_EXCLUDE`.
