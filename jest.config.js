@@ -7,7 +7,11 @@ module.exports = {
   // The deploy test on a Docker engine runs on its own: npm run test:deploy (jest.containers.config.js).
   testPathIgnorePatterns: ['/node_modules/', ...require('./test/suites').DOCKER_DIRS.map((dir) => `<rootDir>/${dir}/`)],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
-  moduleNameMapper: { '^@crawler/([^/]+)/testing$': '<rootDir>/libs/$1/src/testing', '^@crawler/([^/]+)$': '<rootDir>/libs/$1/src' },
+  moduleNameMapper: {
+    '^@crawler/([^/]+)/testing$': '<rootDir>/libs/$1/src/testing',
+    '^@crawler/([^/]+)/settings$': '<rootDir>/libs/$1/src/$1.settings',
+    '^@crawler/([^/]+)$': '<rootDir>/libs/$1/src',
+  },
   testTimeout: 30000,
   // One file at a time: the distributed e2e files each run a dozen processes (services, S3 server, test web),
   // and two of them at once on a 2-core machine starve each other past the readiness probes' time limits.

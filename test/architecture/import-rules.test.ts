@@ -29,8 +29,8 @@ function imports(file: string): string[] {
 
 const ownerOf = (file: string) => file.split('/').slice(0, 2).join('/');
 
-/** A library's test helpers (`@crawler/<lib>/testing`) are the library as far as the rules below go. */
-const libraryOf = (spec: string) => spec.replace(/\/testing$/, '');
+/** A library's test helpers (`@crawler/<lib>/testing`) and settings (`…/settings`) are the library as far as the rules below go. */
+const libraryOf = (spec: string) => spec.replace(/^(@crawler\/[^/]+)\/(testing|settings)$/, '$1');
 /** The two libraries named `plugin-…` that are no plugin: what a plugin is written with, and the core's registry of them. */
 const PLUGIN_FRAMEWORK = ['plugin-sdk', 'plugin-host'];
 /** Plugin libraries and apps: `libs/plugin-<name>` and `apps/plugin-<name>`, the SDK and the host excepted. */
@@ -57,6 +57,7 @@ const BELOW_THE_RUNTIME = [
   'hash-ring',
   'url',
   'site-settings',
+  'settings',
 ];
 const isTestFile = (file: string) => /\.(spec|test)\.ts$/.test(file) || /\.contract\.ts$/.test(file) || file.endsWith('/src/testing.ts');
 /**
@@ -120,11 +121,37 @@ describe('import rules', () => {
   });
 
   it('the plugin host imports only contracts, configuration, logging, the state store and URL rules (it sits beside the runtime)', () => {
-    expect(importsBeyond('plugin-host', ['contracts', 'config', 'logging', 'state', 'url'])).toEqual([]);
+    expect(importsBeyond('plugin-host', ['contracts', 'config', 'logging', 'settings', 'state', 'url'])).toEqual([]);
   });
 
   it('the crawl state builds on the runtime and the stores only: no service, plugin, SDK or plugin host', () => {
     expect(importsBeyond('crawl-state', [...BELOW_THE_RUNTIME, 'runtime'])).toEqual([]);
+  });
+
+  it('a settings file (`libs/<lib>/src/*.settings.ts`) imports only the settings helpers and the shared rules its checks apply', () => {
+    // The configuration imports every settings file: whatever one imports sits under every process's configuration.
+    const allowed = ['@crawler/settings', '@crawler/redis', '@crawler/site-settings'];
+    const bad = files
+      .filter((file) => file.endsWith('.settings.ts'))
+      .flatMap((file) =>
+        imports(file)
+          .filter((spec) => spec.startsWith('@crawler/') && !allowed.includes(spec))
+          .map((spec) => `${file} → ${spec}`),
+      );
+    expect(bad).toEqual([]);
+  });
+
+  it("only the configuration imports a library's settings (`@crawler/<lib>/settings`), and no library besides", () => {
+    const settingsOf = (spec: string) => /^@crawler\/[^/]+\/settings$/.test(spec);
+    const bad = files.flatMap((file) =>
+      imports(file)
+        .filter((spec) => spec.startsWith('@crawler/'))
+        .filter((spec) =>
+          settingsOf(spec) ? !file.startsWith('libs/config/') : file.startsWith('libs/config/src/crawler-config') && !BELOW_THE_RUNTIME.includes(spec.slice(9)),
+        )
+        .map((spec) => `${file} → ${spec}`),
+    );
+    expect(bad).toEqual([]);
   });
 
   it('each service app bootstraps only its own module', () => {

@@ -1,3 +1,2 @@
 export * from './crawler-config';
-export * from './setting-env';
 export * from './own-ports';

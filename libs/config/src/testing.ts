@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import ts from 'typescript';
 import { z } from 'zod';
-import { envNames } from './setting-env';
+import { envNames } from '@crawler/settings';
 
 /** One setting as docs/configuration.md shows it: its variable, its doc comment, its `@defaultValue`. */
 export interface SettingDoc {
@@ -16,7 +16,7 @@ function docCommentsByEnv(sourcePath: string): Map<string, SettingDoc> {
   const source = ts.createSourceFile(sourcePath, readFileSync(sourcePath, 'utf8'), ts.ScriptTarget.Latest, true);
   const found = new Map<string, SettingDoc>();
   const visit = (node: ts.Node): void => {
-    const env = ts.isPropertyAssignment(node) ? /\.meta\(\{ env: '([A-Z0-9_]+)' \}\)$/.exec(node.initializer.getText())?.[1] : undefined;
+    const env = ts.isPropertyAssignment(node) ? /\.meta\(\{ env: '([A-Z0-9_]+)'(?:, [^}]*)? \}\)$/.exec(node.initializer.getText())?.[1] : undefined;
     const jsDoc = (node as { jsDoc?: ts.JSDoc[] }).jsDoc?.at(-1);
     if (env && jsDoc) {
       const text = jsDoc
@@ -61,14 +61,16 @@ function checkDefault(env: string, field: z.ZodType, written: string | undefined
 }
 
 /**
- * The settings table of `schema`, declared in `sourcePath`, in the schema's order: every field naming a
- * variable must have a doc comment, which is its row, and a `@defaultValue` that agrees with the schema.
+ * The settings table of `schema`, whose fields are declared in `sourcePaths` (the core's: every library's
+ * settings file), in the schema's order: every field naming a variable must have a doc comment, which is its
+ * row, and a `@defaultValue` that agrees with the schema.
  */
-export function settingsTable(sourcePath: string, schema: z.ZodType): string {
-  const comments = docCommentsByEnv(sourcePath);
+export function settingsTable(sourcePaths: string | readonly string[], schema: z.ZodType): string {
+  const sources = typeof sourcePaths === 'string' ? [sourcePaths] : sourcePaths;
+  const comments = new Map(sources.flatMap((source) => [...docCommentsByEnv(source)]));
   const rows = Object.entries(envNames(schema)).map(([env, path]) => {
     const doc = comments.get(env);
-    if (!doc) throw new Error(`${env} has no doc comment in ${sourcePath}`);
+    if (!doc) throw new Error(`${env} has no doc comment in ${sources.join(', ')}`);
     checkDefault(env, fieldAt(schema, path), doc.defaultValue);
     return `| \`${env}\` | ${doc.meaning.replace(/\|/g, '\\|')} | ${shownDefault(doc.defaultValue)} |`;
   });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { ConfigError, envNames } from '@crawler/config';
+import { ConfigError } from '@crawler/config';
+import { envNames } from '@crawler/settings';
 import type { PluginConfigSpec, PluginDefinition } from './plugin-definition';
 
 /** A plugin's settings as its schema declares them: each field names its variable with `.meta({ env })`. */

@@ -1,0 +1,2 @@
+export * from './setting-env';
+export * from './validators';
