@@ -266,7 +266,7 @@ describe.each(SETUPS)('%s', (_, files) => {
   });
 
   it('gives the control plane its token as a secret (it and the CLI only), and publishes it on loopback only', () => {
-    expect(compose.secrets?.control_plane_token).toEqual({ environment: 'CONTROL_PLANE_TOKEN' });
+    expect((compose.secrets as Record<string, unknown>).control_plane_token).toEqual({ environment: 'CONTROL_PLANE_TOKEN' });
     const given = Object.entries(services)
       .filter(([, s]) => secretsOf(s).includes('control_plane_token'))
       .map(([name]) => name);
@@ -416,8 +416,8 @@ describe.each(SETUPS)('%s, built and run without a registry', (_, files) => {
       const build = service.build as { args?: string[]; secrets?: string[] };
       expect({ name, args: build.args, secrets: build.secrets }).toEqual({ name, args: ['NODE_IMAGE'], secrets: ['build_ca'] });
     }
-    expect(compose.secrets?.build_ca).toEqual({ file: '/etc/ssl/certs/ca-certificates.crt' });
-    expect(loadCompose(files).secrets?.build_ca).toEqual({ file: '/dev/null' });
+    expect((compose.secrets as Record<string, unknown>).build_ca).toEqual({ file: '/etc/ssl/certs/ca-certificates.crt' });
+    expect((loadCompose(files).secrets as Record<string, unknown>).build_ca).toEqual({ file: '/dev/null' });
     const stages = parseDockerfile(join(ROOT, 'Dockerfile')).stages;
     const npmCi = stages.flatMap((stage) => stage.instructions).filter((i) => i.keyword === 'RUN' && /\bnpm ci\b/.test(i.args.join(' ')));
     expect(npmCi).toHaveLength(2);
