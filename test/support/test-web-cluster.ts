@@ -96,9 +96,14 @@ export class TestWebCluster {
       [...(options.services ?? SERVICES), ...(options.extra ?? [])].map((name) => startService(name, this.env, options.startTimeoutMs)),
     );
     this.services = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    // One that did not start fails the start; close() then stops the others instead of leaving them running.
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    if (failed) {
+      // One that did not start fails the start, and the caller, given no cluster, has nothing to close: the
+      // services that did start and the S3 server are stopped here, or they would outlive the test file and
+      // keep jest's process alive after the run.
+      await this.close();
+      throw failed.reason;
+    }
     return this;
   }
 

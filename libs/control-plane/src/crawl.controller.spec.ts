@@ -351,7 +351,7 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect(policy).not.toMatch(/unsafe-inline|unsafe-eval|data:|\*/);
     // Nothing inline for the policy to allow: no script or style element with content, no style or on… attribute.
     expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/i);
-    expect(page.body).toContain('<script src="dashboard.js"></script>');
+    expect(page.body).toContain('<script type="module" src="dashboard.js"></script>');
     expect(page.body).toContain('<link rel="stylesheet" href="dashboard.css">');
     const script = await call('GET', '/dashboard.js');
     expect(script.status).toBe(200);
@@ -359,7 +359,7 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
     expect(script.body).toContain('setInterval(poll, 2000)');
     const style = await call('GET', '/dashboard.css');
     expect(style.headers.get('content-type')).toMatch(/^text\/css/);
-    expect(style.body).toMatch(/\.legend i\.fetched \{ background: #1f6feb; \}/);
+    expect(style.body).toMatch(/\[data-series="fetched"\] \{\s*--series: #1f6feb;\s*\}/);
     for (const id of ['url-filter', 'url-seen', 'frontier', 'dns-resolver', 'downloader', 'content-parser', 'content-seen', 'url-extractor', 'storage']) {
       expect(page.body).toContain(`id="box-${id}"`);
     }
