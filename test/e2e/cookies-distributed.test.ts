@@ -64,6 +64,10 @@ describe('distributed crawl with cookies', () => {
       services: SERVICES,
       startTimeoutMs: 90_000,
     });
+    // Both downloaders on the ring, as the frontier sees it, before the first URL is dispatched: it re-reads the
+    // ring every second, and this whole crawl can be over in one (then every host went to the first downloader).
+    await cluster.until((s) => s.downloaders === 2, 30_000, 100);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await cluster.seed([`http://www.shop.test:${port}/`, `http://members.test:${port}/`])).toBe(201);
     status = await cluster.until((s) => s.complete, 120_000, 500);
     listed = await (await fetch(`${cluster.control}/sites?host=members.test`)).json();

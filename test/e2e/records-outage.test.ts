@@ -14,7 +14,7 @@ import { removeTempDirs, tempDir } from '../support/temp-dirs';
  * on, and the messages that needed it (content-seen's) are retried with backoff as an outage, not spent as
  * failures. Once it is back the crawl completes by itself: every page fetched, stored and recorded once.
  *
- * It runs on a server of its own (initdb into a temp directory, pg_ctl on PRIVATE_POSTGRES_PORT, 7810): the
+ * It runs on a server of its own (initdb into a temp directory, pg_ctl on a free port): the
  * suite's shared PostgreSQL is never stopped. With CRASH_REPORT=1 it prints one JSON line of its figures.
  */
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { tempDir } from './temp-dirs';
@@ -23,7 +24,9 @@ export function postgresBinaries(): string | null {
 
 /**
  * A PostgreSQL server a test owns (a cluster of its own in a temp directory, on `port`), for tests that
- * stop it mid-crawl, which the shared one on 5432 must never see. PRIVATE_POSTGRES_PORT moves it.
+ * stop it mid-crawl, which the shared one on 5432 must never see. Its port is a free one, picked at init()
+ * and kept across its stops and starts (PRIVATE_POSTGRES_PORT fixes it instead): a fixed default was taken
+ * by a server an interrupted run had left behind, and the next run failed on it.
  *
  * The server refuses to run as root, and the tests run as root in CI: as root every program runs as the
  * `postgres` user (runuser), which owns the directory.
@@ -34,7 +37,7 @@ export class PrivatePostgres {
 
   constructor(
     readonly bin: string,
-    readonly port = Number(process.env.PRIVATE_POSTGRES_PORT || 7810),
+    public port = Number(process.env.PRIVATE_POSTGRES_PORT || 0),
   ) {}
 
   /** Trust auth on loopback: no password in the tests' URLs. */
@@ -44,6 +47,7 @@ export class PrivatePostgres {
 
   /** initdb, then start. */
   async init(): Promise<void> {
+    if (this.port === 0) this.port = await freePort();
     if (process.getuid?.() === 0) {
       const { stdout } = await run('id', ['-u', 'postgres']);
       const { stdout: gid } = await run('id', ['-g', 'postgres']);
@@ -86,4 +90,16 @@ export class PrivatePostgres {
       throw new Error(`${program} ${args.at(-1)} failed on port ${this.port}: ${(stderr || stdout || (error as Error).message).trim()}${tail}`);
     }
   }
+}
+
+/** A port nothing listens on now, on loopback (the kernel's pick for a listener closed at once). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
