@@ -1,4 +1,4 @@
-import { regexHazard } from './regex-guard';
+import { nextProbeSize, regexHazard } from './regex-guard';
 
 const hazard = (pattern: string, maxLength = 2048) => regexHazard(pattern, new RegExp(pattern), maxLength);
 
@@ -14,6 +14,16 @@ describe('regexHazard', () => {
     expect(hazard('.*a.*a.*a.*a.*a.*b')).toMatch(/^takes \d+ ms on \d+ characters of "a" \(over 50 ms\): catastrophic backtracking$/);
     // Caught while the input is still small: the check ends quickly.
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('grows its hostile inputs by a quarter at most past 32 characters, so that a blow-up is caught at a few times its budget', () => {
+    let size = 32;
+    for (let step = 0; step < 20; step++) {
+      const next = nextProbeSize(size);
+      expect(next).toBeGreaterThan(size);
+      expect(next / size).toBeLessThanOrEqual(1.25 + 1 / size);
+      size = next;
+    }
   });
 
   it('lets through what a crawl writes: classes, alternations, bounded repeats, quantifiers in a class', () => {

@@ -80,7 +80,7 @@ function hostileAlphabet(pattern: string): string[] {
 function timeHazard(regex: RegExp, pattern: string, maxLength: number, budgetMs: number): string | undefined {
   const probe = new RegExp(regex.source, regex.flags.replace(/[gy]/g, ''));
   const alphabet = hostileAlphabet(pattern);
-  for (let size = 8; ; size = size < 32 ? size + 4 : size * 2) {
+  for (let size = 8; ; size = nextProbeSize(size)) {
     const n = Math.min(size, maxLength);
     for (const c of alphabet) {
       const run = c.repeat(n);
@@ -94,6 +94,15 @@ function timeHazard(regex: RegExp, pattern: string, maxLength: number, budgetMs:
     }
     if (n >= maxLength) return undefined;
   }
+}
+
+/**
+ * The input size after `size`: +4 up to 32 characters, then a quarter more each time. A polynomial blow-up
+ * of degree d grows its time by 1.25^d a step (under 4× for `.*a` six times over), so the first input over
+ * the budget takes a few budgets at most; doubling grew it 2^d (64×), and the check itself took seconds.
+ */
+export function nextProbeSize(size: number): number {
+  return size < 32 ? size + 4 : Math.ceil(size * 1.25);
 }
 
 /**
