@@ -142,9 +142,9 @@ export const storageSettings = z.object({
    */
   gzipLevel: int(1).max(9).default(3).meta({ env: 'CONTENT_GZIP_LEVEL' }),
   /**
-   * zstd level of stored pages (and staged bodies) when the codec is zstd: 1 (fastest) … 19 (smallest; above 19 a
-   * reader needs more memory than zstd allows by default). 3, zstd's own default, stores HTML a little smaller than
-   * gzip 3 for about half of its CPU; 1 is faster still and about as large as gzip 1.
+   * zstd level of stored pages (and staged bodies) when the codec is zstd: 1 (fastest) … 19 (smallest; 20 to 22,
+   * zstd's `--ultra` levels, compress with far more memory and are left out). 3, zstd's own default, stores HTML a
+   * little smaller than gzip 3 for about half of its CPU; 1 is faster still and about as large as gzip 1.
    * @defaultValue 3
    */
   zstdLevel: int(1).max(19).default(3).meta({ env: 'CONTENT_ZSTD_LEVEL' }),
