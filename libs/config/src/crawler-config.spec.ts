@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import zlib from 'node:zlib';
+import { zstdBuiltIn } from '@crawler/content-store';
 import { ConfigError, ENV_NAMES, loadConfig, parseHostsFile } from './crawler-config';
 
 describe('loadConfig', () => {
@@ -180,6 +182,41 @@ describe('docs/configuration.md', () => {
       expect(message).not.toContain('s3cret');
     }
   });
+});
+
+describe('CONTENT_CODEC', () => {
+  /** `test` as on a Node.js without zstd (20): where zlib has it, it is taken away for the call. */
+  const withoutZstd = (test: () => void) => {
+    const zstd = zlib as { zstdCompressSync?: unknown };
+    const built = zstd.zstdCompressSync;
+    zstd.zstdCompressSync = undefined;
+    try {
+      test();
+    } finally {
+      zstd.zstdCompressSync = built;
+    }
+  };
+
+  it('takes auto (the default), gzip or zstd, with a level for each, and refuses any other codec by name', () => {
+    expect(loadConfig({}).storage).toMatchObject({ codec: 'auto', gzipLevel: 3, zstdLevel: 3 });
+    expect(loadConfig({ CONTENT_CODEC: 'gzip', CONTENT_GZIP_LEVEL: '6' }).storage).toMatchObject({ codec: 'gzip', gzipLevel: 6 });
+    expect(() => loadConfig({ CONTENT_CODEC: 'brotli' })).toThrow(/CONTENT_CODEC/);
+    expect(() => loadConfig({ CONTENT_ZSTD_LEVEL: '20' })).toThrow(/CONTENT_ZSTD_LEVEL/);
+    expect(() => loadConfig({ CONTENT_ZSTD_LEVEL: '0' })).toThrow(/CONTENT_ZSTD_LEVEL/);
+  });
+
+  it('takes zstd where Node.js has it built in', () => {
+    if (zstdBuiltIn()) expect(loadConfig({ CONTENT_CODEC: 'zstd', CONTENT_ZSTD_LEVEL: '19' }).storage).toMatchObject({ codec: 'zstd', zstdLevel: 19 });
+    else expect(() => loadConfig({ CONTENT_CODEC: 'zstd' })).toThrow(/CONTENT_CODEC/);
+  });
+
+  it('refuses zstd at start on a Node.js without it, naming the setting and the Node.js it needs (taken away for the test where it is built in)', () =>
+    withoutZstd(() => {
+      expect(() => loadConfig({ CONTENT_CODEC: 'zstd' })).toThrow(
+        /CONTENT_CODEC: zstd needs Node\.js 22\.15 or later \(zlib\.zstdCompress\), this is v[\d.]+: set gzip or auto/,
+      );
+      expect(loadConfig({ CONTENT_CODEC: 'auto' }).storage.codec).toBe('auto');
+    }));
 });
 
 describe("docs/operations.md's scaling table", () => {

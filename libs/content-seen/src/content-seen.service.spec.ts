@@ -35,7 +35,7 @@ function setup(nearDuplicateDistance = 3) {
 }
 
 /** A body as the processor hands it over from staging. */
-const staged = (body: Buffer): StagedBody => ({ body, gzipped: async () => gzipSync(body) });
+const staged = (body: Buffer): StagedBody => ({ body, compressed: async () => ({ codec: 'gzip', bytes: gzipSync(body) }) });
 
 const HASH = contentHash('Hello world');
 const OTHER = contentHash('Something else');

@@ -19,7 +19,7 @@ export type SeenDecision = { kind: 'new'; duplicate: false } | DuplicateVerdict;
 /**
  * Content seen? Exact duplicates by the SHA-256 of the normalised text; near duplicates by the 64-bit
  * simhash of its shingles within `contentSeen.nearDuplicateDistance` bits, looked up in the records' banded
- * near-duplicate index (RecordsStore.nearSimhashes). The first page with some content is stored (gzip, with its metadata, in the page store's
+ * near-duplicate index (RecordsStore.nearSimhashes). The first page with some content is stored (compressed, with its metadata, in the page store's
  * segments) and its record kept (the RecordsStore: memory, Redis or PostgreSQL); a later duplicate is
  * recorded against its original, counted (`duplicate` for exact, `duplicate.near`), not stored and not
  * mined for links.
@@ -105,10 +105,10 @@ export class ContentSeenService {
       : { kind: 'near', duplicate: true, originalUrl: record.original, distance: record.distance };
   }
 
-  /** Stores a new page (gzip, with its metadata) and records it in the URL store; answers its reference. */
+  /** Stores a new page (compressed, with its metadata) and records it in the URL store; answers its reference. */
   async storePage(page: ParsedPage, staged: StagedBody): Promise<string> {
-    // Staged bodies come gzip-compressed already (a bundle's members) or are compressed now, off the event loop.
-    const contentKey = await this.pages.store(await staged.gzipped(), pageMetadata(page));
+    // Staged bodies come compressed already (a bundle's members) or are compressed now, off the event loop.
+    const contentKey = await this.pages.store(await staged.compressed(), pageMetadata(page));
     await this.records.recordPages([
       {
         url: page.url,

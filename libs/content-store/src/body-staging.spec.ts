@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { MemoryStateStore, RedisStateStore } from '@crawler/state';
 import type { BodyStaging } from './body-staging';
-import { BundledBodyStaging } from './bundled-body-staging.driver';
+import { BundledBodyStaging, BundledBodyStagingOptions } from './bundled-body-staging.driver';
+import { type Codec, decompressSync } from './codec';
+import { CODECS, describeCodec } from './codec-test';
 import { collectKeys } from './content-store.contract';
 import type { ContentStore } from './content-store';
 import { FsContentStore } from './fs-content-store.driver';
@@ -22,23 +24,25 @@ interface Harness {
   close(): Promise<void>;
 }
 
-/** The behaviour every BodyStaging driver shows. */
-function bodyStagingContract(name: string, make: () => Promise<Harness>) {
-  describe(`BodyStaging contract: ${name}`, () => {
+/** The behaviour every BodyStaging driver shows, compressing with `codec`. */
+function bodyStagingContract(name: string, codec: Codec, make: () => Promise<Harness>) {
+  describeCodec(codec, `BodyStaging contract: ${name}, ${codec}`, () => {
     let h: Harness;
     beforeEach(async () => {
       h = await make();
     });
     afterEach(() => h.close());
 
-    it('gives back every byte of every body staged, and its gzip form', async () => {
+    it('gives back every byte of every body staged, and its compressed form', async () => {
       const bodies = Array.from({ length: 50 }, (_, i) => Buffer.from(Array.from({ length: 1000 + i * 37 }, (_, j) => (j * 7 + i) % 256)));
       const refs = await Promise.all(bodies.map((b) => h.staging.stage(b)));
       expect(new Set(refs).size).toBe(refs.length);
       for (const [i, ref] of refs.entries()) {
         const staged = await h.staging.read(ref);
         expect(staged?.body.equals(bodies[i])).toBe(true);
-        expect(gunzipSync(await staged!.gzipped()).equals(bodies[i])).toBe(true);
+        const compressed = await staged!.compressed();
+        expect(compressed.codec).toBe(codec);
+        expect(decompressSync(compressed.bytes, codec).equals(bodies[i])).toBe(true);
       }
     });
 
@@ -59,12 +63,21 @@ function bodyStagingContract(name: string, make: () => Promise<Harness>) {
   });
 }
 
-bodyStagingContract('memory', async () => {
-  const staging = new MemoryBodyStaging();
-  return { staging, stagedObjects: async () => [], close: () => staging.close() };
-});
+const level = 3;
 
-async function bundled(content: ContentStore, state: MemoryStateStore | RedisStateStore, cleanup: () => Promise<void>, options = {}): Promise<Harness> {
+for (const codec of CODECS) {
+  bodyStagingContract('memory', codec, async () => {
+    const staging = new MemoryBodyStaging({ codec, level });
+    return { staging, stagedObjects: async () => [], close: () => staging.close() };
+  });
+}
+
+async function bundled(
+  content: ContentStore,
+  state: MemoryStateStore | RedisStateStore,
+  cleanup: () => Promise<void>,
+  options: BundledBodyStagingOptions = {},
+): Promise<Harness> {
   const staging = new BundledBodyStaging(content, state, options);
   return {
     staging,
@@ -76,10 +89,12 @@ async function bundled(content: ContentStore, state: MemoryStateStore | RedisSta
   };
 }
 
-bodyStagingContract('bundled on a directory', async () => {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'staging-'));
-  return bundled(new FsContentStore(root), new MemoryStateStore(), () => fs.rm(root, { recursive: true, force: true }));
-});
+for (const codec of CODECS) {
+  bodyStagingContract('bundled on a directory', codec, async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'staging-'));
+    return bundled(new FsContentStore(root), new MemoryStateStore(), () => fs.rm(root, { recursive: true, force: true }), { compression: { codec, level } });
+  });
+}
 
 let s3: S3TestServer;
 describe('on S3 and Redis', () => {
@@ -88,15 +103,22 @@ describe('on S3 and Redis', () => {
   });
   afterAll(() => s3?.close());
 
-  bodyStagingContract('bundled on S3, members in Redis', async () => {
-    const content = await MinioContentStore.connect({ url: s3.url, bucket: `staging-${randomUUID().slice(0, 18)}` });
-    const state = new RedisStateStore({ url: REDIS_URL, prefix: `staging-test-${randomUUID()}` });
-    return bundled(content, state, async () => {
-      for (const key of await collectKeys(content.list(''))) await content.delete(key);
-      await state.clear();
-      await state.close();
+  for (const codec of CODECS) {
+    bodyStagingContract('bundled on S3, members in Redis', codec, async () => {
+      const content = await MinioContentStore.connect({ url: s3.url, bucket: `staging-${randomUUID().slice(0, 18)}` });
+      const state = new RedisStateStore({ url: REDIS_URL, prefix: `staging-test-${randomUUID()}` });
+      return bundled(
+        content,
+        state,
+        async () => {
+          for (const key of await collectKeys(content.list(''))) await content.delete(key);
+          await state.clear();
+          await state.close();
+        },
+        { compression: { codec, level } },
+      );
     });
-  });
+  }
 });
 
 describe('BundledBodyStaging', () => {
@@ -145,15 +167,50 @@ describe('BundledBodyStaging', () => {
     const staging = new BundledBodyStaging(broken, new MemoryStateStore());
     await expect(Promise.all([staging.stage(Buffer.from('a')), staging.stage(Buffer.from('b'))])).rejects.toThrow(/disk full/);
     await expect(staging.read('pages/x.html.gz')).rejects.toThrow(/not a staged body reference/);
+    await expect(staging.read('staging/a-0.br#0.0.1')).rejects.toThrow(/not a staged body reference/);
+  });
+
+  describeCodec('zstd', 'zstd', () => {
+    it('writes a bundle as one zstd file, its frames one after the other', async () => {
+      const staging = new BundledBodyStaging(content, new MemoryStateStore(), { lingerMs: 5000, maxBodies: 3, compression: { codec: 'zstd', level } });
+      const refs = await Promise.all(['one', 'two', 'three'].map((body) => staging.stage(Buffer.from(body))));
+      expect(refs.every((ref) => /^staging\/[A-Za-z0-9]+-0\.zst#\d\.\d+\.\d+$/.test(ref))).toBe(true);
+      const [bundle] = await collectKeys(content.list('staging/'));
+      expect(decompressSync((await content.get(bundle))!.body, 'zstd').toString()).toMatch(/^(one|two|three){3}$/);
+    });
+
+    it('reads, after a switch to zstd, the gzip bundles staged before it, and hands on their members as gzip', async () => {
+      const state = new MemoryStateStore();
+      const before = new BundledBodyStaging(content, state, { compression: { codec: 'gzip', level } });
+      const old = await before.stage(Buffer.from('staged before'));
+      await before.close();
+      const after = new BundledBodyStaging(content, state, { compression: { codec: 'zstd', level } });
+      const fresh = await after.stage(Buffer.from('staged after'));
+      const staged = (await after.read(old))!;
+      expect(staged.body.toString()).toBe('staged before');
+      const member = await staged.compressed();
+      expect(member.codec).toBe('gzip');
+      expect(gunzipSync(member.bytes).toString()).toBe('staged before');
+      expect((await (await after.read(fresh))!.compressed()).codec).toBe('zstd');
+      await after.release(old);
+      await after.release(fresh);
+      expect(await collectKeys(content.list('staging/'))).toEqual([]);
+      await after.close();
+    });
   });
 });
 
-bodyStagingContract('memory, compressing on a thread', async () => {
-  const staging = new MemoryBodyStaging(6, 1);
-  return { staging, stagedObjects: async () => [], close: () => staging.close() };
-});
+for (const codec of CODECS) {
+  bodyStagingContract('memory, compressing on a thread', codec, async () => {
+    const staging = new MemoryBodyStaging({ codec, level }, 1);
+    return { staging, stagedObjects: async () => [], close: () => staging.close() };
+  });
 
-bodyStagingContract('bundled on a directory, compressing on a thread', async () => {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'staging-'));
-  return bundled(new FsContentStore(root), new MemoryStateStore(), () => fs.rm(root, { recursive: true, force: true }), { gzipThreads: 1 });
-});
+  bodyStagingContract('bundled on a directory, compressing on a thread', codec, async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'staging-'));
+    return bundled(new FsContentStore(root), new MemoryStateStore(), () => fs.rm(root, { recursive: true, force: true }), {
+      compression: { codec, level },
+      threads: 1,
+    });
+  });
+}

@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-import { gunzipSync, gzip } from 'node:zlib';
 import { LingerBatcher } from '@crawler/batching';
 import type { StateStore } from '@crawler/state';
 import type { BodyStaging, StagedBody } from './body-staging';
+import { type Codec, type Compression, codecOfKey, decompressSync, extensionOf } from './codec';
+import { Compressor } from './compressor';
 import type { ContentStore } from './content-store';
-import { GzipThreads } from './gzip-threads';
-
-const gzipAsync = promisify(gzip);
 
 export interface BundledBodyStagingOptions {
   /** Bodies in one bundle at most. @defaultValue 64 */
@@ -16,16 +13,17 @@ export interface BundledBodyStagingOptions {
   maxBytes?: number;
   /** A bundle is written at most this long after its first body was staged, full or not. @defaultValue 10 */
   lingerMs?: number;
-  /** gzip level of each body (the level stored pages keep). @defaultValue 6 */
-  gzipLevel?: number;
+  /** How each body is compressed (as stored pages keep it). @defaultValue gzip, level 6 */
+  compression?: Compression;
   /** Threads compressing the bodies, started on the first (0: zlib's async API). @defaultValue 0 */
-  gzipThreads?: number;
+  threads?: number;
   /** Bundles kept in memory for readers (a reader usually wants the rest of the bundle next), bytes. @defaultValue 33554432 */
   cacheBytes?: number;
 }
 
 interface BundleRef {
   key: string;
+  codec: Codec;
   id: string;
   index: number;
   offset: number;
@@ -33,9 +31,10 @@ interface BundleRef {
 }
 
 /**
- * Bodies staged within `lingerMs` of each other are gzip-compressed one by one (on libuv's thread pool) and
- * written together as one object `staging/<id>.gz`: the concatenation of their gzip members (itself a valid
- * gzip file). A reference names the bundle and the member: `staging/<id>.gz#<index>.<offset>.<length>`.
+ * Bodies staged within `lingerMs` of each other are compressed one by one and written together as one object,
+ * `staging/<id>.gz` (gzip members back to back, itself a valid gzip file) or `staging/<id>.zst` (zstd frames
+ * back to back, a valid zstd file). A reference names the bundle and the member:
+ * `staging/<id>.gz#<index>.<offset>.<length>`. Readers read either codec, whichever this process writes.
  *
  * The state store keeps the set of a bundle's members not yet released (`bundle:<id>`, written right after
  * the object, before any reference is handed out); releasing one removes it, and the release that empties
@@ -48,10 +47,9 @@ export class BundledBodyStaging implements BodyStaging {
   private readonly bundles: LingerBatcher<Buffer, string>;
   private readonly cache = new Map<string, { bundle: Promise<Buffer | null>; bytes: number }>();
   private cachedBytes = 0;
-  private readonly gzipLevel: number;
   private readonly cacheBytes: number;
-  private readonly gzipThreads: number;
-  private threads?: GzipThreads;
+  private readonly compressor: Compressor;
+  private readonly extension: string;
 
   /** `state`: the namespace holding the bundles' member sets. */
   constructor(
@@ -65,13 +63,14 @@ export class BundledBodyStaging implements BodyStaging {
       maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
       bytesOf: (member) => member.length,
     });
-    this.gzipLevel = options.gzipLevel ?? 6;
+    const compression = options.compression ?? { codec: 'gzip', level: 6 };
+    this.compressor = new Compressor(compression, options.threads ?? 0);
+    this.extension = extensionOf(compression.codec);
     this.cacheBytes = options.cacheBytes ?? 32 * 1024 * 1024;
-    this.gzipThreads = options.gzipThreads ?? 0;
   }
 
   async stage(body: Buffer): Promise<string> {
-    return this.bundles.add(await this.gzip(body));
+    return this.bundles.add((await this.compressor.compress(body)).bytes);
   }
 
   async read(ref: string): Promise<StagedBody | null> {
@@ -83,9 +82,9 @@ export class BundledBodyStaging implements BodyStaging {
     let body: Buffer | undefined;
     return {
       get body() {
-        return (body ??= gunzipSync(member));
+        return (body ??= decompressSync(member, at.codec));
       },
-      gzipped: async () => member,
+      compressed: async () => ({ codec: at.codec, bytes: member }),
     };
   }
 
@@ -98,19 +97,13 @@ export class BundledBodyStaging implements BodyStaging {
 
   async close(): Promise<void> {
     await this.bundles.drain();
-    await this.threads?.close();
+    await this.compressor.close();
   }
 
-  private gzip(body: Buffer): Promise<Buffer> {
-    if (this.gzipThreads === 0) return gzipAsync(body, { level: this.gzipLevel });
-    this.threads ??= new GzipThreads(this.gzipThreads, this.gzipLevel);
-    return this.threads.gzip(body);
-  }
-
-  /** Writes one bundle of gzip members; answers each member's reference. */
+  /** Writes one bundle of compressed members; answers each member's reference. */
   private async write(parts: Buffer[]): Promise<string[]> {
     const id = `${this.instance}-${(this.sequence++).toString(36)}`;
-    const key = `staging/${id}.gz`;
+    const key = `staging/${id}${this.extension}`;
     const data = Buffer.concat(parts);
     await this.content.put(key, data);
     await this.state.setAdd(
@@ -169,10 +162,10 @@ export class BundledBodyStaging implements BodyStaging {
   }
 }
 
-const REF = /^(staging\/([A-Za-z0-9]+-[a-z0-9]+)\.gz)#(\d+)\.(\d+)\.(\d+)$/;
+const REF = /^(staging\/([A-Za-z0-9]+-[a-z0-9]+)\.(?:gz|zst))#(\d+)\.(\d+)\.(\d+)$/;
 
 function parseRef(ref: string): BundleRef {
   const m = REF.exec(ref);
   if (!m) throw new Error(`not a staged body reference: ${JSON.stringify(ref)}`);
-  return { key: m[1], id: m[2], index: Number(m[3]), offset: Number(m[4]), length: Number(m[5]) };
+  return { key: m[1], codec: codecOfKey(m[1]), id: m[2], index: Number(m[3]), offset: Number(m[4]), length: Number(m[5]) };
 }

@@ -1,4 +1,6 @@
 export * from './content-store';
+export { compressSync, decompressSync, resolveCodec, zstdBuiltIn, ZSTD_NODE_VERSION } from './codec';
+export type { Codec, CodecSetting, Compressed, Compression } from './codec';
 export { assertValidKey, assertValidPrefix } from './content-key';
 export { MinioContentStore, parseS3Url } from './minio-content-store.driver';
 export type { MinioContentStoreOptions } from './minio-content-store.driver';

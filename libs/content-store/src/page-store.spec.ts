@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { type Codec, compressSync, decompressSync } from './codec';
+import { CODECS, describeCodec } from './codec-test';
 import { collectKeys } from './content-store.contract';
 import type { ContentStore } from './content-store';
 import { FsContentStore } from './fs-content-store.driver';
@@ -23,8 +24,10 @@ const meta = (url: string): StoredPageMeta => ({
   simhash: '0123456789abcdef',
 });
 
-function pageStoreContract(name: string, make: () => Promise<{ content: ContentStore; cleanup: () => Promise<void> }>) {
-  describe(`SegmentedPageStore on ${name}`, () => {
+const compressed = (codec: Codec, body: string | Buffer) => ({ codec, bytes: compressSync(Buffer.from(body), { codec, level: 3 }) });
+
+function pageStoreContract(name: string, codec: Codec, make: () => Promise<{ content: ContentStore; cleanup: () => Promise<void> }>) {
+  describeCodec(codec, `SegmentedPageStore on ${name}, ${codec}`, () => {
     let content: ContentStore;
     let cleanup: () => Promise<void>;
     beforeEach(async () => ({ content, cleanup } = await make()));
@@ -33,13 +36,16 @@ function pageStoreContract(name: string, make: () => Promise<{ content: ContentS
     it('stores pages stored together in one segment and its index, each page readable by its reference', async () => {
       const pages = new SegmentedPageStore(content, { lingerMs: 5000, maxPages: 20 });
       const bodies = Array.from({ length: 20 }, (_, i) => Buffer.from(`<html>page ${i} ${'x'.repeat(i * 50)}</html>`));
-      const refs = await Promise.all(bodies.map((b, i) => pages.store(gzipSync(b), meta(`http://a.test/${i}`))));
+      const refs = await Promise.all(bodies.map((b, i) => pages.store(compressed(codec, b), meta(`http://a.test/${i}`))));
       const keys = await collectKeys(content.list('pages/'));
       expect(keys).toHaveLength(2);
       const segment = parsePageRef(refs[0]).key;
+      expect(segment).toMatch(codec === 'gzip' ? /^pages\/[\d-]+\/[^/]+\.gz$/ : /^pages\/[\d-]+\/[^/]+\.zst$/);
       expect(keys).toEqual([indexKeyOf(segment), segment].sort());
-      // The segment is one gzip file: the pages, one after the other.
-      expect(gunzipSync((await content.get(segment))!.body).toString()).toBe(Buffer.concat(bodies).toString());
+      // The segment is one file of its codec (what zcat or zstdcat reads whole): the pages, one after the other.
+      const stored = (await content.get(segment))!;
+      expect(stored.meta).toEqual({ pages: '20', codec });
+      expect(decompressSync(stored.body, codec).toString()).toBe(Buffer.concat(bodies).toString());
       for (const [i, ref] of refs.entries()) {
         const page = await pages.read(ref, { meta: true });
         expect(page?.body.equals(bodies[i])).toBe(true);
@@ -50,9 +56,9 @@ function pageStoreContract(name: string, make: () => Promise<{ content: ContentS
 
     it('writes a segment when it is full or its time is up, and everything at close', async () => {
       const pages = new SegmentedPageStore(content, { lingerMs: 20, maxPages: 3 });
-      await Promise.all(Array.from({ length: 7 }, (_, i) => pages.store(gzipSync(Buffer.from(`p${i}`)), meta(`http://a.test/${i}`))));
-      expect((await collectKeys(content.list('pages/'))).filter((k) => k.endsWith('.gz'))).toHaveLength(3);
-      const late = pages.store(gzipSync(Buffer.from('late')), meta('http://a.test/late'));
+      await Promise.all(Array.from({ length: 7 }, (_, i) => pages.store(compressed(codec, `p${i}`), meta(`http://a.test/${i}`))));
+      expect((await collectKeys(content.list('pages/'))).filter((k) => !k.endsWith('.index.jsonl'))).toHaveLength(3);
+      const late = pages.store(compressed(codec, 'late'), meta('http://a.test/late'));
       await pages.close();
       expect((await pages.read(await late))?.body.toString()).toBe('late');
     });
@@ -60,14 +66,49 @@ function pageStoreContract(name: string, make: () => Promise<{ content: ContentS
     it('answers null for a reference to nothing, and refuses what is not a reference', async () => {
       const pages = new SegmentedPageStore(content);
       expect(await pages.read('pages/2026-01-01/nothing-0.gz#0.10')).toBeNull();
+      expect(await pages.read('pages/2026-01-01/nothing-0.zst#0.10')).toBeNull();
       await expect(pages.read('staging/x.gz#0.1.2')).rejects.toThrow(/not a stored page reference/);
+      await expect(pages.read('pages/2026-01-01/x.br#0.10')).rejects.toThrow(/not a stored page reference/);
     });
   });
 }
 
-pageStoreContract('a directory', async () => {
+const inDirectory = async () => {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'pages-'));
   return { content: new FsContentStore(root), cleanup: () => fs.rm(root, { recursive: true, force: true }) };
+};
+
+for (const codec of CODECS) pageStoreContract('a directory', codec, inDirectory);
+
+describeCodec('zstd', 'SegmentedPageStore across a switch of codec', () => {
+  let store: Awaited<ReturnType<typeof inDirectory>>;
+  beforeEach(async () => {
+    store = await inDirectory();
+  });
+  afterEach(() => store.cleanup());
+
+  it('reads the gzip pages written before the crawl switched to zstd, and writes the new ones as zstd', async () => {
+    const before = new SegmentedPageStore(store.content);
+    const old = await before.store(compressed('gzip', 'an old page'), meta('http://a.test/old'));
+    await before.close();
+    const after = new SegmentedPageStore(store.content);
+    const fresh = await after.store(compressed('zstd', 'a new page'), meta('http://a.test/new'));
+    expect(old).toMatch(/\.gz#0\.\d+$/);
+    expect(fresh).toMatch(/\.zst#0\.\d+$/);
+    expect((await after.read(old, { meta: true }))?.body.toString()).toBe('an old page');
+    expect((await after.read(old, { meta: true }))?.meta?.url).toBe('http://a.test/old');
+    expect((await after.read(fresh))?.body.toString()).toBe('a new page');
+  });
+
+  it('puts pages of each codec stored together in a segment of their own (a page staged before the switch)', async () => {
+    const pages = new SegmentedPageStore(store.content, { lingerMs: 5000, maxPages: 4 });
+    const stored = ['a', 'b', 'c', 'd'].map((body, i) => pages.store(compressed(i % 2 ? 'gzip' : 'zstd', body), meta(`http://a.test/${body}`)));
+    await pages.close();
+    const refs = await Promise.all(stored);
+    const segments = new Set(refs.map((ref) => parsePageRef(ref).key));
+    expect([...segments].map((key) => path.extname(key)).sort()).toEqual(['.gz', '.zst']);
+    expect(await Promise.all(refs.map(async (ref) => (await pages.read(ref))?.body.toString()))).toEqual(['a', 'b', 'c', 'd']);
+  });
 });
 
 describe('on S3', () => {
@@ -76,13 +117,15 @@ describe('on S3', () => {
     s3 = await startS3TestServer();
   });
   afterAll(() => s3?.close());
-  pageStoreContract('S3', async () => {
-    const content = await MinioContentStore.connect({ url: s3.url, bucket: `pages-${randomUUID().slice(0, 18)}` });
-    return {
-      content,
-      cleanup: async () => {
-        for (const key of await collectKeys(content.list(''))) await content.delete(key);
-      },
-    };
-  });
+  for (const codec of CODECS) {
+    pageStoreContract('S3', codec, async () => {
+      const content = await MinioContentStore.connect({ url: s3.url, bucket: `pages-${randomUUID().slice(0, 18)}` });
+      return {
+        content,
+        cleanup: async () => {
+          for (const key of await collectKeys(content.list(''))) await content.delete(key);
+        },
+      };
+    });
+  }
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
 import { LingerBatcher } from '@crawler/batching';
+import { type Codec, type Compressed, codecOfKey, decompressSync, extensionOf } from './codec';
 import type { ContentStore } from './content-store';
 
 /** What is kept about a stored page beside its bytes. */
@@ -27,12 +27,12 @@ export interface StoredPage {
 }
 
 /**
- * Where content-seen keeps new pages: gzip-compressed, with their metadata, addressed by a reference that
- * the URL store records (`contentKey`).
+ * Where content-seen keeps new pages: compressed (gzip or zstd), with their metadata, addressed by a reference
+ * that the URL store records (`contentKey`).
  */
 export interface PageStore {
-  /** Stores a page (its gzip bytes); resolves, once it is written, to the page's reference. */
-  store(gzipped: Buffer, meta: StoredPageMeta): Promise<string>;
+  /** Stores a page, compressed on its own; resolves, once it is written, to the page's reference. */
+  store(page: Compressed, meta: StoredPageMeta): Promise<string>;
   /** A stored page by reference, or null when it is not there. */
   read(ref: string, options?: { meta?: boolean }): Promise<StoredPage | null>;
   /** Writes what is pending, then stops. */
@@ -51,17 +51,22 @@ export interface SegmentedPageStoreOptions {
 }
 
 interface PendingPage {
-  gzipped: Buffer;
+  bytes: Buffer;
   meta: StoredPageMeta;
 }
 
 /**
  * Pages stored together within `lingerMs` form one segment, as web archives store them (WARC files, Nutch
  * segments): `pages/<date>/<id>.gz` is the concatenation of the pages' gzip members (itself a valid gzip
- * file) and `pages/<date>/<id>.index.jsonl` holds one line per page: its offset and length in the segment
- * and its metadata. A page's reference is `pages/<date>/<id>.gz#<offset>.<length>`, read with one ranged
- * GET. Two objects per segment instead of one per page: an object store's cost is per request, and a crawl
- * stores hundreds of pages a second.
+ * file), `pages/<date>/<id>.zst` that of their zstd frames (a valid zstd file), and
+ * `pages/<date>/<id>.index.jsonl` holds one line per page: its offset and length in the segment and its
+ * metadata. A page's reference is `pages/<date>/<id>.gz#<offset>.<length>` (or `.zst#…`), read with one
+ * ranged GET. Two objects per segment instead of one per page: an object store's cost is per request, and a
+ * crawl stores hundreds of pages a second.
+ *
+ * A segment holds one codec, the one its extension names: pages come compressed, and those of another codec
+ * than the rest (staged before the crawl switched codecs) go to a segment of their own. Every reference is
+ * read by the codec it names, whatever this process writes.
  *
  * A page is acknowledged only once its segment and index are written (the caller awaits `store`), so a
  * crash loses no acknowledged page; a message redelivered after a crash stores its page again, in another
@@ -70,35 +75,42 @@ interface PendingPage {
 export class SegmentedPageStore implements PageStore {
   private readonly instance = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
   private sequence = 0;
-  private readonly segments: LingerBatcher<PendingPage, string>;
+  private readonly segments = new Map<Codec, LingerBatcher<PendingPage, string>>();
 
   constructor(
     private readonly content: ContentStore,
-    options: SegmentedPageStoreOptions = {},
-  ) {
-    this.segments = new LingerBatcher((pages) => this.write(pages), {
-      lingerMs: options.lingerMs ?? 50,
-      maxItems: options.maxPages ?? 256,
-      maxBytes: options.maxBytes ?? 16 * 1024 * 1024,
-      bytesOf: (page) => page.gzipped.length,
-    });
-  }
+    private readonly options: SegmentedPageStoreOptions = {},
+  ) {}
 
-  store(gzipped: Buffer, meta: StoredPageMeta): Promise<string> {
-    return this.segments.add({ gzipped, meta });
+  store(page: Compressed, meta: StoredPageMeta): Promise<string> {
+    return this.segmentsOf(page.codec).add({ bytes: page.bytes, meta });
   }
 
   async read(ref: string, options: { meta?: boolean } = {}): Promise<StoredPage | null> {
     const at = parsePageRef(ref);
     const member = await this.content.getRange(at.key, at.offset, at.length);
     if (!member || member.length < at.length) return null;
-    const page: StoredPage = { body: gunzipSync(member) };
+    const page: StoredPage = { body: decompressSync(member, codecOfKey(at.key)) };
     if (options.meta) page.meta = await this.meta(at.key, at.offset);
     return page;
   }
 
   async close(): Promise<void> {
-    await this.segments.drain();
+    await Promise.all([...this.segments.values()].map((segments) => segments.drain()));
+  }
+
+  private segmentsOf(codec: Codec): LingerBatcher<PendingPage, string> {
+    let segments = this.segments.get(codec);
+    if (!segments) {
+      segments = new LingerBatcher((pages) => this.write(codec, pages), {
+        lingerMs: this.options.lingerMs ?? 50,
+        maxItems: this.options.maxPages ?? 256,
+        maxBytes: this.options.maxBytes ?? 16 * 1024 * 1024,
+        bytesOf: (page) => page.bytes.length,
+      });
+      this.segments.set(codec, segments);
+    }
+    return segments;
   }
 
   private async meta(key: string, offset: number): Promise<StoredPageMeta | undefined> {
@@ -112,24 +124,24 @@ export class SegmentedPageStore implements PageStore {
   }
 
   /** Writes one segment and its index; answers each page's reference. */
-  private async write(pages: PendingPage[]): Promise<string[]> {
+  private async write(codec: Codec, pages: PendingPage[]): Promise<string[]> {
     const day = new Date().toISOString().slice(0, 10);
-    const key = `pages/${day}/${this.instance}-${(this.sequence++).toString(36)}.gz`;
+    const key = `pages/${day}/${this.instance}-${(this.sequence++).toString(36)}${extensionOf(codec)}`;
     let offset = 0;
     const refs: string[] = [];
     const lines: string[] = [];
-    for (const { gzipped, meta } of pages) {
-      refs.push(`${key}#${offset}.${gzipped.length}`);
-      lines.push(JSON.stringify({ offset, length: gzipped.length, meta }));
-      offset += gzipped.length;
+    for (const { bytes, meta } of pages) {
+      refs.push(`${key}#${offset}.${bytes.length}`);
+      lines.push(JSON.stringify({ offset, length: bytes.length, meta }));
+      offset += bytes.length;
     }
-    await this.content.put(key, Buffer.concat(pages.map((page) => page.gzipped)), { pages: String(pages.length) });
+    await this.content.put(key, Buffer.concat(pages.map((page) => page.bytes)), { pages: String(pages.length), codec });
     await this.content.put(indexKeyOf(key), Buffer.from(`${lines.join('\n')}\n`), { contentType: 'application/x-ndjson' });
     return refs;
   }
 }
 
-const PAGE_REF = /^(pages\/[A-Za-z0-9._/-]+\.gz)#(\d+)\.(\d+)$/;
+const PAGE_REF = /^(pages\/[A-Za-z0-9._/-]+\.(?:gz|zst))#(\d+)\.(\d+)$/;
 
 /** A page reference's parts: the segment's key and the page's byte range in it. */
 export function parsePageRef(ref: string): { key: string; offset: number; length: number } {
@@ -138,7 +150,7 @@ export function parsePageRef(ref: string): { key: string; offset: number; length
   return { key: m[1], offset: Number(m[2]), length: Number(m[3]) };
 }
 
-/** The index of a segment: `….gz` → `….index.jsonl`. */
+/** The index of a segment: `….gz` or `….zst` → `….index.jsonl`. */
 export function indexKeyOf(segmentKey: string): string {
-  return segmentKey.replace(/\.gz$/, '.index.jsonl');
+  return segmentKey.replace(/\.(gz|zst)$/, '.index.jsonl');
 }

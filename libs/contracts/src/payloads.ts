@@ -381,7 +381,7 @@ export type PluginFetched = z.infer<typeof PluginFetched>;
 
 /**
  * A new (not duplicate) parsed page, for a plugin with a page hook. Compact: the page itself is stored under
- * `contentKey` (gzip, in `charset`); the plugin SDK's `pageText` reads its text from there.
+ * `contentKey` (compressed, in `charset`); the plugin SDK's `pageText` reads its text from there.
  */
 export const PluginPage = z.object({
   v: version,

@@ -291,18 +291,21 @@ describe('control plane: seeds, pause/resume, status, history, URL lookup, dashb
   });
 
   it("looks up a URL's record and serves its stored content as text, a duplicate's from its original", async () => {
-    const key = await pages.store(gzipSync(iconv.encode('<p>Привет</p>', 'windows-1251')), {
-      url: 'http://a.test/page',
-      fetchedAt: '2024-01-01T00:00:00.000Z',
-      status: 200,
-      contentType: 'text/html; charset=windows-1251',
-      charset: 'windows-1251',
-      title: '',
-      truncated: false,
-      headers: {},
-      contentHash: 'a'.repeat(64),
-      simhash: '00000000000000ff',
-    });
+    const key = await pages.store(
+      { codec: 'gzip', bytes: gzipSync(iconv.encode('<p>Привет</p>', 'windows-1251')) },
+      {
+        url: 'http://a.test/page',
+        fetchedAt: '2024-01-01T00:00:00.000Z',
+        status: 200,
+        contentType: 'text/html; charset=windows-1251',
+        charset: 'windows-1251',
+        title: '',
+        truncated: false,
+        headers: {},
+        contentHash: 'a'.repeat(64),
+        simhash: '00000000000000ff',
+      },
+    );
     const records = app.get<RecordsStore>(RECORDS_STORE);
     await records.recordPages([
       { url: 'http://a.test/page', fetchedAt: '2024-01-01T00:00:00.000Z', status: 200, contentKey: key, contentHash: 'a'.repeat(64), simhash: '00ff' },

@@ -79,18 +79,21 @@ function setup(env: NodeJS.ProcessEnv = {}) {
   /** Stores `html` as the crawler does (gzip, in the page store) and answers the PluginPage of it. */
   const page = async (url: string, html: string | Buffer, charset = 'utf-8'): Promise<PluginPage> => {
     const contentHash = createHash('sha256').update(html).digest('hex');
-    const contentKey = await pages.store(gzipSync(Buffer.from(html)), {
-      url,
-      fetchedAt: '',
-      status: 200,
-      contentType: 'text/html',
-      charset,
-      title: '',
-      truncated: false,
-      headers: {},
-      contentHash,
-      simhash: '0123456789abcdef',
-    });
+    const contentKey = await pages.store(
+      { codec: 'gzip', bytes: gzipSync(Buffer.from(html)) },
+      {
+        url,
+        fetchedAt: '',
+        status: 200,
+        contentType: 'text/html',
+        charset,
+        title: '',
+        truncated: false,
+        headers: {},
+        contentHash,
+        simhash: '0123456789abcdef',
+      },
+    );
     return {
       v: SCHEMA_VERSION,
       hook: 'page',

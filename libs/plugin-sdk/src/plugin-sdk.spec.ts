@@ -204,18 +204,21 @@ describe('a plugin module next to the runtime', () => {
     const { app, queues, pages } = await start();
     try {
       const html = '<html><head><title>T</title></head><body><p>Bloom filters and the bloom word</p></body></html>';
-      const contentKey = await pages.store(gzipSync(Buffer.from(html)), {
-        url: 'http://a.test/p',
-        fetchedAt: '',
-        status: 200,
-        contentType: 'text/html',
-        charset: 'utf-8',
-        title: 'T',
-        truncated: false,
-        headers: {},
-        contentHash: 'a'.repeat(64),
-        simhash: '0'.repeat(16),
-      });
+      const contentKey = await pages.store(
+        { codec: 'gzip', bytes: gzipSync(Buffer.from(html)) },
+        {
+          url: 'http://a.test/p',
+          fetchedAt: '',
+          status: 200,
+          contentType: 'text/html',
+          charset: 'utf-8',
+          title: 'T',
+          truncated: false,
+          headers: {},
+          contentHash: 'a'.repeat(64),
+          simhash: '0'.repeat(16),
+        },
+      );
       const page: PluginPage = {
         v: SCHEMA_VERSION,
         hook: 'page',

@@ -6,8 +6,40 @@ import { join } from 'node:path';
 import { BatchingRecordsStore, FileRecordsStore, RecordsSettingError, RedisRecordsStore } from '@crawler/records';
 import { createDatabase, dropDatabase } from '@crawler/records/testing';
 import { MemoryStateStore } from '@crawler/state';
-import { createRecordsStore } from './drivers.factory';
+import { zstdBuiltIn } from '@crawler/content-store';
+import { createBodyStaging, createRecordsStore } from './drivers.factory';
 import { checkRecords } from './records-check';
+
+describe('createBodyStaging', () => {
+  // Words drawn from a few hundred, as text is: a higher level finds more to share.
+  let seed = 1;
+  const TEXT = Buffer.from(Array.from({ length: 5000 }, () => `w${(seed = (seed * 48271) % 2147483647) % 300}`).join(' '));
+  const compressedBy = async (env: Record<string, string>) => {
+    const staging = createBodyStaging(loadConfig({ ...env, CONTENT_GZIP_THREADS: '0' }), null as never, new MemoryStateStore());
+    const staged = await staging.read(await staging.stage(TEXT));
+    const { codec, bytes } = await staged!.compressed();
+    await staging.close();
+    return { codec, bytes };
+  };
+
+  it('compresses by CONTENT_CODEC at its level, auto meaning zstd where Node.js has it built in', async () => {
+    expect((await compressedBy({})).codec).toBe(zstdBuiltIn() ? 'zstd' : 'gzip');
+    const [fast, small] = await Promise.all([
+      compressedBy({ CONTENT_CODEC: 'gzip', CONTENT_GZIP_LEVEL: '1' }),
+      compressedBy({ CONTENT_CODEC: 'gzip', CONTENT_GZIP_LEVEL: '9' }),
+    ]);
+    expect(fast.codec).toBe('gzip');
+    expect(fast.bytes.length).toBeGreaterThan(small.bytes.length);
+    if (zstdBuiltIn()) {
+      const zstd = await Promise.all([
+        compressedBy({ CONTENT_CODEC: 'zstd', CONTENT_ZSTD_LEVEL: '1' }),
+        compressedBy({ CONTENT_CODEC: 'zstd', CONTENT_ZSTD_LEVEL: '19' }),
+      ]);
+      expect(zstd.map((c) => c.codec)).toEqual(['zstd', 'zstd']);
+      expect(zstd[0].bytes.length).toBeGreaterThan(zstd[1].bytes.length);
+    }
+  });
+});
 
 describe('createRecordsStore', () => {
   const state = new MemoryStateStore();

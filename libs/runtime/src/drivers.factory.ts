@@ -4,11 +4,13 @@ import type { CrawlerConfig } from '@crawler/config';
 import {
   BodyStaging,
   BundledBodyStaging,
+  Compression,
   ContentStore,
   FsContentStore,
   MemoryBodyStaging,
   MinioContentStore,
   PageStore,
+  resolveCodec,
   SegmentedPageStore,
 } from '@crawler/content-store';
 import { createRedisFrontierStore, FrontierSpill, FrontierStore, MemoryFrontierStore } from '@crawler/frontier-store';
@@ -95,15 +97,22 @@ export async function createContentStore(config: CrawlerConfig): Promise<Content
  * durable (Redis: a message that outlives the process must find its body), in memory otherwise.
  */
 export function createBodyStaging(config: CrawlerConfig, content: ContentStore, state: StateStore): BodyStaging {
-  const { gzipLevel, gzipThreads, stagingLingerMs, stagingMaxBodies, stagingMaxBytes } = config.storage;
-  if (!config.redisUrl) return new MemoryBodyStaging(gzipLevel, gzipThreads);
+  const { gzipThreads: threads, stagingLingerMs, stagingMaxBodies, stagingMaxBytes } = config.storage;
+  const compression = compressionOf(config);
+  if (!config.redisUrl) return new MemoryBodyStaging(compression, threads);
   return new BundledBodyStaging(content, state.namespace('staging'), {
-    gzipLevel,
-    gzipThreads,
+    compression,
+    threads,
     lingerMs: stagingLingerMs,
     maxBodies: stagingMaxBodies,
     maxBytes: stagingMaxBytes,
   });
+}
+
+/** `CONTENT_CODEC` on this runtime, with its codec's level. */
+function compressionOf(config: CrawlerConfig): Compression {
+  const codec = resolveCodec(config.storage.codec);
+  return { codec, level: codec === 'zstd' ? config.storage.zstdLevel : config.storage.gzipLevel };
 }
 
 /** Stored pages, in segments on the content store. */
