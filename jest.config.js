@@ -13,13 +13,8 @@ module.exports = {
     '^@crawler/([^/]+)$': '<rootDir>/libs/$1/src',
   },
   testTimeout: 30000,
-  // One file at a time: the distributed e2e files each run a dozen processes (services, S3 server, test web),
-  // and two of them at once on a 2-core machine starve each other past the readiness probes' time limits.
+  // One file at a time in a run: the distributed e2e files each run a dozen processes (services, S3 server, test
+  // web), and several of them at once on a 2-core machine starve each other past the readiness probes' limits.
+  // `npm test` runs two such runs side by side instead (test/run-all.js), one of them the longest e2e files.
   maxWorkers: 1,
-  // After the whole run (one process: maxWorkers 1 runs the files in band) some handle left by a test kept the
-  // process alive and CI waited for ever; every test has finished and reported by then. Without it, the files
-  // outside test/e2e and test/deploy ran together and jest exited on its own; one e2e leak was found and closed
-  // (a test cluster whose start failed left its S3 server and services running). The rest of test/e2e, and
-  // test/deploy, are still to be run that way before this can go.
-  forceExit: true,
 };

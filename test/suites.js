@@ -51,4 +51,26 @@ const NEEDS_INFRASTRUCTURE = [
   'test/plugins/focus-prioritizer.test.ts',
 ];
 
-module.exports = { E2E_DIRS, DOCKER_DIRS, NEEDS_INFRASTRUCTURE };
+/**
+ * `npm test` runs two lanes side by side (test/run-all.js), each one file at a time: these end-to-end files,
+ * the longest (crash, fault and scale crawls, whose time goes mostly in waiting on politeness delays and
+ * recoveries), and every other file. Together they take about as long as the rest. A new file goes in the
+ * other lane unless it is added here.
+ */
+const LONG_LANE = [
+  'test/e2e/scale-reduced.test.ts',
+  'test/e2e/service-crash.test.ts',
+  'test/e2e/redis-cluster-faults.test.ts',
+  'test/e2e/infrastructure-faults.test.ts',
+  'test/e2e/distributed-crawl.test.ts',
+  'test/e2e/redis-memory.test.ts',
+  'test/e2e/frontier-crash.test.ts',
+  'test/e2e/per-ip-allowance.test.ts',
+  'test/e2e/records-postgres.test.ts',
+  'test/e2e/records-outage.test.ts',
+  'test/e2e/dashboard.test.ts',
+  'test/e2e/crawl-explains.test.ts',
+  'test/e2e/per-ip-allowance-distributed.test.ts',
+];
+
+module.exports = { E2E_DIRS, DOCKER_DIRS, NEEDS_INFRASTRUCTURE, LONG_LANE };

@@ -70,7 +70,7 @@ describe('faults of a Redis Cluster mid-crawl', () => {
   let redis: PrivateRedisCluster;
 
   beforeEach(async () => {
-    redis = new PrivateRedisCluster();
+    redis = new PrivateRedisCluster(0);
     await redis.start();
   }, 60_000);
 

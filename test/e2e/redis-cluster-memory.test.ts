@@ -13,7 +13,7 @@ import { removeTempDirs } from '../support/temp-dirs';
  * cluster of the test's own (its nodes are reconfigured).
  */
 
-const cluster = new PrivateRedisCluster();
+const cluster = new PrivateRedisCluster(1);
 let masters: Redis[];
 let admin: ReturnType<typeof createRedis>;
 

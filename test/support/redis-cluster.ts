@@ -14,12 +14,17 @@ const SCRIPT = join(__dirname, '../../scripts/redis-cluster.sh');
 
 /**
  * A Redis Cluster a test owns (3 masters + 3 replicas on ports `firstPort` … `firstPort`+5), for tests that
- * reconfigure or stop nodes, which the shared one must never see. PRIVATE_REDIS_CLUSTER_PORT moves it.
+ * reconfigure or stop nodes, which the shared one must never see. Each test file that starts one names its
+ * own `block` of ports (`npm test` runs two files at once): block n starts at PRIVATE_REDIS_CLUSTER_PORT (7400)
+ * + 10 n.
  */
 export class PrivateRedisCluster {
   readonly dir = tempDir('redis-cluster-private-');
   url = '';
-  constructor(readonly firstPort = Number(process.env.PRIVATE_REDIS_CLUSTER_PORT || 7400)) {}
+  readonly firstPort: number;
+  constructor(block: number) {
+    this.firstPort = Number(process.env.PRIVATE_REDIS_CLUSTER_PORT || 7400) + 10 * block;
+  }
 
   async start(): Promise<string> {
     this.url = (await run('bash', [SCRIPT, 'start', String(this.firstPort), this.dir], { timeout: 60_000 })).stdout.trim();
