@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 /**
- * The Compose stack as its users start it, on a real Docker engine: the images built from this checkout,
+ * The deploy test (compose-stack-*.test.ts, one file a stack, run side by side): the Compose stack as its users start it, on a real Docker engine: the images built from this checkout,
  * `docker compose up` with the demo web (docker-compose.demo.yml) on an internal network with no route out,
  * the demo's own one-shot seeding it through the CLI image, and the crawl followed to its end while the
  * downloaders are scaled 1 → 3 → 1 and a downloader and the parser are killed with SIGKILL. Then, counted
@@ -12,7 +12,8 @@ import { promisify } from 'node:util';
  * beyond what a killed downloader had in flight; every page is recorded in PostgreSQL and its content is in
  * S3; and `docker compose down -v` leaves no container, network or volume. Once on one Redis, once on a
  * Redis Cluster. Base images come from NODE_IMAGE, REDIS_IMAGE, POSTGRES_IMAGE, MINIO_IMAGE and
- * MINIO_MC_IMAGE when set (scripts/base-images/build.sh makes them without a registry).
+ * MINIO_MC_IMAGE when set (scripts/base-images/build.sh makes them without a registry); build-images.ts builds
+ * the crawler's image once, before both.
  */
 
 const ROOT = join(__dirname, '..', '..');
@@ -29,31 +30,38 @@ interface DemoWeb {
 const { demoWeb } = require('../../scripts/demo-web.js') as { demoWeb: (options: { sites: string[]; pages: number; port: number }) => DemoWeb };
 const web = demoWeb({ sites: SITES, pages: PAGES_PER_SITE, port: 80 });
 
-const token = randomBytes(24).toString('hex');
-const env = {
-  ...process.env,
-  CONTROL_PLANE_TOKEN: token,
-  DEMO_WEB_PAGES: String(PAGES_PER_SITE),
-  DEMO_WEB_LATENCY_MS: '20',
-  DEMO_DELAY_MS: '250',
-  DEMO_PER_IP_INTERVAL_MS: '0',
-  // Its own ports on the host, so that a stack a user runs on this machine is left alone.
-  CONTROL_PLANE_PORT: '3900',
-  MINIO_CONSOLE_PORT: '3901',
-};
-
 interface Stack {
   name: string;
   project: string;
   files: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * The stack's settings. Each stack has its own host ports and its own subnet for the demo web (`block`), so
+ * that the two stacks run side by side, and a stack a user runs on this machine is left alone.
+ */
+function stackEnv(block: number): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    CONTROL_PLANE_TOKEN: randomBytes(24).toString('hex'),
+    DEMO_WEB_PAGES: String(PAGES_PER_SITE),
+    DEMO_WEB_LATENCY_MS: '20',
+    DEMO_DELAY_MS: '250',
+    DEMO_PER_IP_INTERVAL_MS: '0',
+    CONTROL_PLANE_PORT: String(3900 + 10 * block),
+    MINIO_CONSOLE_PORT: String(3901 + 10 * block),
+    DEMO_SUBNET: `172.30.${77 + block}.0/24`,
+    DEMO_WEB_ADDRESS: `172.30.${77 + block}.80`,
+  };
 }
 
 function compose(stack: Stack, args: string[], timeout = 10 * MINUTE) {
   const files = stack.files.flatMap((file) => ['-f', join(ROOT, file)]);
-  return run('docker', ['compose', '--project-directory', ROOT, '-p', stack.project, ...files, ...args], { env, timeout, maxBuffer: 256 * 1024 * 1024 });
+  return run('docker', ['compose', '--project-directory', ROOT, '-p', stack.project, ...files, ...args], { env: stack.env, timeout, maxBuffer: 256 * 1024 * 1024 });
 }
 
-const docker = (args: string[], timeout = MINUTE) => run('docker', args, { env, timeout, maxBuffer: 64 * 1024 * 1024 });
+const docker = (args: string[], timeout = MINUTE) => run('docker', args, { timeout, maxBuffer: 64 * 1024 * 1024 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(0)} s`;
 const report = (line: string) => process.stderr.write(`[deploy] ${line}\n`);
@@ -144,100 +152,96 @@ async function leftovers(stack: Stack): Promise<string[]> {
   return lists.flatMap(({ stdout }) => stdout.split('\n').filter(Boolean));
 }
 
-beforeAll(async () => {
-  await docker(['info']).catch((error) => {
-    throw new Error(`no Docker engine answers (${error.message.trim()}): start dockerd first (.ci/run does)`);
+/** The stacks: one Redis, or a Redis Cluster (docker-compose.cluster.yml). */
+const STACKS = {
+  node: { name: 'one Redis', files: ['docker-compose.yml', 'docker-compose.demo.yml', 'test/containers/compose.internal.yml'] },
+  cluster: { name: 'a Redis Cluster', files: ['docker-compose.yml', 'docker-compose.cluster.yml', 'docker-compose.demo.yml', 'test/containers/compose.internal.yml'] },
+};
+
+/** The deploy test of one stack; `block` keeps its host ports and subnet apart from the other's. */
+export function describeStack(kind: keyof typeof STACKS, block: number): void {
+  const { name, files } = STACKS[kind];
+  const stack: Stack = { name, project: `crawler-deploy-${kind}`, files, env: stackEnv(block) };
+  describe(`docker compose up, on ${name}, crawling the demo web`, () => {
+    afterAll(async () => {
+      await compose(stack, ['down', '-v', '--remove-orphans', '--timeout', '5']).catch(() => undefined);
+    }, 5 * MINUTE);
+
+    it(
+      'crawls every page once, through scaling and SIGKILLs, keeps every page, and leaves nothing behind',
+      async () => {
+        await compose(stack, ['down', '-v', '--remove-orphans', '--timeout', '5']);
+        const started = Date.now();
+        // --no-build: the images are this checkout's, built above; demo-seed seeds the sites once the control plane is healthy.
+        await compose(stack, ['up', '-d', '--no-build'], 15 * MINUTE);
+        await until('the demo seeds to be submitted', 10 * MINUTE, async () => {
+          const { stdout } = await compose(stack, ['ps', '-a', '--format', '{{.Service}} {{.State}} {{.ExitCode}}', 'demo-seed']);
+          if (/exited [1-9]/.test(stdout)) throw new Error(`demo-seed failed: ${(await compose(stack, ['logs', 'demo-seed'])).stdout}`);
+          return /exited 0/.test(stdout);
+        });
+        report(`${name}: stack up and seeded in ${seconds(started)}`);
+        const crawling = Date.now();
+
+        const atShare = (share: number) => until(`${share * 100} % of the pages fetched`, 10 * MINUTE, async () => (await fetchedShare(stack)) >= share);
+        await atShare(0.1);
+        await compose(stack, ['up', '-d', '--no-build', '--no-recreate', '--scale', 'downloader=3', 'downloader']);
+        expect(await containersOf(stack, 'downloader')).toHaveLength(3);
+        report(`${name}: 3 downloaders at ${seconds(crawling)}`);
+
+        await atShare(0.3);
+        const [, killed] = await containersOf(stack, 'downloader');
+        await docker(['kill', '--signal', 'KILL', killed]);
+        report(`${name}: a downloader killed at ${seconds(crawling)}`);
+
+        await atShare(0.45);
+        const [parser] = await containersOf(stack, 'content-parser');
+        await docker(['kill', '--signal', 'KILL', parser]);
+        report(`${name}: the parser killed at ${seconds(crawling)}`);
+        await sleep(3000);
+        // What an orchestrator does for a crashed service: start it again (Docker does not, after `docker kill`).
+        await docker(['start', parser]);
+
+        await atShare(0.6);
+        await compose(stack, ['up', '-d', '--no-build', '--no-recreate', '--scale', 'downloader=1', 'downloader']);
+        expect(await containersOf(stack, 'downloader')).toHaveLength(1);
+        report(`${name}: back to 1 downloader at ${seconds(crawling)}`);
+
+        const final = await until('the crawl to complete', 15 * MINUTE, async () => {
+          const s = await status(stack);
+          return s.complete && s;
+        });
+        report(`${name}: crawl complete in ${seconds(crawling)} (${JSON.stringify(final.totals)})`);
+
+        const requests = await webRequests(stack);
+        const counts = new Map<string, number>();
+        for (const r of requests.filter((q) => q.path !== '/robots.txt')) counts.set(urlOf(r), (counts.get(urlOf(r)) ?? 0) + 1);
+        const missing = web.pageUrls().filter((url) => !counts.has(url));
+        expect(missing).toEqual([]);
+        for (const refused of web.disallowedUrls()) expect(counts.get(refused)).toBeUndefined();
+        // Fetched twice: only what the killed downloader had in flight, at most one request per site (one at a
+        // time per host); the parser's restart re-parses stored pages, it fetches nothing again.
+        const twice = [...counts].filter(([, n]) => n > 1);
+        report(`${name}: ${requests.length} requests, ${twice.length} pages fetched twice: ${twice.map(([url]) => url).join(' ')}`);
+        expect(twice.length).toBeLessThanOrEqual(SITES.length);
+        expect(twice.every(([, n]) => n === 2)).toBe(true);
+
+        const pages = new Map((await sql(stack, 'SELECT url, content_key FROM pages WHERE status = 200')).map(([url, key]) => [url, key]));
+        const duplicates = new Set((await sql(stack, 'SELECT url FROM duplicates')).map(([url]) => url));
+        const unrecorded = web.pageUrls().filter((url) => !pages.has(url) && !duplicates.has(url));
+        expect(unrecorded).toEqual([]);
+        const objects = await storedObjects(stack);
+        const unstored = [...pages].filter(([, key]) => {
+          const [object, range] = key.split('#');
+          const [offset, length] = range.split('.').map(Number);
+          return !(offset + length <= (objects.get(object) ?? -1));
+        });
+        expect(unstored).toEqual([]);
+        report(`${name}: ${pages.size} pages recorded and stored, ${duplicates.size} duplicates, ${objects.size} objects`);
+
+        await compose(stack, ['down', '-v', '--remove-orphans', '--timeout', '30'], 5 * MINUTE);
+        expect(await leftovers(stack)).toEqual([]);
+      },
+      45 * MINUTE,
+    );
   });
-  const started = Date.now();
-  const stack = { name: 'build', project: 'crawler-deploy-build', files: ['docker-compose.yml'] };
-  await compose(stack, ['build', 'frontier'], 30 * MINUTE);
-  report(`images built in ${seconds(started)}`);
-}, 30 * MINUTE);
-
-describe.each<[string, string[]]>([
-  ['one Redis', ['docker-compose.yml', 'docker-compose.demo.yml', 'test/containers/compose.internal.yml']],
-  ['a Redis Cluster', ['docker-compose.yml', 'docker-compose.cluster.yml', 'docker-compose.demo.yml', 'test/containers/compose.internal.yml']],
-])('docker compose up, on %s, crawling the demo web', (name, files) => {
-  const stack: Stack = { name, project: `crawler-deploy-${name.includes('Cluster') ? 'cluster' : 'node'}`, files };
-
-  afterAll(async () => {
-    await compose(stack, ['down', '-v', '--remove-orphans', '--timeout', '5']).catch(() => undefined);
-  }, 5 * MINUTE);
-
-  it(
-    'crawls every page once, through scaling and SIGKILLs, keeps every page, and leaves nothing behind',
-    async () => {
-      await compose(stack, ['down', '-v', '--remove-orphans', '--timeout', '5']);
-      const started = Date.now();
-      // --no-build: the images are this checkout's, built above; demo-seed seeds the sites once the control plane is healthy.
-      await compose(stack, ['up', '-d', '--no-build'], 15 * MINUTE);
-      await until('the demo seeds to be submitted', 10 * MINUTE, async () => {
-        const { stdout } = await compose(stack, ['ps', '-a', '--format', '{{.Service}} {{.State}} {{.ExitCode}}', 'demo-seed']);
-        if (/exited [1-9]/.test(stdout)) throw new Error(`demo-seed failed: ${(await compose(stack, ['logs', 'demo-seed'])).stdout}`);
-        return /exited 0/.test(stdout);
-      });
-      report(`${name}: stack up and seeded in ${seconds(started)}`);
-      const crawling = Date.now();
-
-      const atShare = (share: number) => until(`${share * 100} % of the pages fetched`, 10 * MINUTE, async () => (await fetchedShare(stack)) >= share);
-      await atShare(0.1);
-      await compose(stack, ['up', '-d', '--no-build', '--no-recreate', '--scale', 'downloader=3', 'downloader']);
-      expect(await containersOf(stack, 'downloader')).toHaveLength(3);
-      report(`${name}: 3 downloaders at ${seconds(crawling)}`);
-
-      await atShare(0.3);
-      const [, killed] = await containersOf(stack, 'downloader');
-      await docker(['kill', '--signal', 'KILL', killed]);
-      report(`${name}: a downloader killed at ${seconds(crawling)}`);
-
-      await atShare(0.45);
-      const [parser] = await containersOf(stack, 'content-parser');
-      await docker(['kill', '--signal', 'KILL', parser]);
-      report(`${name}: the parser killed at ${seconds(crawling)}`);
-      await sleep(3000);
-      // What an orchestrator does for a crashed service: start it again (Docker does not, after `docker kill`).
-      await docker(['start', parser]);
-
-      await atShare(0.6);
-      await compose(stack, ['up', '-d', '--no-build', '--no-recreate', '--scale', 'downloader=1', 'downloader']);
-      expect(await containersOf(stack, 'downloader')).toHaveLength(1);
-      report(`${name}: back to 1 downloader at ${seconds(crawling)}`);
-
-      const final = await until('the crawl to complete', 15 * MINUTE, async () => {
-        const s = await status(stack);
-        return s.complete && s;
-      });
-      report(`${name}: crawl complete in ${seconds(crawling)} (${JSON.stringify(final.totals)})`);
-
-      const requests = await webRequests(stack);
-      const counts = new Map<string, number>();
-      for (const r of requests.filter((q) => q.path !== '/robots.txt')) counts.set(urlOf(r), (counts.get(urlOf(r)) ?? 0) + 1);
-      const missing = web.pageUrls().filter((url) => !counts.has(url));
-      expect(missing).toEqual([]);
-      for (const refused of web.disallowedUrls()) expect(counts.get(refused)).toBeUndefined();
-      // Fetched twice: only what the killed downloader had in flight, at most one request per site (one at a
-      // time per host); the parser's restart re-parses stored pages, it fetches nothing again.
-      const twice = [...counts].filter(([, n]) => n > 1);
-      report(`${name}: ${requests.length} requests, ${twice.length} pages fetched twice: ${twice.map(([url]) => url).join(' ')}`);
-      expect(twice.length).toBeLessThanOrEqual(SITES.length);
-      expect(twice.every(([, n]) => n === 2)).toBe(true);
-
-      const pages = new Map((await sql(stack, 'SELECT url, content_key FROM pages WHERE status = 200')).map(([url, key]) => [url, key]));
-      const duplicates = new Set((await sql(stack, 'SELECT url FROM duplicates')).map(([url]) => url));
-      const unrecorded = web.pageUrls().filter((url) => !pages.has(url) && !duplicates.has(url));
-      expect(unrecorded).toEqual([]);
-      const objects = await storedObjects(stack);
-      const unstored = [...pages].filter(([, key]) => {
-        const [object, range] = key.split('#');
-        const [offset, length] = range.split('.').map(Number);
-        return !(offset + length <= (objects.get(object) ?? -1));
-      });
-      expect(unstored).toEqual([]);
-      report(`${name}: ${pages.size} pages recorded and stored, ${duplicates.size} duplicates, ${objects.size} objects`);
-
-      await compose(stack, ['down', '-v', '--remove-orphans', '--timeout', '30'], 5 * MINUTE);
-      expect(await leftovers(stack)).toEqual([]);
-    },
-    45 * MINUTE,
-  );
-});
+}

@@ -1,0 +1,3 @@
+import { describeStack } from './compose-stack';
+
+describeStack('cluster', 1);
