@@ -152,6 +152,36 @@ describe('RedisFrontierStore', () => {
       await store.close();
     }
   });
+
+  it('sends the slices of batches enqueued at once in one script call, each batch recorded apart', async () => {
+    const store = new RedisFrontierStore({ url: REDIS_URL, prefix: newPrefix() }, CONTRACT_OPTIONS);
+    try {
+      expect(await store.enqueue([{ host: 'a', priority: 0, item: 'a/1' }], 1000, 'b1')).toBe(1);
+      const run = jest.spyOn(store as unknown as { run: (...args: unknown[]) => Promise<unknown> }, 'run');
+      const added = await Promise.all([
+        store.enqueue([{ host: 'a', priority: 0, item: 'a/1' }], 1000, 'b1'),
+        store.enqueue(
+          [
+            { host: 'b', priority: 1, item: 'b/1' },
+            { host: 'a', priority: 0, item: 'a/2' },
+          ],
+          1001,
+          'b2',
+        ),
+        store.enqueue([], 1002, 'b3'),
+        store.enqueue([{ host: 'c', priority: 0, item: 'c/1' }], 1002),
+      ]);
+      expect(added).toEqual([0, 2, 0, 1]);
+      expect(run).toHaveBeenCalledTimes(1);
+      expect((await store.stats()).size).toBe(4);
+      expect(await store.enqueue([{ host: 'b', priority: 1, item: 'b/1' }], 1003, 'b2')).toBe(0);
+      const claims = await store.claim({ now: 2000, max: 10, leaseMs: 100 });
+      expect(claims.map((c) => c.item).sort()).toEqual(['a/1', 'b/1', 'c/1']);
+    } finally {
+      await store.clear();
+      await store.close();
+    }
+  });
 });
 
 describe('MemoryFrontierStore', () => {

@@ -1,3 +1,4 @@
+import { LingerBatcher } from '@crawler/batching';
 import { createRedis, scanKeys, unlinkKeys, type RedisClient } from '@crawler/redis';
 import { BATCH_MEMORY_MS } from './frontier-store';
 import { PerIpAllowance } from './per-ip-allowance';
@@ -20,8 +21,25 @@ import type {
 } from './frontier-store';
 import { AUDIT, CLAIM, COMPLETE, COUNTS, END_TURN, ENQUEUE, PROMOTE, PRUNE, PURGE, RECLAIM, SET_CONTROLS, STATS, TAKE_TURN } from './frontier.lua';
 
-/** Items per ENQUEUE call (a slice), to keep each script short. */
+/**
+ * URLs per slice of a batch; an ENQUEUE call takes slices of any batches up to about this many URLs (under
+ * twice as many at most), to keep each script short.
+ */
 export const ENQUEUE_SLICE = 2000;
+/**
+ * How long a slice waits for others to share its ENQUEUE call: the pages of an envelope reach the frontier
+ * together, and their URLs, after the prioritizer's reads, within a few milliseconds.
+ */
+const ENQUEUE_LINGER_MS = 2;
+
+/** One slice of a batch on its way to an ENQUEUE call: its head (batch id, number, URLs) and its URLs' arguments. */
+interface EnqueueSlice {
+  batchId: string;
+  slice: number;
+  urls: number;
+  args: (string | number)[];
+  now: number;
+}
 
 type Script = (...args: (string | number)[]) => Promise<unknown>;
 
@@ -38,6 +56,7 @@ export class RedisFrontierStore implements FrontierShard {
   private readonly routeKey: string;
   private readonly config: string;
   private readonly allowance: PerIpAllowance;
+  private readonly slices: LingerBatcher<EnqueueSlice, Looked<number>>;
   private readonly scripts: Record<
     'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'prune' | 'promote' | 'audit' | 'stats' | 'counts' | 'takeTurn' | 'endTurn',
     Script
@@ -94,6 +113,12 @@ export class RedisFrontierStore implements FrontierShard {
       takeTurn: define('frontierTakeTurn', TAKE_TURN),
       endTurn: define('frontierEndTurn', END_TURN),
     };
+    this.slices = new LingerBatcher((slices) => this.enqueueSlices(slices), {
+      lingerMs: ENQUEUE_LINGER_MS,
+      maxItems: Number.POSITIVE_INFINITY,
+      maxBytes: ENQUEUE_SLICE,
+      bytesOf: (slice) => slice.urls,
+    });
   }
 
   private run(script: Script, now: number, ...args: (string | number)[]): Promise<unknown> {
@@ -108,19 +133,36 @@ export class RedisFrontierStore implements FrontierShard {
     let added = 0;
     let dueAt: number | null = null;
     for (let i = 0, slice = 0; i < items.length || i === 0; i += ENQUEUE_SLICE, slice++) {
-      const args = items.slice(i, i + ENQUEUE_SLICE).flatMap(({ priority, host, item, hostLimit }) => {
+      const urls = items.slice(i, i + ENQUEUE_SLICE);
+      const args = urls.flatMap(({ priority, host, item, hostLimit }) => {
         const p = Math.min(Math.max(priority, 0), this.settings.frontQueues - 1);
         return [p, host, item, limitArg(hostLimit)];
       });
       // Every slice names the batch and its own number: the batch record counts the slices enqueued, in the
       // same step, so a redelivery after a crash between two slices resumes at the first missing one.
-      const answer = lookedAt<number>(await this.run(this.scripts.enqueue, now, batchId ?? '', this.settings.batchMemoryMs ?? BATCH_MEMORY_MS, slice, ...args));
+      const answer = await this.slices.add({ batchId: batchId ?? '', slice, urls: urls.length, args, now });
       if (answer.value > 0) added += answer.value;
       dueAt = answer.dueAt;
       this.options.afterSlice?.(slice);
       if (items.length === 0) break;
     }
     return { value: added, dueAt };
+  }
+
+  /**
+   * The slices sent at once, of any batches, in one script call: a call's own commands (the batch records
+   * aside) are a dozen, its URLs' a few each, and a frontier handles the URLs of an envelope's pages, a few
+   * each, all at once. Each slice is still recorded apart, in the same atomic step as its URLs. The call
+   * runs at the latest `now` of its slices.
+   */
+  private enqueueSlices(slices: EnqueueSlice[]): Promise<Looked<number>[]> {
+    const now = Math.max(...slices.map((s) => s.now));
+    const heads = slices.flatMap((s) => [s.batchId, s.slice, s.urls]);
+    const args = slices.flatMap((s) => s.args);
+    return this.run(this.scripts.enqueue, now, this.settings.batchMemoryMs ?? BATCH_MEMORY_MS, slices.length, ...heads, ...args).then((reply) => {
+      const { value: answers, dueAt } = lookedAt<number[]>(reply);
+      return answers.map((value) => ({ value, dueAt }));
+    });
   }
 
   async schedule(items: ScheduledItem[]): Promise<void> {
@@ -290,6 +332,8 @@ export class RedisFrontierStore implements FrontierShard {
   }
 
   async close(): Promise<void> {
+    // Slices waiting for their call are sent first (their callers are answered), while the connection is open.
+    await this.slices.flush().catch(() => undefined);
     if (this.options.client) return;
     if (this.redis.status === 'wait') this.redis.disconnect();
     else await this.redis.quit();

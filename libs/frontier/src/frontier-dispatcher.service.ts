@@ -70,7 +70,7 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     private readonly lateness: DispatchLateness,
     private readonly clock: CrawlClock,
   ) {
-    this.room = new DispatchRoom(store, config.frontier);
+    this.room = new DispatchRoom(store, config.frontier, signal);
     this.membership = new DownloaderMembership(state.namespace('downloaders'), { heartbeatMs: config.downloader.heartbeatMs });
   }
 

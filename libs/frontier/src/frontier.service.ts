@@ -195,6 +195,8 @@ export class FrontierService {
       ...(retryLater ? { retryAt: retryLater.dueAt } : {}),
       ...(gaveUp ? { gaveUp: gaveUp.reason } : {}),
     });
+    const fetched = outcome.kind === 'fetched' && !requeue && !retryLater;
+    const ticket = this.signal.endingLease();
     const completed = await this.store.complete(
       outcome.leaseId,
       {
@@ -203,7 +205,7 @@ export class FrontierService {
         retryLater,
         ip: outcome.ip,
         site: outcome.ip ? siteOf(outcome.url) : undefined,
-        fetched: outcome.kind === 'fetched' && !requeue && !retryLater,
+        fetched,
         politeness: decision.politeness,
         audit: [audit],
         // The site's concurrency as it is now: a live change reaches a host busy with the crawl at its next completion.
@@ -216,6 +218,7 @@ export class FrontierService {
       await this.stats.count('frontier.stale-outcome');
       return;
     }
+    this.signal.leaseEnded(ticket, fetched);
     if (retryLater) await this.stats.count(`frontier.retry.${failure!.reason}`);
     if (site.maxPages !== undefined && outcome.kind === 'fetched' && !requeue && !retryLater) await this.spendSiteBudget(outcome.host, site.maxPages, now);
     if (site.maxBytes !== undefined && outcome.kind === 'fetched' && outcome.bytes) await this.spendSiteBytes(outcome.host, site.maxBytes, outcome.bytes, now);

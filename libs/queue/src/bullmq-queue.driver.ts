@@ -123,10 +123,11 @@ export class BullmqQueueTransport implements QueueTransport {
 
   async counts(queue: QueueName): Promise<QueueCounts> {
     // Since BullMQ 5 a paused queue keeps its jobs in `wait`, so 'waiting' covers them; 'paused' is no longer a
-    // JobType.
-    const c = await this.queue(queue).getJobCounts('waiting', 'prioritized', 'waiting-children', 'active', 'delayed', 'failed');
+    // JobType. No job here has a priority or children ('prioritized', 'waiting-children'): not read, since the
+    // control plane counts every queue on each status and sample, a command each.
+    const c = await this.queue(queue).getJobCounts('waiting', 'active', 'delayed', 'failed');
     return {
-      waiting: c.waiting + c.prioritized + c['waiting-children'],
+      waiting: c.waiting,
       active: c.active,
       delayed: c.delayed,
       failed: c.failed,

@@ -34,6 +34,7 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
   stateQueueRemoveHead: { numberOfKeys: 1, lua: lua('queue-remove-head') },
   stateHashSetIfAbsent: { numberOfKeys: 1, lua: lua('hash-set-if-absent') },
   stateHashSetBounded: { numberOfKeys: 1, lua: lua('hash-set-bounded') },
+  stateHashIncrMany: { numberOfKeys: 1, lua: lua('hash-incr-many') },
   stateSetAdd: { numberOfKeys: 1, lua: lua('set-add') },
   stateSetRemove: { numberOfKeys: 1, lua: lua('set-remove') },
   stateSetAddMany: { lua: lua('set-add-many') },
@@ -59,6 +60,7 @@ type ScriptedRedis = RedisClient & {
   stateSetMembersMany(numberOfKeys: number, ...keys: string[]): Promise<string[][]>;
   stateHashSetIfAbsent(key: string, field: string, value: string): Promise<string | null>;
   stateHashSetBounded(key: string, field: string, value: string, maxFields: number, ttlMs: number): Promise<number>;
+  stateHashIncrMany(key: string, ...fieldsAndAmounts: (string | number)[]): Promise<number[]>;
 };
 
 /** The shared driver: all replicas see the same state, and it outlives restarts. */
@@ -116,8 +118,8 @@ export class RedisStateStore implements StateStore {
 
   async hashIncrEach(key: string, fields: string[]): Promise<number[]> {
     if (fields.length === 0) return [];
-    // One HINCRBY per distinct field (a batch's URLs are mostly of a few hosts), by its count; the
-    // transaction makes the field's k increments consecutive, so they were its final value's last k.
+    // One HINCRBY per distinct field (a batch's URLs are mostly of a few hosts), by its count; one script
+    // makes the field's k increments consecutive, so they were its final value's last k.
     const counts = new Map<string, number>();
     for (const field of fields) counts.set(field, (counts.get(field) ?? 0) + 1);
     if (counts.size === 1) {
@@ -125,13 +127,9 @@ export class RedisStateStore implements StateStore {
       const after = await this.redis.hincrby(this.key(key), fields[0], fields.length);
       return fields.map((_, i) => after - fields.length + i + 1);
     }
-    const multi = this.redis.multi();
-    for (const [field, by] of counts) multi.hincrby(this.key(key), field, by);
-    const results = await multi.exec();
-    const failed = results?.find(([error]) => error);
-    if (!results || failed) throw failed?.[0] ?? new Error('hashIncrEach: transaction aborted');
+    const after = await this.redis.stateHashIncrMany(this.key(key), ...[...counts].flat());
     const next = new Map<string, number>();
-    [...counts.keys()].forEach((field, i) => next.set(field, Number(results[i][1]) - counts.get(field)! + 1));
+    [...counts.keys()].forEach((field, i) => next.set(field, Number(after[i]) - counts.get(field)! + 1));
     return fields.map((field) => {
       const value = next.get(field)!;
       next.set(field, value + 1);
@@ -141,11 +139,8 @@ export class RedisStateStore implements StateStore {
 
   async hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<void> {
     if (amounts.size === 0) return;
-    const multi = this.redis.multi();
-    for (const [field, by] of amounts) multi.hincrby(this.key(key), field, by);
-    const results = await multi.exec();
-    const failed = results?.find(([error]) => error);
-    if (!results || failed) throw failed?.[0] ?? new Error('hashIncrMany: transaction aborted');
+    // A script, not MULTI … EXEC: as atomic, one command fewer (every process adds its counts ten times a second).
+    await this.redis.stateHashIncrMany(this.key(key), ...[...amounts].flat());
   }
 
   async hashSet(key: string, field: string, value: string): Promise<void> {

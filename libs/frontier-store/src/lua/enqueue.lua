@@ -1,23 +1,24 @@
--- Adds URLs to their front queues.
--- ARGV[4] now, ARGV[5] batch id or '', ARGV[6] batch memory ms, ARGV[7] the slice's number (0-based),
--- ARGV[8…] (priority, host, item, the host's own in-flight limit as setLimit takes it) quadruples. Answers -1
--- for a slice already enqueued, else the URLs added, with
--- the heap's earliest due time (withDueAt).
+-- Adds URLs to their front queues: the slices of one or more batches, each recorded apart.
+-- ARGV[4] now, ARGV[5] batch memory ms, ARGV[6] g, the number of slices, then g triples (batch id or '', the
+-- slice's number (0-based), its number of URLs), then every slice's (priority, host, item, the host's own
+-- in-flight limit as setLimit takes it) quadruples, in the slices' order. Answers, for each slice, -1 if it was
+-- already enqueued, else the URLs added, with the heap's earliest due time (withDueAt).
 -- KEYS[1] <prefix>init (names the slot only; every key is built from ARGV[1]).
 -- ARGV[1] key prefix, ARGV[2] JSON configuration, ARGV[3] random seed in [0, 1) (see prelude.lua).
 
--- While the front queues are empty, route() would pop every URL just pushed: instead the slice is routed
+-- While the front queues are empty, route() would pop every URL just pushed: instead the URLs are routed
 -- from the arguments, with the same biased picks, a host's back queue looked up once and each back queue
 -- pushed once. The ends are route()'s: back queues as route() leaves them, and what it would leave in the
--- front queues (once no back queue is free) pushed there in order.
-local function routeSlice(now)
+-- front queues (once no back queue is free) pushed there in order. `urls` holds the ARGV index of each URL's
+-- priority.
+local function routeUrls(urls, now)
   local queues, heads = {}, {}
   for i = 0, CFG.n - 1 do queues[i] = {}; heads[i] = 1 end
-  for a = 8, #ARGV, 4 do
+  for _, a in ipairs(urls) do
     local list = queues[tonumber(ARGV[a])]
     list[#list + 1] = a
   end
-  local left = (#ARGV - 7) / 4
+  local left = #urls
   local free = redis.call('LLEN', P..'free')
   local backOf, hostOf, given = {}, {}, {}
   local pushes, order = {}, {}
@@ -72,32 +73,50 @@ end
 
 init()
 local now = tonumber(ARGV[4])
-if ARGV[5] ~= '' then
-  local key = P..'batch:'..ARGV[5]
-  local k = tonumber(ARGV[7])
-  if num(redis.call('GET', key), 0) > k then return withDueAt(-1) end
-  redis.call('SET', key, k + 1, 'PX', ARGV[6])
+local g = tonumber(ARGV[6])
+local answers, urls = {}, {}
+local a = 7 + 3 * g
+for s = 0, g - 1 do
+  local id, k, count = ARGV[7 + 3 * s], tonumber(ARGV[8 + 3 * s]), tonumber(ARGV[9 + 3 * s])
+  local fresh = true
+  if id ~= '' then
+    local key = P..'batch:'..id
+    -- The first slice of a batch (nearly every batch has only one) needs no read: SET NX is the check.
+    if k == 0 then
+      fresh = redis.call('SET', key, 1, 'PX', ARGV[5], 'NX') ~= false
+    elseif num(redis.call('GET', key), 0) > k then
+      fresh = false
+    else
+      redis.call('SET', key, k + 1, 'PX', ARGV[5])
+    end
+  end
+  if fresh then
+    for x = 0, count - 1 do urls[#urls + 1] = a + 4 * x end
+    answers[s + 1] = count
+  else
+    answers[s + 1] = -1
+  end
+  a = a + 4 * count
 end
-local n = (#ARGV - 7) / 4
 -- Limits first: routing may put a host on the heap, and its first claim must see its own limit.
 local limits = {}
-for a = 8, #ARGV, 4 do
-  if ARGV[a + 3] ~= '' then limits[ARGV[a + 1]] = ARGV[a + 3] end
+for _, x in ipairs(urls) do
+  if ARGV[x + 3] ~= '' then limits[ARGV[x + 1]] = ARGV[x + 3] end
 end
 for host, limit in pairs(limits) do setLimit(host, limit, now) end
-if n == 0 then
+if #urls == 0 then
   route(now)
-  return withDueAt(0)
+  return withDueAt(answers)
 end
 local before = frontCount()
 if before <= 0 then
-  routeSlice(now)
+  routeUrls(urls, now)
 else
-  for i = 8, #ARGV, 4 do
-    redis.call('RPUSH', P..'f:'..ARGV[i], ARGV[i + 1]..'\t'..ARGV[i + 2])
+  for _, x in ipairs(urls) do
+    redis.call('RPUSH', P..'f:'..ARGV[x], ARGV[x + 1]..'\t'..ARGV[x + 2])
   end
-  redis.call('SET', P..'fq', before + n)
+  redis.call('SET', P..'fq', before + #urls)
   route(now)
 end
-redis.call('INCRBY', P..'size', n)
-return withDueAt(n)
+redis.call('INCRBY', P..'size', #urls)
+return withDueAt(answers)
