@@ -70,7 +70,6 @@ const LONG_LANE = [
   'test/e2e/records-outage.test.ts',
   'test/e2e/dashboard.test.ts',
   'test/e2e/crawl-explains.test.ts',
-  'test/e2e/per-ip-allowance-distributed.test.ts',
 ];
 
 module.exports = { E2E_DIRS, DOCKER_DIRS, NEEDS_INFRASTRUCTURE, LONG_LANE };
