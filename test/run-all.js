@@ -13,20 +13,13 @@
  * `npm test -- <jest arguments>` runs plain jest with those arguments instead (one file, a pattern, a flag).
  */
 const { spawn } = require('node:child_process');
-const { existsSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
+const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { LONG_LANE } = require('./suites');
 
 const ROOT = join(__dirname, '..');
 const JEST = require.resolve('jest/bin/jest');
-/**
- * How long a lane's jest may stay alive once it has written its results. Longer means a test left something
- * running (a server, a timer, a child process): the lane is stopped and counted as failed, so that a leak
- * shows as a failure instead of a run that never ends.
- */
-const EXIT_GRACE_MS = 30_000;
-
 const pathPattern = (file) => `/${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
 /** The lanes: jest's arguments for each (the base config's ignore patterns kept in the second). */
 const LANES = [
@@ -34,30 +27,11 @@ const LANES = [
   { name: 'the rest', args: ['--testPathIgnorePatterns', ...require('../jest.config').testPathIgnorePatterns, ...LONG_LANE.map(pathPattern)] },
 ];
 
-function runJest(args, prefix, results) {
+function runJest(args, prefix) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [JEST, ...args], { cwd: ROOT, stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     if (prefix) for (const stream of [child.stdout, child.stderr]) prefixLines(stream, prefix);
-    let hung = false;
-    let grace;
-    const watch =
-      results &&
-      setInterval(() => {
-        if (!existsSync(results)) return;
-        clearInterval(watch);
-        grace = setTimeout(() => {
-          hung = true;
-          process.stdout.write(
-            `${prefix}jest did not exit ${EXIT_GRACE_MS / 1000} s after its last test: a test left a handle open (run this lane's files with --detectOpenHandles); stopped, counted as failed\n`,
-          );
-          child.kill('SIGKILL');
-        }, EXIT_GRACE_MS);
-      }, 1000);
-    child.on('exit', (code, signal) => {
-      clearInterval(watch);
-      clearTimeout(grace);
-      resolve(hung ? 1 : (code ?? (signal ? 1 : 0)));
-    });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
 
@@ -98,7 +72,7 @@ async function main() {
   const lanes = await Promise.all(
     LANES.map(async (lane) => {
       const output = join(dir, `${lane.name}.json`);
-      const code = await runJest([...lane.args, '--runInBand', '--json', '--outputFile', output], `${lane.name.padEnd(width)} │ `, output);
+      const code = await runJest([...lane.args, '--runInBand', '--json', '--outputFile', output], `${lane.name.padEnd(width)} │ `);
       let result;
       try {
         result = JSON.parse(readFileSync(output, 'utf8'));
