@@ -13,8 +13,6 @@
  * `npm test -- <jest arguments>` runs plain jest with those arguments instead (one file, a pattern, a flag).
  */
 const { spawn } = require('node:child_process');
-const { mkdtempSync, readFileSync, rmSync } = require('node:fs');
-const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { LONG_LANE } = require('./suites');
 
@@ -27,67 +25,75 @@ const LANES = [
   { name: 'the rest', args: ['--testPathIgnorePatterns', ...require('../jest.config').testPathIgnorePatterns, ...LONG_LANE.map(pathPattern)] },
 ];
 
+/** Runs jest; with a prefix, prints its lines prefixed and answers them too (its summary is read from them). */
 function runJest(args, prefix) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [JEST, ...args], { cwd: ROOT, stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
-    if (prefix) for (const stream of [child.stdout, child.stderr]) prefixLines(stream, prefix);
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    const lines = [];
+    if (prefix) for (const stream of [child.stdout, child.stderr]) prefixLines(stream, prefix, lines);
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), lines }));
   });
 }
 
-function prefixLines(stream, prefix) {
+function prefixLines(stream, prefix, seen) {
   let rest = '';
+  const print = (lines) => {
+    seen.push(...lines);
+    process.stdout.write(lines.map((line) => `${prefix}${line}\n`).join(''));
+  };
   stream.on('data', (chunk) => {
     const lines = (rest + chunk).split('\n');
     rest = lines.pop();
-    process.stdout.write(lines.map((line) => `${prefix}${line}\n`).join(''));
+    print(lines);
   });
-  stream.on('end', () => rest && process.stdout.write(`${prefix}${rest}\n`));
+  stream.on('end', () => rest && print([rest]));
+}
+
+/**
+ * A lane's counts, from jest's own summary lines ("Tests: 1 failed, 29 skipped, 3277 passed, 3306 total"):
+ * printed before it exits, where a results file (--outputFile) is not written when forceExit ends the run.
+ */
+function countsOf(lines) {
+  const last = (label) => lines.filter((line) => line.startsWith(label)).pop();
+  const parse = (line) => Object.fromEntries([...(line ?? '').matchAll(/(\d+) (failed|skipped|todo|passed|total)/g)].map((m) => [m[2], Number(m[1])]));
+  return { suites: parse(last('Test Suites:')), tests: parse(last('Tests:')), found: last('Tests:') !== undefined };
 }
 
 /** Jest's own summary lines, over every lane: "Tests: 2 failed, 3334 passed, 3336 total". */
-function summary(results) {
-  const line = (label, failed, passed, skipped, total) =>
-    `${label} ${[failed && `${failed} failed`, skipped && `${skipped} skipped`, `${passed} passed`, `${total} total`].filter(Boolean).join(', ')}`;
-  const sum = (key) => results.reduce((n, r) => n + (r?.[key] ?? 0), 0);
-  return [
-    line(
-      'Test Suites:',
-      sum('numFailedTestSuites') + sum('numRuntimeErrorTestSuites'),
-      sum('numPassedTestSuites'),
-      sum('numPendingTestSuites'),
-      sum('numTotalTestSuites'),
-    ),
-    line('Tests:      ', sum('numFailedTests'), sum('numPassedTests'), sum('numPendingTests') + sum('numTodoTests'), sum('numTotalTests')),
-  ].join('\n');
+function summary(counts) {
+  const sum = (kind, key) => counts.reduce((n, c) => n + (c[kind][key] ?? 0), 0);
+  const line = (label, kind) =>
+    `${label} ${[
+      sum(kind, 'failed') && `${sum(kind, 'failed')} failed`,
+      sum(kind, 'skipped') && `${sum(kind, 'skipped')} skipped`,
+      sum(kind, 'todo') && `${sum(kind, 'todo')} todo`,
+      `${sum(kind, 'passed')} passed`,
+      `${sum(kind, 'total')} total`,
+    ]
+      .filter(Boolean)
+      .join(', ')}`;
+  return `${line('Test Suites:', 'suites')}\n${line('Tests:      ', 'tests')}`;
 }
 
 async function main() {
   const args = process.argv.slice(2);
-  if (args.length > 0) process.exit(await runJest(args));
+  if (args.length > 0) process.exit((await runJest(args)).code);
 
-  const dir = mkdtempSync(join(tmpdir(), 'crawler-tests-'));
   const started = Date.now();
   const width = Math.max(...LANES.map((lane) => lane.name.length));
   const lanes = await Promise.all(
     LANES.map(async (lane) => {
-      const output = join(dir, `${lane.name}.json`);
-      const code = await runJest([...lane.args, '--runInBand', '--json', '--outputFile', output], `${lane.name.padEnd(width)} │ `);
-      let result;
-      try {
-        result = JSON.parse(readFileSync(output, 'utf8'));
-      } catch {
-        // A lane that crashed before jest wrote its results: nothing of it can be counted as passed.
-      }
+      const { code, lines } = await runJest([...lane.args, '--runInBand'], `${lane.name.padEnd(width)} │ `);
       const seconds = ((Date.now() - started) / 1000).toFixed(0);
       process.stdout.write(`${lane.name.padEnd(width)} │ lane ended after ${seconds} s with exit code ${code}\n`);
-      return { code: code || (result ? 0 : 1), result };
+      const counts = countsOf(lines);
+      // A lane that crashed before jest's summary: nothing of it can be counted as passed.
+      return { code: code || (counts.found ? 0 : 1), counts };
     }),
   );
-  rmSync(dir, { recursive: true, force: true });
   const failed = lanes.some((lane) => lane.code !== 0);
-  process.stdout.write(`\n${summary(lanes.map((lane) => lane.result))}\nTime:        ${((Date.now() - started) / 1000).toFixed(0)} s, ${LANES.length} lanes\n`);
-  if (lanes.some((lane) => !lane.result)) process.stdout.write('A lane ended without results (see its lines above): counted as failed.\n');
+  process.stdout.write(`\n${summary(lanes.map((lane) => lane.counts))}\nTime:        ${((Date.now() - started) / 1000).toFixed(0)} s, ${LANES.length} lanes\n`);
+  if (lanes.some((lane) => !lane.counts.found)) process.stdout.write('A lane ended without a summary (see its lines above): counted as failed.\n');
   process.exit(failed ? 1 : 0);
 }
 
