@@ -17,9 +17,7 @@ module.exports = {
   // web), and several of them at once on a 2-core machine starve each other past the readiness probes' limits.
   // `npm test` runs two such runs side by side instead (test/run-all.js), one of them the longest e2e files.
   maxWorkers: 1,
-  // Some handle a test leaves open keeps jest alive after the run now and then (one lane of `npm test` in
-  // about three, the files outside the long lane; not yet found). forceExit ends the run anyway, and the
-  // teardown names what was left open, so that the test that leaks it can be found from any run's output.
-  forceExit: true,
+  // No forceExit: a test that leaves a server, socket, child or timer open keeps jest from exiting, and the
+  // teardown names what it left so that the test can be found (`npm test` fails a lane that does not exit).
   globalTeardown: '<rootDir>/test/support/report-open-handles.ts',
 };

@@ -25,20 +25,42 @@ const LANES = [
   { name: 'the rest', args: ['--testPathIgnorePatterns', ...require('../jest.config').testPathIgnorePatterns, ...LONG_LANE.map(pathPattern)] },
 ];
 
+/**
+ * How long a lane's jest may take to exit after printing its summary. Jest waits for everything the tests
+ * left open; the global teardown has named it by then (test/support/report-open-handles.ts), and a lane
+ * still running after this is stopped and counted as failed, so that a leak fails the run instead of hanging it.
+ */
+const EXIT_GRACE_MS = 60_000;
+
 /** Runs jest; with a prefix, prints its lines prefixed and answers them too (its summary is read from them). */
 function runJest(args, prefix) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [JEST, ...args], { cwd: ROOT, stdio: prefix ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     const lines = [];
-    if (prefix) for (const stream of [child.stdout, child.stderr]) prefixLines(stream, prefix, lines);
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), lines }));
+    let hung = false;
+    let watchdog;
+    const onSummary = () => {
+      watchdog ??= setTimeout(() => {
+        hung = true;
+        process.stdout.write(
+          `${prefix}jest did not exit ${EXIT_GRACE_MS / 1000} s after its last test: a test left something open (see "Still open" above). Stopping it.\n`,
+        );
+        child.kill('SIGKILL');
+      }, EXIT_GRACE_MS).unref();
+    };
+    if (prefix) for (const stream of [child.stdout, child.stderr]) prefixLines(stream, prefix, lines, onSummary);
+    child.on('close', (code, signal) => {
+      clearTimeout(watchdog);
+      resolve({ code: hung ? 1 : (code ?? (signal ? 1 : 0)), lines });
+    });
   });
 }
 
-function prefixLines(stream, prefix, seen) {
+function prefixLines(stream, prefix, seen, onSummary) {
   let rest = '';
   const print = (lines) => {
     seen.push(...lines);
+    if (lines.some((line) => line.startsWith('Ran all test suites'))) onSummary();
     process.stdout.write(lines.map((line) => `${prefix}${line}\n`).join(''));
   };
   stream.on('data', (chunk) => {
@@ -50,8 +72,8 @@ function prefixLines(stream, prefix, seen) {
 }
 
 /**
- * A lane's counts, from jest's own summary lines ("Tests: 1 failed, 29 skipped, 3277 passed, 3306 total"):
- * printed before it exits, where a results file (--outputFile) is not written when forceExit ends the run.
+ * A lane's counts, from jest's own summary lines ("Tests: 1 failed, 29 skipped, 3277 passed, 3306 total"),
+ * printed before it exits: a lane stopped for not exiting still has them.
  */
 function countsOf(lines) {
   const last = (label) => lines.filter((line) => line.startsWith(label)).pop();

@@ -38,7 +38,11 @@ describe('freshness: adaptive recrawl with conditional requests', () => {
     expect(visits.length).toBeGreaterThanOrEqual(3);
     expect(visits.slice(1).every((r) => r.conditional && r.status === 304)).toBe(true);
     const gaps = visits.slice(1).map((r, i) => r.at - visits[i].at);
-    for (let i = 1; i < gaps.length; i++) expect(gaps[i]).toBeGreaterThan(gaps[i - 1] * 1.5);
+    // The interval doubles from FRONTIER_RECRAWL_INITIAL_MS up to the maximum, and a visit never comes before
+    // its interval is over. How late it comes depends on the machine's load (a fifth of a second seen on a
+    // busy one), so the gaps are held to their intervals from below, and to growing, not to a ratio.
+    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(Math.min(3200, 400 * 2 ** i) - 10));
+    for (let i = 1; i < gaps.length; i++) expect(gaps[i]).toBeGreaterThan(gaps[i - 1]);
   });
 
   it('comes back sooner and more often to a page that changes every time', () => {
