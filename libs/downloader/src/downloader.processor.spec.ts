@@ -106,7 +106,11 @@ describe('DownloaderProcessor', () => {
     const redis = new Redis(REDIS_URL);
     try {
       let downloads = 0;
-      const { processor, deliver, config } = setup(async () => ({ fetched: ++downloads }), state);
+      let ttlDuringFetch = 0;
+      const { processor, deliver, config } = setup(async () => {
+        ttlDuringFetch = await redis.pttl(`${prefix}:downloader-leases:42`);
+        return { fetched: ++downloads };
+      }, state);
       await processor.onApplicationBootstrap();
       const { leaseMs } = config.frontier;
       const { totalTimeoutMs } = config.downloader;
@@ -114,9 +118,12 @@ describe('DownloaderProcessor', () => {
       const ttl = await redis.pttl(`${prefix}:downloader-leases:42`);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(leaseMs - totalTimeoutMs);
+      // Written so from the start, while the page is fetched: one write a claim, not a claim and its shortening.
+      expect(ttlDuringFetch).toBeGreaterThan(0);
+      expect(ttlDuringFetch).toBeLessThanOrEqual(leaseMs - totalTimeoutMs);
       await deliver({ ...request, leaseExpiresAt: Date.now() + leaseMs }); // still refused meanwhile
       expect(downloads).toBe(1);
-      // A lease that no fetch may start under any more: its claim is dropped at once.
+      // A lease that no fetch may start under any more: no claim is written.
       await deliver({ ...request, leaseId: '43', leaseExpiresAt: Date.now() + totalTimeoutMs - 1 });
       expect(await redis.exists(`${prefix}:downloader-leases:43`)).toBe(0);
       await processor.onApplicationShutdown();

@@ -78,7 +78,9 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
     const claim = request.robotsHop ? `${request.leaseId}.hop${request.robotsHop.chain.length}` : request.leaseId;
     const unsent = this.unsent.take(claim);
     if (unsent) return this.finish(claim, unsent, request);
-    if (!this.downloader.resumes(request) && !(await this.leases.setIfAbsent(claim, this.id, this.config.frontier.leaseMs))) {
+    const claimMs = this.claimMs(request.leaseExpiresAt);
+    // No claim where no fetch may start any more (the downloader skips the request): nothing to keep from a repeat.
+    if (!this.downloader.resumes(request) && claimMs > 0 && !(await this.leases.setIfAbsent(claim, this.id, claimMs))) {
       await this.stats.count('skipped.lease-already-taken');
       return;
     }
@@ -91,7 +93,6 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
     }
     // No outcome: the turn went on to the resolver (a robots.txt redirect to another host).
     if (outcome) await this.finish(claim, outcome, request);
-    else await this.shortenClaim(claim, request.leaseExpiresAt);
   }
 
   /** Sends the outcome to the frontier; kept for the job's retry when it cannot be sent. */
@@ -102,20 +103,17 @@ export class DownloaderProcessor implements OnApplicationBootstrap, OnApplicatio
       this.unsent.keep(claim, outcome, leaseEnd(request, this.config.frontier.leaseMs));
       throw error;
     }
-    await this.shortenClaim(claim, request.leaseExpiresAt);
   }
 
   /**
-   * Once this delivery's fetch is over, a later one of the same lease need only be refused while it could
-   * still fetch: from DOWNLOADER_TOTAL_TIMEOUT_MS before the lease ends, the downloader skips the request
-   * anyway. So the claim lives that long, not the whole lease: Redis holds the claims of the fetches of the
-   * last minute or so, not of every fetch in FRONTIER_LEASE_MS.
+   * How long a claim lives. A later delivery of the same lease need only be refused while it could still
+   * fetch: from DOWNLOADER_TOTAL_TIMEOUT_MS before the lease ends, the downloader skips the request anyway. So
+   * the claim lives until then, not the whole lease: Redis holds the claims of the fetches of the last minute or
+   * so, not of every fetch in FRONTIER_LEASE_MS, and a claim is one write, never shortened after its fetch.
    */
-  private async shortenClaim(claim: string, leaseExpiresAt: number | undefined): Promise<void> {
-    if (leaseExpiresAt === undefined) return;
-    const rest = leaseExpiresAt - this.config.downloader.totalTimeoutMs - Date.now();
-    if (rest <= 0) await this.leases.del(claim);
-    else await this.leases.set(claim, this.id, rest);
+  private claimMs(leaseExpiresAt: number | undefined): number {
+    if (leaseExpiresAt === undefined) return this.config.frontier.leaseMs;
+    return leaseExpiresAt - this.config.downloader.totalTimeoutMs - Date.now();
   }
 
   /**

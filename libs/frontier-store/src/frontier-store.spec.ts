@@ -184,6 +184,42 @@ describe('RedisFrontierStore', () => {
   });
 });
 
+describe('RedisFrontierStore completions', () => {
+  it('ends the leases completed at once in one script call, each answered for itself, the counters written once', async () => {
+    const store = new RedisFrontierStore({ url: REDIS_URL, prefix: newPrefix() }, CONTRACT_OPTIONS);
+    try {
+      await store.enqueue(
+        ['a', 'b', 'c'].flatMap((host) => [1, 2].map((n) => ({ host, priority: 0, item: `${host}/${n}` }))),
+        1000,
+      );
+      const claims = await store.claim({ now: 2000, max: 10, leaseMs: 60_000 });
+      expect(claims.map((c) => c.item).sort()).toEqual(['a/1', 'b/1', 'c/1']);
+      const [a, b, c] = [...claims].sort((x, y) => x.item.localeCompare(y.item));
+      const run = jest.spyOn(store as unknown as { run: (...args: unknown[]) => Promise<unknown> }, 'run');
+      const answers = await Promise.all([
+        store.completeAndLook(a.leaseId, { nextAt: 2500, fetched: true, audit: ['a1', 'a2'] }, 2100),
+        store.completeAndLook('no-such-lease', { nextAt: 2500, fetched: true }, 2100),
+        store.completeAndLook(b.leaseId, { nextAt: 2600, requeue: 'b/1', audit: ['b1'] }, 2101),
+        store.completeAndLook(c.leaseId, { nextAt: 2700, retryLater: { item: 'c/1', priority: 0, dueAt: 9000 } }, 2102),
+      ]);
+      expect(run).toHaveBeenCalledTimes(1);
+      expect(answers.map((x) => x.value)).toEqual([true, false, true, true]);
+      // The heap after them all: a, b and c due again at their nextAt.
+      expect(answers.map((x) => x.dueAt)).toEqual([2500, 2500, 2500, 2500]);
+      // a fetched (one page counted, its URL gone), b put back, c set aside until 9000: 4 queued, no lease.
+      expect(await store.counts()).toEqual({ leased: 0, fetched: 1 });
+      expect((await store.stats()).size).toBe(4);
+      expect(await store.auditLog('a')).toEqual(['a1', 'a2']);
+      expect(await store.auditLog('b')).toEqual(['b1']);
+      const next = await store.claim({ now: 3000, max: 10, leaseMs: 60_000 });
+      expect(next.map((x) => x.item).sort()).toEqual(['a/2', 'b/1', 'c/2']);
+    } finally {
+      await store.clear();
+      await store.close();
+    }
+  });
+});
+
 describe('MemoryFrontierStore', () => {
   it('forgets batch ids past batchMemoryMs, so they take no memory for ever', async () => {
     const store = new MemoryFrontierStore({ ...CONTRACT_OPTIONS, batchMemoryMs: 100 });

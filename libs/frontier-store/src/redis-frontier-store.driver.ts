@@ -31,6 +31,14 @@ export const ENQUEUE_SLICE = 2000;
  * together, and their URLs, after the prioritizer's reads, within a few milliseconds.
  */
 const ENQUEUE_LINGER_MS = 2;
+/**
+ * How long a completion waits for others to share its COMPLETE call: the outcomes of an envelope's fetches
+ * reach the frontier together. A call's own commands (the heap's top, the crawl's counters) are then paid once
+ * for them all, not once each.
+ */
+const COMPLETE_LINGER_MS = 2;
+/** Completions in one COMPLETE call at most, to keep each script short. */
+const COMPLETE_BATCH = 500;
 
 /** One slice of a batch on its way to an ENQUEUE call: its head (batch id, number, URLs) and its URLs' arguments. */
 interface EnqueueSlice {
@@ -57,6 +65,8 @@ export class RedisFrontierStore implements FrontierShard {
   private readonly config: string;
   private readonly allowance: PerIpAllowance;
   private readonly slices: LingerBatcher<EnqueueSlice, Looked<number>>;
+  /** Completions on their way to a COMPLETE call, each as the script's arguments for it. */
+  private readonly completions: LingerBatcher<(string | number)[], Looked<boolean>>;
   private readonly scripts: Record<
     'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'prune' | 'promote' | 'audit' | 'stats' | 'counts' | 'takeTurn' | 'endTurn',
     Script
@@ -118,6 +128,10 @@ export class RedisFrontierStore implements FrontierShard {
       maxItems: Number.POSITIVE_INFINITY,
       maxBytes: ENQUEUE_SLICE,
       bytesOf: (slice) => slice.urls,
+    });
+    this.completions = new LingerBatcher((completions) => this.completeMany(completions), {
+      lingerMs: COMPLETE_LINGER_MS,
+      maxItems: COMPLETE_BATCH,
     });
   }
 
@@ -199,28 +213,34 @@ export class RedisFrontierStore implements FrontierShard {
     return (await this.completeAndLook(leaseId, c, now)).value;
   }
 
-  async completeAndLook(leaseId: string, c: Completion, now: number): Promise<Looked<boolean>> {
-    const answer = lookedAt<number>(
-      await this.run(
-        this.scripts.complete,
-        now,
-        leaseId,
-        c.nextAt,
-        c.requeue ?? '',
-        c.ip ?? '',
-        c.fetched ? '1' : '0',
-        c.politeness ? JSON.stringify(c.politeness) : '',
-        c.retryLater?.item ?? '',
-        Math.min(Math.max(c.retryLater?.priority ?? 0, 0), this.settings.frontQueues - 1),
-        c.retryLater?.dueAt ?? 0,
-        c.site ?? '',
-        // The ranges are matched here: a script cannot parse CIDRs cheaply.
-        c.ip ? this.allowance.rangeRule(c.ip) : '',
-        limitArg(c.hostLimit),
-        ...(c.audit ?? []),
-      ),
-    );
-    return { value: answer.value === 1, dueAt: answer.dueAt };
+  completeAndLook(leaseId: string, c: Completion, now: number): Promise<Looked<boolean>> {
+    const audit = c.audit ?? [];
+    return this.completions.add([
+      now,
+      leaseId,
+      c.nextAt,
+      c.requeue ?? '',
+      c.ip ?? '',
+      c.fetched ? '1' : '0',
+      c.politeness ? JSON.stringify(c.politeness) : '',
+      c.retryLater?.item ?? '',
+      Math.min(Math.max(c.retryLater?.priority ?? 0, 0), this.settings.frontQueues - 1),
+      c.retryLater?.dueAt ?? 0,
+      c.site ?? '',
+      // The ranges are matched here: a script cannot parse CIDRs cheaply.
+      c.ip ? this.allowance.rangeRule(c.ip) : '',
+      limitArg(c.hostLimit),
+      audit.length,
+      ...audit,
+    ]);
+  }
+
+  /** The completions sent at once in one script call, at the latest `now` of them (each its own first argument). */
+  private async completeMany(completions: (string | number)[][]): Promise<Looked<boolean>[]> {
+    const now = Math.max(...completions.map(([at]) => Number(at)));
+    const args = completions.flatMap(([, ...rest]) => rest);
+    const { value: answers, dueAt } = lookedAt<number[]>(await this.run(this.scripts.complete, now, completions.length, ...args));
+    return answers.map((answer) => ({ value: answer === 1, dueAt }));
   }
 
   async takeTurn(host: string, { now, ip, leaseMs }: TurnOptions): Promise<Turn> {
@@ -332,8 +352,9 @@ export class RedisFrontierStore implements FrontierShard {
   }
 
   async close(): Promise<void> {
-    // Slices waiting for their call are sent first (their callers are answered), while the connection is open.
-    await this.slices.flush().catch(() => undefined);
+    // Slices and completions waiting for their call are sent first (their callers are answered), while the
+    // connection is open.
+    await Promise.all([this.slices.flush(), this.completions.flush()]).catch(() => undefined);
     if (this.options.client) return;
     if (this.redis.status === 'wait') this.redis.disconnect();
     else await this.redis.quit();

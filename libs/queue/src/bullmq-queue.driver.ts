@@ -5,6 +5,7 @@ import { createRedis, parseRedisUrl, type RedisClient, type RedisTarget } from '
 import { bullmqQueueName } from './bullmq-keys';
 import { envelope, Envelope, openEnvelope, Semaphore } from './envelope';
 import { ENVELOPE_COUNT_SCRIPT, envelopeName } from './envelope-count';
+import { EnvelopeWorker } from './envelope-worker';
 import { infrastructureCause, OutageRetryPolicy, outageDelay, OutageState } from './infrastructure-error';
 import { assertJobId } from './job-id';
 import type { ConsumeOptions, FailedMessage, JobHandler, JobOptions, OutageRetries, QueueCounts, QueueTransport } from './queue-transport';
@@ -107,7 +108,7 @@ export class BullmqQueueTransport implements QueueTransport {
     if (this.closing) throw new Error('queue transport is closed');
     const concurrency = options.concurrency ?? 1;
     const slots = new Semaphore(concurrency);
-    const worker = new Worker(bullmqQueueName(queue), (job: Job) => this.process(queue, job, handler, slots), {
+    const worker = new EnvelopeWorker(bullmqQueueName(queue), (job: Job) => this.process(queue, job, handler, slots), {
       connection: this.consumerConnection(),
       prefix: this.options.prefix,
       concurrency: Math.min(concurrency, Math.max(2, Math.ceil(concurrency / 8))),

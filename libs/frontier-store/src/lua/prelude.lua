@@ -165,8 +165,15 @@ local function appendAudit(host, entries)
 end
 
 -- Ends a lease; requeue = the item to put back ('' for none, '\1' for the lease's own item). The host of
--- the lease it ended is left in finishedHost.
+-- the lease it ended is left in finishedHost. The crawl's counters it changes (fetched, size) are added up in
+-- `ended` and written once by writeEnded(), at the end of a script that ends several leases.
 local finishedHost = nil
+local ended = { fetched = 0, size = 0 }
+local function writeEnded()
+  if ended.fetched ~= 0 then redis.call('INCRBY', P..'fetched', ended.fetched) end
+  if ended.size ~= 0 then redis.call('DECRBY', P..'size', ended.size) end
+  ended.fetched, ended.size = 0, 0
+end
 -- The per-IP allowance's multiplier (PerIpAllowance.scale): nil on a CDN range (no per-IP limit).
 local function ipScale(dom, rule)
   if rule == 'cdn' then return nil end
@@ -224,7 +231,7 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now, site, rule, li
   if fetched == '1' then
     fields[#fields + 1] = 'fetched'
     fields[#fields + 1] = num(h[6], 0) + 1
-    redis.call('INCR', P..'fetched')
+    ended.fetched = ended.fetched + 1
   end
   if limit == '0' then
     if h[7] then redis.call('HDEL', hk, 'limit') end
@@ -235,7 +242,7 @@ local function finish(id, nextAt, requeue, ip, fetched, pol, now, site, rule, li
     k = tonumber(limit)
   end
   redis.call('HSET', hk, unpack(fields))
-  if requeue ~= '' then redis.call('LPUSH', P..'b:'..j, requeue) else redis.call('DECR', P..'size') end
+  if requeue ~= '' then redis.call('LPUSH', P..'b:'..j, requeue) else ended.size = ended.size + 1 end
   if redis.call('LLEN', P..'b:'..j) > 0 then
     if inflight < k then redis.call('ZADD', P..'heap', math.max(nx, num(h[3], 0)), j) end
   elseif inflight <= 0 then

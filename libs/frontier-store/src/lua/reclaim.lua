@@ -13,4 +13,5 @@ for _, id in ipairs(ids) do n = n + finish(id, retryAt, '\1', '', '0', '', now, 
 if ARGV[6] == '*' then
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', P..'turns', '-inf', now)) do n = n + endTurn(id, retryAt, now) end
 end
+writeEnded()
 return n

@@ -1,0 +1,26 @@
+import { Job, Worker } from 'bullmq';
+
+/**
+ * BullMQ's worker, taking a job only once the queue's marker says one may be there, and taking nothing when it
+ * finishes one.
+ *
+ * BullMQ's own loop takes (`moveToActive`) whenever a slot is free and the last take found a job, and finishing
+ * a job takes the next in the same script (`moveToFinished` with fetch-next). Envelopes arrive a few at a time
+ * with the queue empty in between, so both mostly found nothing: 59 Redis commands a job in a queue that empties
+ * between jobs. Here the worker always waits on the queue's marker first (BZPOPMIN, one command, answered at
+ * once while jobs wait: every add sets it) and finishing takes nothing: 46. (BullMQ marks the queue again after
+ * every take, so each job still sets off one take that finds nothing.) A backlog costs a round trip more a job.
+ *
+ * The marker wait is BullMQ's own path for a worker it knows drained (its `drained` flag), here held set. BullMQ
+ * still wakes every `drainDelay` seconds and takes, so a job whose marker was missed is found.
+ */
+export class EnvelopeWorker<T = unknown> extends Worker<T> {
+  constructor(...args: ConstructorParameters<typeof Worker<T>>) {
+    super(...args);
+    Object.defineProperty(this, 'drained', { get: () => true, set: () => undefined, configurable: true });
+  }
+
+  override processJob(job: Job<T>, token: string): ReturnType<Worker<T>['processJob']> {
+    return super.processJob(job, token, () => false);
+  }
+}
