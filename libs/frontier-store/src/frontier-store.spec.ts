@@ -220,6 +220,29 @@ describe('RedisFrontierStore completions', () => {
   });
 });
 
+describe('RedisFrontierStore audit logs', () => {
+  it('trims a host’s log once it holds half as many entries again, not at every push, and reads its last ones', async () => {
+    const prefix = newPrefix();
+    const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, CONTRACT_OPTIONS);
+    const redis = new Redis(REDIS_URL);
+    try {
+      const length = CONTRACT_OPTIONS.auditLength;
+      const entries = Array.from({ length: length + Math.ceil(length / 2) + 1 }, (_, i) => String(i));
+      const lengths: number[] = [];
+      for (const entry of entries) {
+        await store.audit('a', [entry]);
+        lengths.push(await redis.llen(`${prefix}:audit:a`));
+        expect(await store.auditLog('a')).toEqual(entries.slice(0, lengths.length).slice(-length));
+      }
+      // Pushed past the log's length without a trim, then trimmed to it once past half as many again.
+      expect(lengths).toEqual([...entries.slice(0, -1).map((_, i) => i + 1), length]);
+    } finally {
+      await store.clear();
+      await Promise.all([store.close(), redis.quit()]);
+    }
+  });
+});
+
 describe('MemoryFrontierStore', () => {
   it('forgets batch ids past batchMemoryMs, so they take no memory for ever', async () => {
     const store = new MemoryFrontierStore({ ...CONTRACT_OPTIONS, batchMemoryMs: 100 });

@@ -343,7 +343,8 @@ export class RedisFrontierStore implements FrontierShard {
   }
 
   auditLog(host: string): Promise<string[]> {
-    return this.redis.lrange(`${this.prefix}audit:${host}`, 0, -1);
+    // The list runs up to half as long again before it is trimmed (appendAudit in prelude.lua): its tail is the log.
+    return this.redis.lrange(`${this.prefix}audit:${host}`, -this.settings.auditLength, -1);
   }
 
   async clear(): Promise<void> {

@@ -170,7 +170,8 @@ export const frontierSettings = z.object({
   spillChunkItems: int(0).default(256).meta({ env: 'FRONTIER_SPILL_CHUNK_ITEMS' }),
   /**
    * Politeness audit entries kept per host, in Redis (two a fetch: its dispatch and its outcome; `GET /hosts/:host`
-   * shows them). Kept short because it costs Redis memory for every host (≈ 150 B an entry); the fetch log keeps
+   * shows them). Kept short because it costs Redis memory for every host (≈ 150 B an entry; a host's list runs
+   * up to half as long again between trims, a trim every few pushes rather than at each); the fetch log keeps
    * the whole history on disk.
    * @defaultValue 10
    */

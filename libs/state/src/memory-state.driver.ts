@@ -143,10 +143,16 @@ export class MemoryStateStore implements StateStore {
     });
   }
 
-  async hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<void> {
-    if (amounts.size === 0) return;
+  async hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<number[]> {
+    if (amounts.size === 0) return [];
     const hash = this.keyspace.upsert(this.key(key), 'hash', () => new Map());
-    for (const [field, by] of amounts) hash.set(field, String(parseInteger(hash.get(field) ?? '0') + by));
+    const after: number[] = [];
+    for (const [field, by] of amounts) {
+      const next = parseInteger(hash.get(field) ?? '0') + by;
+      hash.set(field, String(next));
+      after.push(next);
+    }
+    return after;
   }
 
   async hashSet(key: string, field: string, value: string): Promise<void> {

@@ -88,10 +88,17 @@ export class PartitionedHash {
     return answers;
   }
 
-  /** Adds each amount to its field: one step per bucket. */
-  async incrMany(amounts: ReadonlyMap<string, number>): Promise<void> {
+  /** Adds each amount to its field: one step per bucket. Answers each field's value after. */
+  async incrMany(amounts: ReadonlyMap<string, number>): Promise<Map<string, number>> {
     const groups = this.group([...amounts], ([field]) => field);
-    await Promise.all([...groups].map(([key, group]) => this.store.hashIncrMany(key, new Map(group))));
+    const after = new Map<string, number>();
+    await Promise.all(
+      [...groups].map(async ([key, group]) => {
+        const values = await this.store.hashIncrMany(key, new Map(group));
+        group.forEach(([field], i) => after.set(field, values[i]));
+      }),
+    );
+    return after;
   }
 
   /** Every field, from every bucket (read in parallel, so not one instant across buckets). */

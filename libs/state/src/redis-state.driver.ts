@@ -137,10 +137,10 @@ export class RedisStateStore implements StateStore {
     });
   }
 
-  async hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<void> {
-    if (amounts.size === 0) return;
+  async hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<number[]> {
+    if (amounts.size === 0) return [];
     // A script, not MULTI … EXEC: as atomic, one command fewer (every process adds its counts ten times a second).
-    await this.redis.stateHashIncrMany(this.key(key), ...[...amounts].flat());
+    return (await this.redis.stateHashIncrMany(this.key(key), ...[...amounts].flat())).map(Number);
   }
 
   async hashSet(key: string, field: string, value: string): Promise<void> {

@@ -97,13 +97,15 @@ export function stateStoreContract(name: string, make: () => Promise<StateStore>
         await store.hashIncrMany('totals', new Map());
         expect(await store.hashGetAll('totals')).toEqual({});
         await store.hashIncr('totals', 'a', 2);
-        await store.hashIncrMany(
-          'totals',
-          new Map([
-            ['a', 3],
-            ['b', -1],
-          ]),
-        );
+        expect(
+          await store.hashIncrMany(
+            'totals',
+            new Map([
+              ['a', 3],
+              ['b', -1],
+            ]),
+          ),
+        ).toEqual([5, -1]);
         await Promise.all(Array.from({ length: 20 }, () => store.hashIncrMany('totals', new Map([['c', 1]]))));
         expect(await store.hashGetAll('totals')).toEqual({ a: '5', b: '-1', c: '20' });
       });

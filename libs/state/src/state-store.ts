@@ -22,8 +22,8 @@ export interface StateStore {
   hashIncr(key: string, field: string, by?: number): Promise<number>;
   /** Adds 1 to each field in turn (a field named twice gets 2), in one step; answers each field's value after its increment. */
   hashIncrEach(key: string, fields: string[]): Promise<number[]>;
-  /** Adds each amount to its field, all in one step (one round trip, however many fields). */
-  hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<void>;
+  /** Adds each amount to its field, all in one step (one round trip, however many fields); answers the fields' values after, in their order. */
+  hashIncrMany(key: string, amounts: ReadonlyMap<string, number>): Promise<number[]>;
   hashSet(key: string, field: string, value: string): Promise<void>;
   /** Sets every field to its value in one step (one round trip, however many fields). */
   hashSetMany(key: string, values: ReadonlyMap<string, string>): Promise<void>;

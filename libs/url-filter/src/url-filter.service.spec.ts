@@ -543,7 +543,7 @@ describe('UrlFilterService: per-host page budget', () => {
     ]);
     expect(first.rejected).toEqual({ 'host-budget': 2 });
     expect((await f.filter(pages('a.test', 1, 10))).rejected).toEqual({ 'host-budget': 1 });
-    // The count is what was admitted, never more.
+    // The count is what was admitted, never more (a budget under 16 is reserved no page ahead).
     expect(await state.namespace('url-filter').hashGetAll('host-pages')).toEqual({ 'a.test': '3', 'b.test': '2', 'a.test:8080': '1' });
   });
 
@@ -594,6 +594,31 @@ describe('UrlFilterService: per-host page budget', () => {
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => replicas[i % 2].filter(pages('a.test', 1, i))));
     expect(results.reduce((n, r) => n + r.accepted.length, 0)).toBe(10);
     expect(await state.namespace('url-filter').hashGet('host-pages', 'a.test')).toBe('10');
+  });
+
+  it('reserves pages of a large budget ahead: a batch a host mostly asks nothing of the state store', async () => {
+    const state = new MemoryStateStore();
+    const counts = state.namespace('url-filter');
+    const increments = [jest.spyOn(MemoryStateStore.prototype, 'hashIncrMany'), jest.spyOn(MemoryStateStore.prototype, 'hashIncrEach')];
+    try {
+      const f = filter({ 'filter.maxPagesPerHost': 100_000 }, state);
+      for (let batch = 0; batch < 20; batch++) expect(urls(await f.filter(pages('a.test', 5, batch * 5)))).toHaveLength(5);
+      // 100 pages: reserved 64 ahead at a time, so two increments, not twenty.
+      expect(increments.reduce((n, spy) => n + spy.mock.calls.length, 0)).toBe(2);
+      // 5 + 64 for the first batch; the fourteenth needed 5 with 4 left: 1 + 64 more.
+      expect(Number(await counts.hashGet('host-pages', 'a.test'))).toBe(5 + 64 + 1 + 64);
+    } finally {
+      for (const spy of increments) spy.mockRestore();
+    }
+  });
+
+  it('admits exactly the budget over replicas that reserve ahead, none left unused once both have asked past it', async () => {
+    const state = new MemoryStateStore();
+    const replicas = [filter({ 'filter.maxPagesPerHost': 200 }, state), filter({ 'filter.maxPagesPerHost': 200 }, state)];
+    let accepted = 0;
+    for (let i = 0; i < 300; i++) accepted += (await replicas[i % 2].filter(pages('a.test', 1, i))).accepted.length;
+    expect(accepted).toBe(200);
+    expect(await state.namespace('url-filter').hashGet('host-pages', 'a.test')).toBe('200');
   });
 
   it('does not count sitemaps, and 0 means no budget', async () => {

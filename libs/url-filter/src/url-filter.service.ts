@@ -26,6 +26,7 @@ import {
   type UrlRulesVerdict,
 } from '@crawler/url';
 import { DomainBlocklist } from './domain-blocklist';
+import { HostBudget } from './host-budget';
 import { RecentUrls } from './recent-urls';
 import { FILTER_RULES, FilterReason, FilterRuleName, UrlRuleName } from './url-filter.rules';
 
@@ -100,7 +101,8 @@ interface UrlRule {
 export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   private readonly store: StateStore;
   /** Host → pages admitted: a field per host the crawl meets, so partitioned over a cluster's masters. */
-  private readonly hostPages: PartitionedHash;
+  /** The per-host page budget; undefined when there is none (URL_FILTER_MAX_PAGES_PER_HOST 0). */
+  private readonly hostBudget?: HostBudget;
   private readonly blockedExtensions: ReadonlySet<string>;
   private readonly stripParams: readonly (string | RegExp)[];
   private readonly allowedDomains: ReadonlySet<string>;
@@ -128,7 +130,8 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   ) {
     const { filter } = config;
     this.store = state.namespace('url-filter');
-    this.hostPages = new PartitionedHash(this.store, 'host-pages', hashBucketsFor(config.redisUrl));
+    const { maxPagesPerHost } = config.filter;
+    if (maxPagesPerHost > 0) this.hostBudget = new HostBudget(new PartitionedHash(this.store, 'host-pages', hashBucketsFor(config.redisUrl)), maxPagesPerHost);
     this.robots = new RobotsCache(state.namespace(ROBOTS_NAMESPACE));
     this.blockedExtensions = filter.blockedExtensions ? toExtensionSet(filter.blockedExtensions) : DEFAULT_BLOCKED_EXTENSIONS;
     this.stripParams = stripParamsOption(filter.stripParams);
@@ -337,40 +340,36 @@ export class UrlFilterService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * The per-host page budget: URLs admitted per host (`host-pages` in the state store, shared by every
-   * replica; partitioned by host on a cluster), at most `maxPagesPerHost`. The filter runs before URL-seen, so the same URL found on many
-   * pages would count each time; a process remembers the URLs it counted lately and counts those once
-   * (another replica, or this one after forgetting, may count a URL again: the count is never below the
-   * number of distinct URLs admitted, so a host never gets more fetches than its budget, and a site with
-   * many repeated links may reach its budget a little before that many distinct pages).
-   *
-   * Increment first, then give the unit back when over: an atomic count per host, no check-then-act race
-   * between replicas.
+   * The per-host page budget: URLs admitted per host, at most `maxPagesPerHost` (HostBudget: shared by every
+   * replica through `host-pages` in the state store, partitioned by host on a cluster, and reserved a few pages
+   * ahead). The filter runs before URL-seen, so the same URL found on many pages would count each time; a
+   * process remembers the URLs it counted lately and counts those once (another replica, or this one after
+   * forgetting, may count a URL again: a host never gets more fetches than its budget, and a site with many
+   * repeated links may reach its budget a little before that many distinct pages).
    */
   private async withinHostBudgets(urls: readonly { url: string; host: string; page: boolean }[]): Promise<boolean[]> {
-    const budget = this.config.filter.maxPagesPerHost;
     const within = urls.map(() => true);
-    if (budget === 0) return within;
+    if (!this.hostBudget) return within;
     // The URLs to count: pages not counted lately, each once (a second sighting in the batch shares the first's answer).
     const first = new Map<string, number>();
     urls.forEach(({ url, page }, i) => {
       if (page && !this.counted.has(url) && !first.has(url)) first.set(url, i);
     });
-    const toCount = [...first.values()];
-    const counts = await this.hostPages.incrEach(toCount.map((i) => urls[i].host));
-    const givenBack = new Map<string, number>();
-    toCount.forEach((i, n) => {
+    const needs = new Map<string, number>();
+    for (const i of first.values()) needs.set(urls[i].host, (needs.get(urls[i].host) ?? 0) + 1);
+    const granted = await this.hostBudget.grant(needs);
+    for (const i of first.values()) {
       const { url, host } = urls[i];
-      if (counts[n] > budget) {
-        within[i] = false;
-        givenBack.set(host, (givenBack.get(host) ?? 0) - 1);
-      } else this.counted.add(url);
-    });
+      const left = granted.get(host)!;
+      if (left > 0) {
+        granted.set(host, left - 1);
+        this.counted.add(url);
+      } else within[i] = false;
+    }
     urls.forEach(({ url }, i) => {
       const j = first.get(url);
       if (j !== undefined) within[i] = within[j];
     });
-    if (givenBack.size) await this.hostPages.incrMany(givenBack);
     return within;
   }
 }

@@ -158,10 +158,12 @@ local function release(j, host, now)
   route(now)
 end
 
--- Appends entries to a host's audit log, kept to its last CFG.al (trimmed only once it is longer).
+-- Appends entries to a host's audit log. Its last CFG.al entries are the log (the store reads those); the list
+-- is trimmed to them once it holds half as many again, not on every push: a host's log is full after a few
+-- fetches, and trimming it at each push cost a command an entry, two a page.
 local function appendAudit(host, entries)
   local key = P..'audit:'..host
-  if redis.call('RPUSH', key, unpack(entries)) > CFG.al then redis.call('LTRIM', key, -CFG.al, -1) end
+  if redis.call('RPUSH', key, unpack(entries)) > CFG.al + math.ceil(CFG.al / 2) then redis.call('LTRIM', key, -CFG.al, -1) end
 end
 
 -- Ends a lease; requeue = the item to put back ('' for none, '\1' for the lease's own item). The host of
