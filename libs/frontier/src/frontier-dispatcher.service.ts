@@ -28,6 +28,8 @@ const BLIND_AFTER_MS = 2 * MAINTENANCE_MS;
 const EMPTY_RING_MS = 50;
 /** Due recrawls and retries moved into the front queues per tick at most. */
 const RECRAWL_BATCH = 10_000;
+/** What a round answers when the leases out leave no room (FRONTIER_MAX_IN_FLIGHT): nothing claimed, nothing looked at. */
+const NO_ROOM = -1;
 
 /**
  * Hands due hosts' URLs to downloaders. The heap is a schedule, not a queue: nothing is pushed when a
@@ -89,7 +91,10 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     while (this.running) {
       try {
         const claimed = await this.tick();
-        if (claimed < CLAIM_BATCH) await this.signal.sleep(await this.idleFor());
+        // No room: nothing to claim until a lease ends, which wakes the loop (another replica's ends are seen at
+        // the next read of the counts), so the heap's next due time is not read.
+        if (claimed === NO_ROOM) await this.signal.sleep(MAX_IDLE_MS);
+        else if (claimed < CLAIM_BATCH) await this.signal.sleep(await this.idleFor());
       } catch (error) {
         this.logger.error({ event: 'dispatch-failed', err: error }, 'dispatcher tick failed; retrying');
         await this.signal.sleep(1000);
@@ -97,25 +102,30 @@ export class FrontierDispatcher implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  /** One round: maintenance when due, then claim and send. Answers how many URLs were dispatched. */
+  /**
+   * One round: maintenance when due, then claim and send. Answers how many URLs were dispatched, or NO_ROOM.
+   * The room is looked at first, from counts read at most once a second: a frontier is woken by every lease
+   * that ends, the ends of one call reach it together, and the first round takes all the room they made, so
+   * most rounds find none and ask Redis nothing more.
+   */
   private async tick(): Promise<number> {
     const now = Date.now();
     if (now - this.lastMaintenance >= (this.ring.size === 0 ? EMPTY_RING_MS : MAINTENANCE_MS)) await this.maintain(now);
+    if (this.ring.size === 0) return 0;
+    const room = await this.room.room(now);
+    if (room === 'budget-spent') {
+      await this.stats.count('frontier.budget-spent');
+      return 0;
+    }
+    if (room <= 0) return NO_ROOM;
     // Due recrawls, and URLs whose retry after a transient failure has come.
     await this.store.promoteDue(now, RECRAWL_BATCH);
     if (await this.isPaused()) return 0;
     // A Redis near its memory limit would refuse the writes of what a dispatch sets off: intake waits for
     // memory instead (RedisMemoryGauge logs the pause and the resume).
     if (await this.redisMemory.isFull()) return 0;
-    if (this.ring.size === 0) return 0;
     if (await this.pastTimeLimit(now)) return 0;
     if (await this.pastByteBudget(now)) return 0;
-    const room = await this.room.room(now);
-    if (room === 'budget-spent') {
-      await this.stats.count('frontier.budget-spent');
-      return 0;
-    }
-    if (room <= 0) return 0;
     const claims = await this.store.claim({ now, max: Math.min(room, CLAIM_BATCH), leaseMs: this.config.frontier.leaseMs });
     this.room.claimed(claims.length);
     if (claims.length && this.config.frontier.maxTimeMs > 0) await this.clock.start(now);
