@@ -220,6 +220,37 @@ describe('RedisFrontierStore completions', () => {
   });
 });
 
+describe('RedisFrontierStore claims', () => {
+  it('finds a round’s due hosts a group at a time: three commands a claim of a host without an address, not five', async () => {
+    const prefix = newPrefix();
+    const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, { ...CONTRACT_OPTIONS, backQueues: 32 });
+    const client = new Redis(REDIS_URL);
+    try {
+      const hosts = Array.from({ length: 20 }, (_, i) => `h${i}.test`);
+      await store.enqueue(
+        hosts.map((host) => ({ host, priority: 0, item: `${host}/1` })),
+        1000,
+      );
+      const monitor = await client.monitor();
+      let commands = 0;
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args.some((arg) => arg.startsWith(prefix))) commands++;
+      });
+      const claims = await store.claim({ now: 2000, max: 50, leaseMs: 60_000 });
+      await new Promise((r) => setTimeout(r, 50));
+      monitor.disconnect();
+      expect(claims.map((c) => c.item).sort()).toEqual(hosts.map((host) => `${host}/1`).sort());
+      expect(new Set(claims.map((c) => c.leaseId)).size).toBe(20);
+      // Each claim: the host's hash read and written, its URL popped. The round: the script, its groups (a pop
+      // and the hosts' names), the lease ids, records and expiries, and the heap's top.
+      expect(commands).toBeLessThanOrEqual(3 * 20 + 10);
+    } finally {
+      await store.clear();
+      await Promise.all([store.close(), client.quit()]);
+    }
+  });
+});
+
 describe('RedisFrontierStore audit logs', () => {
   it('trims a host’s log once it holds half as many entries again, not at every push, and reads its last ones', async () => {
     const prefix = newPrefix();

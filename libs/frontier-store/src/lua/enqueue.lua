@@ -19,7 +19,7 @@ local function routeUrls(urls, now)
     list[#list + 1] = a
   end
   local left = #urls
-  local free = redis.call('LLEN', P..'free')
+  local free = freeCount()
   local backOf, hostOf, given = {}, {}, {}
   local pushes, order = {}, {}
   local function open(i) return heads[i] <= #queues[i] end
@@ -71,7 +71,6 @@ local function routeUrls(urls, now)
   end
 end
 
-init()
 local now = tonumber(ARGV[4])
 local g = tonumber(ARGV[6])
 local answers, urls = {}, {}

@@ -30,11 +30,14 @@ local function withDueAt(answer)
   return { answer, top[2] or '' }
 end
 
-local function init()
-  if redis.call('EXISTS', P..'init') == 0 then
-    for j = 0, CFG.m - 1 do redis.call('RPUSH', P..'free', j) end
-    redis.call('SET', P..'init', CFG.m)
-  end
+-- Idle back queues: the free list, made on first use. Only an empty list can be a store not yet made (every back
+-- queue in use is the other reason), so `init` is looked at then, not on every call.
+local function freeCount()
+  local free = redis.call('LLEN', P..'free')
+  if free > 0 or redis.call('EXISTS', P..'init') == 1 then return free end
+  for j = 0, CFG.m - 1 do redis.call('RPUSH', P..'free', j) end
+  redis.call('SET', P..'init', CFG.m)
+  return CFG.m
 end
 
 local function dueOf(host, now)
@@ -114,7 +117,7 @@ end
 local function route(now)
   local left = frontCount()
   if left <= 0 then return end
-  local free = redis.call('LLEN', P..'free')
+  local free = freeCount()
   -- A front queue found empty is left out of later picks: the pick stays biased among the non-empty
   -- queues, without measuring every front queue on each call.
   local empty = {}

@@ -3,7 +3,6 @@
 -- KEYS[1] <prefix>init (names the slot only; every key is built from ARGV[1]).
 -- ARGV[1] key prefix, ARGV[2] JSON configuration, ARGV[3] random seed in [0, 1) (see prelude.lua).
 
-init()
 local now = tonumber(ARGV[4])
 local due = redis.call('ZRANGEBYSCORE', P..'recrawl', '-inf', now, 'LIMIT', 0, tonumber(ARGV[5]))
 if #due > 0 then redis.call('SET', P..'fq', frontCount() + #due) end
