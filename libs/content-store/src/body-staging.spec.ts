@@ -144,6 +144,17 @@ describe('BundledBodyStaging', () => {
     expect(await collectKeys(content.list('staging/'))).toEqual([]);
   });
 
+  it('releases the bodies released at once in one step a bundle', async () => {
+    const state = new MemoryStateStore();
+    const staging = new BundledBodyStaging(content, state, { lingerMs: 5000, maxBodies: 10 });
+    const refs = await Promise.all(Array.from({ length: 10 }, (_, i) => staging.stage(Buffer.from(`body ${i}`))));
+    const removes = jest.spyOn(state, 'setRemove');
+    await Promise.all(refs.map((ref) => staging.release(ref)));
+    expect(removes).toHaveBeenCalledTimes(1);
+    expect(await collectKeys(content.list('staging/'))).toEqual([]);
+    await expect(staging.release('staging/a-0.br#0.0.1')).rejects.toThrow(/not a staged body reference/);
+  });
+
   it('starts a new bundle when one is full, by count or by bytes', async () => {
     const staging = new BundledBodyStaging(content, new MemoryStateStore(), { maxBodies: 4, maxBytes: 1 << 20, lingerMs: 1000 });
     await Promise.all(Array.from({ length: 8 }, (_, i) => staging.stage(Buffer.from(`x${i}`))));

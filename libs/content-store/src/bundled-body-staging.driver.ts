@@ -30,6 +30,9 @@ interface BundleRef {
   length: number;
 }
 
+/** How long a release waits for others to share its step: the bodies of an envelope are released together. */
+const RELEASE_LINGER_MS = 5;
+
 /**
  * Bodies staged within `lingerMs` of each other are compressed one by one and written together as one object,
  * `staging/<id>.gz` (gzip members back to back, itself a valid gzip file) or `staging/<id>.zst` (zstd frames
@@ -45,6 +48,8 @@ export class BundledBodyStaging implements BodyStaging {
   private readonly instance = randomBytes(6).toString('base64url').replace(/[-_]/g, 'x');
   private sequence = 0;
   private readonly bundles: LingerBatcher<Buffer, string>;
+  /** References released within RELEASE_LINGER_MS of each other, released together: one step a bundle. */
+  private readonly releases: LingerBatcher<string>;
   private readonly cache = new Map<string, { bundle: Promise<Buffer | null>; bytes: number }>();
   private cachedBytes = 0;
   private readonly cacheBytes: number;
@@ -63,6 +68,7 @@ export class BundledBodyStaging implements BodyStaging {
       maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
       bytesOf: (member) => member.length,
     });
+    this.releases = new LingerBatcher((refs) => this.releaseMany(refs), { lingerMs: RELEASE_LINGER_MS, maxItems: 1000 });
     const compression = options.compression ?? { codec: 'gzip', level: 6 };
     this.compressor = new Compressor(compression, options.threads ?? 0);
     this.extension = extensionOf(compression.codec);
@@ -89,15 +95,36 @@ export class BundledBodyStaging implements BodyStaging {
   }
 
   async release(ref: string): Promise<void> {
-    const at = parseRef(ref);
-    if ((await this.state.setRemove(`bundle:${at.id}`, String(at.index))) > 0) return;
-    await this.content.delete(at.key);
-    this.forget(at.key);
+    // A malformed reference is refused here, not in the batch it would fail.
+    parseRef(ref);
+    await this.releases.add(ref);
   }
 
   async close(): Promise<void> {
+    await this.releases.drain();
     await this.bundles.drain();
     await this.compressor.close();
+  }
+
+  /**
+   * Releases members, a step per bundle: a bundle's members are mostly released together (its bodies travel on
+   * in one envelope), so this is one command or three a bundle, not a page.
+   */
+  private async releaseMany(refs: string[]): Promise<void> {
+    const byBundle = new Map<string, { key: string; indexes: string[] }>();
+    for (const ref of refs) {
+      const at = parseRef(ref);
+      const bundle = byBundle.get(at.id) ?? { key: at.key, indexes: [] };
+      bundle.indexes.push(String(at.index));
+      byBundle.set(at.id, bundle);
+    }
+    await Promise.all(
+      [...byBundle].map(async ([id, { key, indexes }]) => {
+        if ((await this.state.setRemove(`bundle:${id}`, indexes)) > 0) return;
+        await this.content.delete(key);
+        this.forget(key);
+      }),
+    );
   }
 
   /** Writes one bundle of compressed members; answers each member's reference. */

@@ -251,6 +251,40 @@ describe('RedisFrontierStore claims', () => {
   });
 });
 
+describe('RedisFrontierStore leases', () => {
+  it('keeps a lease under a key of its own, ended by one GETDEL, and still ends, counts and reclaims one a store kept in its lease hash', async () => {
+    const prefix = newPrefix();
+    const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, CONTRACT_OPTIONS);
+    const redis = new Redis(REDIS_URL);
+    try {
+      await store.enqueue(
+        ['a', 'b', 'c'].map((host) => ({ host, priority: 0, item: `${host}/1` })),
+        1000,
+      );
+      const claims = await store.claim({ now: 2000, max: 10, leaseMs: 60_000 });
+      expect(claims).toHaveLength(3);
+      const [a, b, c] = [...claims].sort((x, y) => x.item.localeCompare(y.item));
+      expect(await redis.get(`${prefix}:l:${a.leaseId}`)).toMatch(/\ta\t\ta\/1$/);
+      // b and c as an older store kept them: fields of the hash `lease`.
+      for (const old of [b, c]) {
+        await redis.hset(`${prefix}:lease`, old.leaseId, (await redis.get(`${prefix}:l:${old.leaseId}`))!);
+        await redis.del(`${prefix}:l:${old.leaseId}`);
+      }
+      expect(await store.counts()).toEqual({ leased: 3, fetched: 0 });
+      expect(await store.complete(a.leaseId, { nextAt: 2500, fetched: true }, 2100)).toBe(true);
+      expect(await store.complete(b.leaseId, { nextAt: 2500, fetched: true }, 2100)).toBe(true);
+      expect(await store.complete(b.leaseId, { nextAt: 2500, fetched: true }, 2100)).toBe(false);
+      expect(await store.reclaimWhere((claim) => claim.host === 'c', 2200, 2300)).toBe(1);
+      expect(await store.counts()).toEqual({ leased: 0, fetched: 2 });
+      expect(await redis.exists(`${prefix}:lease`, `${prefix}:l:${a.leaseId}`)).toBe(0);
+      expect((await store.claim({ now: 3000, max: 10, leaseMs: 60_000 })).map((x) => x.item)).toEqual(['c/1']);
+    } finally {
+      await store.clear();
+      await Promise.all([store.close(), redis.quit()]);
+    }
+  });
+});
+
 describe('RedisFrontierStore audit logs', () => {
   it('trims a host’s log once it holds half as many entries again, not at every push, and reads its last ones', async () => {
     const prefix = newPrefix();

@@ -258,14 +258,26 @@ export class RedisFrontierStore implements FrontierShard {
   }
 
   async reclaimWhere(predicate: (claim: Claim) => boolean, now: number, retryAt: number): Promise<number> {
-    const leases = await this.redis.hgetall(`${this.prefix}lease`);
-    const ids = Object.entries(leases)
+    const leases = await this.leaseRecords();
+    const ids = [...leases]
       .filter(([leaseId, record]) => {
         const [, host, ip, ...rest] = record.split('\t');
         return predicate({ leaseId, host, ip: ip || undefined, item: rest.join('\t'), inFlight: 0 });
       })
       .map(([id]) => id);
     return ids.length ? ((await this.run(this.scripts.reclaim, now, retryAt, ...ids)) as number) : 0;
+  }
+
+  /** Every lease out, id → record: a key each (l:<id>), or, for a store written before, a field of `lease`. */
+  private async leaseRecords(): Promise<Map<string, string>> {
+    const records = new Map(Object.entries(await this.redis.hgetall(`${this.prefix}lease`)));
+    const ids = await this.redis.zrange(`${this.prefix}leases`, 0, -1);
+    for (let i = 0; i < ids.length; i += 1000) {
+      const part = ids.slice(i, i + 1000);
+      const values = await this.redis.mget(...part.map((id) => `${this.prefix}l:${id}`));
+      part.forEach((id, n) => values[n] !== null && records.set(id, values[n]!));
+    }
+    return records;
   }
 
   async nextDueAt(): Promise<number | null> {

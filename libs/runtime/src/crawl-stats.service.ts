@@ -8,9 +8,10 @@ import { ScrapedCounter } from './scraped-counter';
 
 /**
  * How often a process adds up what it counted into the shared totals. Shorter than the completion probe's
- * settle time (250 ms), so a job processed just before one reading always shows as progress in the next.
+ * settle time (250 ms), so a job processed just before one reading always shows as progress in the next; not
+ * much shorter, since every process of a crawl writes its sums this often (at 100 ms, half a Redis command a page).
  */
-export const STATS_FLUSH_MS = 100;
+export const STATS_FLUSH_MS = 200;
 
 /**
  * Hashes the totals are spread over on a Redis Cluster: every process adds to them every STATS_FLUSH_MS, and

@@ -211,10 +211,10 @@ export class MemoryStateStore implements StateStore {
     return this.keyspace.find(this.key(key), 'set')?.value.has(member) ?? false;
   }
 
-  async setRemove(key: string, member: string): Promise<number> {
+  async setRemove(key: string, member: string | readonly string[]): Promise<number> {
     const set = this.keyspace.find(this.key(key), 'set')?.value;
     if (!set) return 0;
-    set.delete(member);
+    for (const m of typeof member === 'string' ? [member] : member) set.delete(m);
     if (set.size === 0) this.keyspace.delete(this.key(key));
     return set.size;
   }

@@ -43,8 +43,8 @@ export interface StateStore {
   /** Adds members; answers, for each member, whether it was new. */
   setAdd(key: string, members: string[]): Promise<boolean[]>;
   setHas(key: string, member: string): Promise<boolean>;
-  /** Removes a member; answers how many members are left (0: the set is gone), in the same step. */
-  setRemove(key: string, member: string): Promise<number>;
+  /** Removes a member, or several; answers how many members are left (0: the set is gone), in the same step. */
+  setRemove(key: string, member: string | readonly string[]): Promise<number>;
   setMembers(key: string): Promise<string[]>;
   /** The members of each set, in one step (one round trip however many sets; on a Redis Cluster one per slot, in parallel). */
   setMembersMany(keys: string[]): Promise<string[][]>;

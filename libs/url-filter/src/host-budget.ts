@@ -3,7 +3,7 @@ import type { PartitionedHash } from '@crawler/state';
 /** Hosts whose reservation a process remembers; a host forgotten gives up its unused pages. */
 const RESERVATIONS_KEPT = 10_000;
 /** Pages reserved beyond what a batch needs: at most this many… */
-const RESERVE_MAX = 64;
+const RESERVE_MAX = 256;
 /** …and at most this share of what the host had left at the last reservation (1/16), so a small budget is exact. */
 const RESERVE_SHARE = 16;
 

@@ -94,14 +94,15 @@ while more and #claimed < max and guard < max * 4 + 100 do
     end
   end
 end
--- Lease ids follow seq: one INCRBY for the round gives them all. Records are written once, in bulk.
+-- Lease ids follow seq: one INCRBY for the round gives them all. Records are written once, in bulk: a key
+-- each (l:<id>), so that a completion reads and deletes one with a single GETDEL.
 local out = {}
 if #records > 0 then
   local first = redis.call('INCRBY', P..'seq', #records) - #records
   local fields, expiries = {}, {}
   for c = 1, #records do
     local id = tostring(first + c)
-    fields[#fields + 1] = id
+    fields[#fields + 1] = P..'l:'..id
     fields[#fields + 1] = records[c]
     expiries[#expiries + 1] = now + leaseMs
     expiries[#expiries + 1] = id
@@ -110,7 +111,7 @@ if #records > 0 then
   end
   for i = 1, #fields, 1000 do
     local last = math.min(i + 999, #fields)
-    redis.call('HSET', P..'lease', unpack(fields, i, last))
+    redis.call('MSET', unpack(fields, i, last))
     redis.call('ZADD', P..'leases', unpack(expiries, i, last))
   end
 end

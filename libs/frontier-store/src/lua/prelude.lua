@@ -4,8 +4,8 @@
 -- per-IP limit, ipiv per-IP interval, ipstep domains per step of the per-IP allowance, ipmax its largest
 -- multiplier, al audit length), ARGV[3] random seed in [0, 1).
 -- Keys: f:<i> front lists ("host<TAB>item"), b:<j> back lists (items), bhost (j → host), hostb (host → j),
--- heap (zset j → due ms), free (list of idle j), lease (hash id → "j<TAB>host<TAB>ip<TAB>item"), leases (zset id →
--- expiry), h:<host> (hash: next, inflight, fetched, ip, ipr: the range rule it last wrote to its address, delay,
+-- heap (zset j → due ms), free (list of idle j), l:<id> (a lease: "j<TAB>host<TAB>ip<TAB>item"; a store written
+-- before kept them in the hash lease, id → the same, still read), leases (zset id → expiry), h:<host> (hash: next, inflight, fetched, ip, ipr: the range rule it last wrote to its address, delay,
 -- blocked, budget, pol, limit: its own in-flight limit over k, a site's concurrency), ip:<ip> (hash: next,
 -- inflight, wait: the next free waiting slot of a host held back by the address), audit:<host> (list),
 -- hosts (zset of every host given a back queue, all scored 0: read in name order), size, fq (entries in the
@@ -206,9 +206,13 @@ end
 -- finish's site and rule: the host's registrable domain and its address's range rule (learnAddress); limit:
 -- the host's own in-flight limit as setLimit takes it (nil = as it was), applied before the host is put back.
 local function finish(id, nextAt, requeue, ip, fetched, pol, now, site, rule, limit)
-  local rec = redis.call('HGET', P..'lease', id)
-  if not rec then return 0 end
-  redis.call('HDEL', P..'lease', id)
+  local rec = redis.call('GETDEL', P..'l:'..id)
+  if not rec then
+    -- A lease of a store written before each lease had a key of its own.
+    rec = redis.call('HGET', P..'lease', id)
+    if not rec then return 0 end
+    redis.call('HDEL', P..'lease', id)
+  end
   redis.call('ZREM', P..'leases', id)
   local t1 = string.find(rec, '\t', 1, true)
   local t2 = string.find(rec, '\t', t1 + 1, true)

@@ -8,7 +8,7 @@ local answer = {
   redis.call('LLEN', P..'free'),
   redis.call('EXISTS', P..'init'),
   redis.call('ZCARD', P..'heap'),
-  redis.call('HLEN', P..'lease'),
+  redis.call('ZCARD', P..'leases'),
 }
 -- The front queues are measured only when fq (kept exact by every script that pushes or pops them) says they
 -- hold entries: with fewer hosts than back queues they are empty, and on a cluster's 64 shards their 8 LLENs

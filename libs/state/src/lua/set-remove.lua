@@ -1,4 +1,4 @@
--- KEYS[1] set. ARGV[1] member. Answers the members left.
+-- KEYS[1] set. ARGV[1…] members. Answers the members left.
 
-      redis.call('SREM', KEYS[1], ARGV[1])
+      redis.call('SREM', KEYS[1], unpack(ARGV))
       return redis.call('SCARD', KEYS[1])
