@@ -1,14 +1,19 @@
+import { join } from 'node:path';
 import { Job, JobsOptions, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { LingerBatcher } from '@crawler/batching';
 import { InvalidMessageError, JobOf, QueueName, SCHEMA_VERSION, decodeJob } from '@crawler/contracts';
-import { createRedis, parseRedisUrl, type RedisClient, type RedisTarget } from '@crawler/redis';
-import { bullmqQueueName } from './bullmq-keys';
+import { createRedis, parseRedisUrl, readLuaScript, type RedisClient, type RedisTarget } from '@crawler/redis';
+import { bullmqKeyPrefix, bullmqQueueName } from './bullmq-keys';
 import { envelope, Envelope, openEnvelope, Semaphore } from './envelope';
 import { ENVELOPE_COUNT_SCRIPT, envelopeName } from './envelope-count';
 import { EnvelopeWorker } from './envelope-worker';
 import { infrastructureCause, OutageRetryPolicy, outageDelay, OutageState } from './infrastructure-error';
 import { assertJobId } from './job-id';
 import type { ConsumeOptions, FailedMessage, JobHandler, JobOptions, OutageRetries, QueueCounts, QueueTransport } from './queue-transport';
+
+/** See unmark-if-empty.lua. */
+const UNMARK_IF_EMPTY = readLuaScript(join(__dirname, 'unmark-if-empty.lua'));
+type UnmarkingClient = { queueUnmarkIfEmpty(wait: string, prioritized: string, marker: string): Promise<number> };
 
 /** Events a queue's stream keeps (approximately): enough to look at by hand, nothing reads them. */
 const EVENTS_KEPT = 100;
@@ -108,14 +113,21 @@ export class BullmqQueueTransport implements QueueTransport {
     if (this.closing) throw new Error('queue transport is closed');
     const concurrency = options.concurrency ?? 1;
     const slots = new Semaphore(concurrency);
-    const worker = new EnvelopeWorker(bullmqQueueName(queue), (job: Job) => this.process(queue, job, handler, slots), {
-      connection: this.consumerConnection(),
-      prefix: this.options.prefix,
-      concurrency: Math.min(concurrency, Math.max(2, Math.ceil(concurrency / 8))),
-      lockDuration: this.options.stalledMs ?? 30_000,
-      stalledInterval: this.options.stalledMs ?? 30_000,
-      maxStalledCount: this.options.maxStalledCount ?? 10,
-    });
+    const keys = bullmqKeyPrefix(this.options.prefix, queue);
+    const consumer = this.consumerConnection();
+    const worker = new EnvelopeWorker(
+      bullmqQueueName(queue),
+      (job: Job) => this.process(queue, job, handler, slots),
+      {
+        connection: consumer,
+        prefix: this.options.prefix,
+        concurrency: Math.min(concurrency, Math.max(2, Math.ceil(concurrency / 8))),
+        lockDuration: this.options.stalledMs ?? 30_000,
+        stalledInterval: this.options.stalledMs ?? 30_000,
+        maxStalledCount: this.options.maxStalledCount ?? 10,
+      },
+      () => (consumer as unknown as UnmarkingClient).queueUnmarkIfEmpty(`${keys}wait`, `${keys}prioritized`, `${keys}marker`),
+    );
     // An EventEmitter 'error' without a listener would crash the process.
     worker.on('error', this.onError);
     this.workers.push(worker);
@@ -356,6 +368,7 @@ export class BullmqQueueTransport implements QueueTransport {
   private connect(maxRetriesPerRequest: number | null): RedisClient {
     const redis = createRedis(this.target, { maxRetriesPerRequest, ...(this.target.cluster ? { enableReadyCheck: false } : {}) });
     redis.on('error', this.onError);
+    redis.defineCommand('queueUnmarkIfEmpty', { numberOfKeys: 3, lua: UNMARK_IF_EMPTY });
     return redis;
   }
 }
