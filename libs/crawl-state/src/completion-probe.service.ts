@@ -144,7 +144,7 @@ export class CompletionProbe {
    * leased URLs are work.
    */
   private async frontierWork(totals: Record<string, number>): Promise<number> {
-    const stats = await this.frontierStore.stats();
+    const stats = await this.frontierStore.work();
     const stopped = ['frontier.budget-spent', 'frontier.byte-budget-spent', 'frontier.time-limit'].some((key) => (totals[key] ?? 0) > 0);
     return stopped ? stats.leased : stats.size + stats.scheduled;
   }

@@ -536,6 +536,22 @@ export function frontierStoreContract(name: string, make: MakeFrontierStore) {
       expect((await s.counts()).fetched).toBe(2);
     });
 
+    it('answers the URLs still to do as stats does: queued, scheduled and leased', async () => {
+      const s = await store();
+      const work = async () => {
+        const { size, scheduled, leased } = await s.stats();
+        expect(await s.work()).toEqual({ size, scheduled, leased });
+        return { size, scheduled, leased };
+      };
+      expect(await work()).toEqual({ size: 0, scheduled: 0, leased: 0 });
+      await s.enqueue([item('a', 1), item('a', 2), item('b', 1)], T);
+      await s.schedule([{ host: 'c', priority: 0, item: 'c/1', dueAt: T + 60_000 }]);
+      const [a] = await claimAll(s);
+      expect(await work()).toEqual({ size: 3, scheduled: 1, leased: 2 });
+      await s.complete(a.leaseId, { nextAt: T, fetched: true }, T);
+      expect(await work()).toEqual({ size: 2, scheduled: 1, leased: 1 });
+    });
+
     it('appends a completion’s audit entries to its host’s log, bounded, only when the completion counts', async () => {
       const s = await store();
       await s.enqueue([item('a', 1)], T);

@@ -132,6 +132,8 @@ export interface FrontierStats {
 }
 
 /** What the dispatcher reads on every round, cheaply. */
+export type FrontierWork = Pick<FrontierStats, 'size' | 'scheduled' | 'leased'>;
+
 export interface FrontierCounts {
   /** URLs leased and not completed. */
   leased: number;
@@ -216,6 +218,11 @@ export interface FrontierStore {
   /** What deciding a host's next delay needs: its politeness memory and the operator's override (one read). */
   politeness(host: string): Promise<Pick<HostInfo, 'politeness' | 'delayMs'>>;
   counts(): Promise<FrontierCounts>;
+  /**
+   * The URLs still to do (`stats`' size, scheduled and leased), read alone: a completion check reads them on
+   * every status, from every shard, and the rest of `stats` would double what that costs.
+   */
+  work(): Promise<FrontierWork>;
   setHostControls(host: string, controls: HostControls, now: number): Promise<void>;
   /**
    * Drops URLs from the tails of the lowest-priority front queues (the last queued of the least wanted first)

@@ -16,6 +16,7 @@ export const PROMOTE = script('promote');
 export const CLAIM = script('claim');
 export const COMPLETE = script('complete');
 export const COUNTS = script('counts');
+export const WORK = script('work');
 export const STATS = script('stats');
 export const AUDIT = script('audit');
 export const RECLAIM = script('reclaim');

@@ -8,6 +8,7 @@ import type {
   ClaimOptions,
   Completion,
   FrontierCounts,
+  FrontierWork,
   FrontierItem,
   FrontierStats,
   FrontierShard,
@@ -345,6 +346,10 @@ export class MemoryFrontierStore implements FrontierShard {
 
   async counts(): Promise<FrontierCounts> {
     return { leased: this.leases.size, fetched: this.fetched };
+  }
+
+  async work(): Promise<FrontierWork> {
+    return { size: this.size, scheduled: this.scheduled.length, leased: this.leases.size };
   }
 
   async setHostControls(host: string, controls: HostControls, now: number): Promise<void> {

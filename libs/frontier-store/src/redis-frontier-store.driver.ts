@@ -7,6 +7,7 @@ import type {
   ClaimOptions,
   Completion,
   FrontierCounts,
+  FrontierWork,
   FrontierItem,
   FrontierShard,
   FrontierStats,
@@ -19,7 +20,7 @@ import type {
   Turn,
   TurnOptions,
 } from './frontier-store';
-import { AUDIT, CLAIM, COMPLETE, COUNTS, END_TURN, ENQUEUE, PROMOTE, PRUNE, PURGE, RECLAIM, SET_CONTROLS, STATS, TAKE_TURN } from './frontier.lua';
+import { AUDIT, CLAIM, COMPLETE, COUNTS, END_TURN, ENQUEUE, PROMOTE, PRUNE, PURGE, RECLAIM, SET_CONTROLS, STATS, TAKE_TURN, WORK } from './frontier.lua';
 
 /**
  * URLs per slice of a batch; an ENQUEUE call takes slices of any batches up to about this many URLs (under
@@ -68,7 +69,7 @@ export class RedisFrontierStore implements FrontierShard {
   /** Completions on their way to a COMPLETE call, each as the script's arguments for it. */
   private readonly completions: LingerBatcher<(string | number)[], Looked<boolean>>;
   private readonly scripts: Record<
-    'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'prune' | 'promote' | 'audit' | 'stats' | 'counts' | 'takeTurn' | 'endTurn',
+    'enqueue' | 'claim' | 'complete' | 'reclaim' | 'controls' | 'purge' | 'prune' | 'promote' | 'audit' | 'stats' | 'counts' | 'work' | 'takeTurn' | 'endTurn',
     Script
   >;
 
@@ -120,6 +121,7 @@ export class RedisFrontierStore implements FrontierShard {
       audit: define('frontierAudit', AUDIT),
       stats: define('frontierStats', STATS),
       counts: define('frontierCounts', COUNTS),
+      work: define('frontierWork', WORK),
       takeTurn: define('frontierTakeTurn', TAKE_TURN),
       endTurn: define('frontierEndTurn', END_TURN),
     };
@@ -323,6 +325,11 @@ export class RedisFrontierStore implements FrontierShard {
   async counts(): Promise<FrontierCounts> {
     const [leased, fetched] = (await this.run(this.scripts.counts, 0)) as number[];
     return { leased, fetched };
+  }
+
+  async work(): Promise<FrontierWork> {
+    const [size, scheduled, leased] = (await this.run(this.scripts.work, 0)) as number[];
+    return { size, scheduled, leased };
   }
 
   async setHostControls(host: string, controls: HostControls, now: number): Promise<void> {

@@ -4,6 +4,7 @@ import type {
   ClaimOptions,
   Completion,
   FrontierCounts,
+  FrontierWork,
   FrontierItem,
   FrontierShard,
   FrontierStats,
@@ -199,6 +200,11 @@ export class ShardedFrontierStore implements FrontierStore {
   async counts(): Promise<FrontierCounts> {
     const all = await Promise.all(this.shards.map((s) => s.counts()));
     return { leased: total(all.map((c) => c.leased)), fetched: total(all.map((c) => c.fetched)) };
+  }
+
+  async work(): Promise<FrontierWork> {
+    const all = await Promise.all(this.shards.map((s) => s.work()));
+    return { size: total(all.map((w) => w.size)), scheduled: total(all.map((w) => w.scheduled)), leased: total(all.map((w) => w.leased)) };
   }
 
   async setHostControls(host: string, controls: HostControls, now: number): Promise<void> {
