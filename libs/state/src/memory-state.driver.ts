@@ -119,6 +119,10 @@ export class MemoryStateStore implements StateStore {
     this.keyspace.active.delete(this.key(key));
   }
 
+  async delMany(keys: readonly string[]): Promise<void> {
+    for (const key of keys) await this.del(key);
+  }
+
   async incr(key: string, by = 1): Promise<number> {
     const entry = this.keyspace.find(this.key(key), 'string');
     const next = parseInteger(entry?.value ?? '0') + by;

@@ -108,6 +108,18 @@ export class RedisStateStore implements StateStore {
     await this.redis.del(this.key(key), this.activeFlag(key));
   }
 
+  async delMany(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.perSlot(
+      [...keys],
+      (key) => this.key(key),
+      async (group) => {
+        await this.redis.del(...group.flatMap((key) => [this.key(key), this.activeFlag(key)]));
+        return group.map(() => undefined);
+      },
+    );
+  }
+
   incr(key: string, by = 1): Promise<number> {
     return this.redis.incrby(this.key(key), by);
   }

@@ -77,6 +77,9 @@ export function stateStoreContract(name: string, make: () => Promise<StateStore>
         expect(await Promise.all([store.setRemove('bundle', '0'), store.setRemove('bundle', '2')])).toEqual(expect.arrayContaining([1, 0]));
         expect(await store.setMembers('bundle')).toEqual([]);
         expect(await store.setRemove('never', 'x')).toBe(0);
+        await Promise.all(['d1', 'd2', 'd3'].map((key) => store.set(key, 'x')));
+        await store.delMany(['d1', 'd3', 'absent']);
+        expect(await Promise.all(['d1', 'd2', 'd3'].map((key) => store.get(key)))).toEqual([null, 'x', null]);
         await store.setAdd('many', ['0', '1', '2', '3']);
         expect(await store.setRemove('many', ['0', '2', 'absent'])).toBe(2);
         expect(await store.setRemove('many', ['1', '3'])).toBe(0);

@@ -17,6 +17,8 @@ export interface StateStore {
   /** Sets a value only if the key has none (expiring after `ttlMs`); answers whether this call set it. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   del(key: string): Promise<void>;
+  /** `del` of many keys: one step a slot (one on a node). */
+  delMany(keys: readonly string[]): Promise<void>;
   incr(key: string, by?: number): Promise<number>;
 
   hashIncr(key: string, field: string, by?: number): Promise<number>;

@@ -352,3 +352,22 @@ describe('UrlSeenService, when Redis executes a marking and the reply is lost (a
     expect([...admitted].sort()).toEqual(['http://site.test/a', 'http://site.test/b']);
   });
 });
+
+describe('UrlSeenService: kept answers', () => {
+  it('drops the answers of batches sent on at once in one step', async () => {
+    const store = new MemoryStateStore();
+    const seen = new UrlSeenService(store, config('bloom'));
+    const ids = Array.from({ length: 10 }, (_, i) => `batch-${i}`);
+    await Promise.all(ids.map((id, i) => seen.admitBatch(urls(3, `http://site.test/${i}/`), id)));
+    const namespace = store.namespace('url-seen');
+    expect(await namespace.get('answer:batch-0')).toBe('111');
+    const delMany = jest.spyOn(MemoryStateStore.prototype, 'delMany');
+    try {
+      await Promise.all(ids.map((id) => seen.forgetBatch(id)));
+      expect(delMany).toHaveBeenCalledTimes(1);
+      expect(await Promise.all(ids.map((id) => namespace.get(`answer:${id}`)))).toEqual(ids.map(() => null));
+    } finally {
+      delMany.mockRestore();
+    }
+  });
+});

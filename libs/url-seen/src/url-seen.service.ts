@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { LingerBatcher } from '@crawler/batching';
 import { CrawlUrl } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { isClusterUrl } from '@crawler/redis';
@@ -42,6 +43,9 @@ export class UrlSeenLayoutError extends Error {
   }
 }
 
+/** How long a dropped answer waits for others to be dropped with it: an envelope's batches are sent on together. */
+const FORGET_LINGER_MS = 5;
+
 /**
  * URL-seen: admits each URL the first time any replica sees it. The structure is a Bloom filter or an exact
  * set of 64-bit fingerprints (`seen.mode`), its state in the state store (Redis in the distributed shape:
@@ -57,6 +61,8 @@ export class UrlSeenService implements OnModuleInit {
   private readonly answerMemoryMs: number;
   /** Resolved once the stored layout is known to match; forgotten on failure, so a lost connection is retried. */
   private layoutChecked?: Promise<void>;
+  /** Answers dropped within FORGET_LINGER_MS of each other, dropped together (one command on a node). */
+  private readonly forgotten = new LingerBatcher<string>((keys) => this.store.delMany(keys), { lingerMs: FORGET_LINGER_MS, maxItems: 1000 });
 
   constructor(@Inject(STATE_STORE) state: StateStore, @Inject(CRAWLER_CONFIG) config: CrawlerConfig) {
     this.store = state.namespace('url-seen');
@@ -118,7 +124,7 @@ export class UrlSeenService implements OnModuleInit {
    * flight, not for every batch of the crawl. One left behind (a crash before this) expires after URL_SEEN_ANSWER_MEMORY_MS.
    */
   forgetBatch(batchId: string): Promise<void> {
-    return this.store.del(`answer:${batchId}`);
+    return this.forgotten.add(`answer:${batchId}`);
   }
 
   /** How full the structure is. Bloom: a BITCOUNT over the whole filter (every shard) — cache it for frequent callers. */
