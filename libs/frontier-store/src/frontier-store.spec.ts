@@ -184,10 +184,22 @@ describe('RedisFrontierStore', () => {
   });
 });
 
+/** Runs `use` on a Redis store under a prefix of its own, with a client beside it; clears the store and closes both after. */
+async function withRedisStore(options: Partial<FrontierStoreOptions>, use: (store: RedisFrontierStore, redis: Redis, prefix: string) => Promise<void>): Promise<void> {
+  const prefix = newPrefix();
+  const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, { ...CONTRACT_OPTIONS, ...options });
+  const redis = new Redis(REDIS_URL);
+  try {
+    await use(store, redis, prefix);
+  } finally {
+    await store.clear();
+    await Promise.all([store.close(), redis.quit()]);
+  }
+}
+
 describe('RedisFrontierStore completions', () => {
   it('ends the leases completed at once in one script call, each answered for itself, the counters written once', async () => {
-    const store = new RedisFrontierStore({ url: REDIS_URL, prefix: newPrefix() }, CONTRACT_OPTIONS);
-    try {
+    await withRedisStore({}, async (store) => {
       await store.enqueue(
         ['a', 'b', 'c'].flatMap((host) => [1, 2].map((n) => ({ host, priority: 0, item: `${host}/${n}` }))),
         1000,
@@ -213,19 +225,13 @@ describe('RedisFrontierStore completions', () => {
       expect(await store.auditLog('b')).toEqual(['b1']);
       const next = await store.claim({ now: 3000, max: 10, leaseMs: 60_000 });
       expect(next.map((x) => x.item).sort()).toEqual(['a/2', 'b/1', 'c/2']);
-    } finally {
-      await store.clear();
-      await store.close();
-    }
+    });
   });
 });
 
 describe('RedisFrontierStore claims', () => {
   it('finds a round’s due hosts a group at a time: three commands a claim of a host without an address, not five', async () => {
-    const prefix = newPrefix();
-    const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, { ...CONTRACT_OPTIONS, backQueues: 32 });
-    const client = new Redis(REDIS_URL);
-    try {
+    await withRedisStore({ backQueues: 32 }, async (store, client, prefix) => {
       const hosts = Array.from({ length: 20 }, (_, i) => `h${i}.test`);
       await store.enqueue(
         hosts.map((host) => ({ host, priority: 0, item: `${host}/1` })),
@@ -244,19 +250,13 @@ describe('RedisFrontierStore claims', () => {
       // Each claim: the host's hash read and written, its URL popped. The round: the script, its groups (a pop
       // and the hosts' names), the lease ids, records and expiries, and the heap's top.
       expect(commands).toBeLessThanOrEqual(3 * 20 + 10);
-    } finally {
-      await store.clear();
-      await Promise.all([store.close(), client.quit()]);
-    }
+    });
   });
 });
 
 describe('RedisFrontierStore leases', () => {
   it('keeps a lease under a key of its own, ended by one GETDEL, and still ends, counts and reclaims one a store kept in its lease hash', async () => {
-    const prefix = newPrefix();
-    const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, CONTRACT_OPTIONS);
-    const redis = new Redis(REDIS_URL);
-    try {
+    await withRedisStore({}, async (store, redis, prefix) => {
       await store.enqueue(
         ['a', 'b', 'c'].map((host) => ({ host, priority: 0, item: `${host}/1` })),
         1000,
@@ -278,19 +278,13 @@ describe('RedisFrontierStore leases', () => {
       expect(await store.counts()).toEqual({ leased: 0, fetched: 2 });
       expect(await redis.exists(`${prefix}:lease`, `${prefix}:l:${a.leaseId}`)).toBe(0);
       expect((await store.claim({ now: 3000, max: 10, leaseMs: 60_000 })).map((x) => x.item)).toEqual(['c/1']);
-    } finally {
-      await store.clear();
-      await Promise.all([store.close(), redis.quit()]);
-    }
+    });
   });
 });
 
 describe('RedisFrontierStore audit logs', () => {
   it('trims a host’s log once it holds half as many entries again, not at every push, and reads its last ones', async () => {
-    const prefix = newPrefix();
-    const store = new RedisFrontierStore({ url: REDIS_URL, prefix }, CONTRACT_OPTIONS);
-    const redis = new Redis(REDIS_URL);
-    try {
+    await withRedisStore({}, async (store, redis, prefix) => {
       const length = CONTRACT_OPTIONS.auditLength;
       const entries = Array.from({ length: length + Math.ceil(length / 2) + 1 }, (_, i) => String(i));
       const lengths: number[] = [];
@@ -301,10 +295,7 @@ describe('RedisFrontierStore audit logs', () => {
       }
       // Pushed past the log's length without a trim, then trimmed to it once past half as many again.
       expect(lengths).toEqual([...entries.slice(0, -1).map((_, i) => i + 1), length]);
-    } finally {
-      await store.clear();
-      await Promise.all([store.close(), redis.quit()]);
-    }
+    });
   });
 });
 
