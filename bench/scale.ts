@@ -29,7 +29,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { CLUSTER_DEFAULT_SHARDS, PerIpAllowance } from '@crawler/frontier-store';
+import { EARLIER_CLUSTER_SHARDS, PerIpAllowance } from '@crawler/frontier-store';
 import { ScaleWebProcess } from './web/scale-web-process';
 import { runDistributedScale } from './scale/run-distributed-scale';
 import { runEmbeddedScale } from './scale/run-embedded-scale';
@@ -51,8 +51,9 @@ function perSharedAddressLimit(settings: Pick<ScaleSettings, 'hosts' | 'sharedPe
   const base = Number(env.FRONTIER_PER_IP_LIMIT || 8);
   const domains = Math.ceil((settings.hosts * settings.sharedPerMille) / 1000 / settings.sharedAddresses);
   if (shape === 'embedded') return base * allowance.scale(domains, '');
-  // Over S shards the domains split d = d₁ + … + d_S, and Σ ⌈dᵢ / step⌉ ≤ d / step + S.
-  const shards = Math.min(domains, Number(env.FRONTIER_SHARDS || CLUSTER_DEFAULT_SHARDS));
+  // Over S shards the domains split d = d₁ + … + d_S, and Σ ⌈dᵢ / step⌉ ≤ d / step + S. Unset, S is one a master
+  // (or 1 on a node): at most the 64 of a crawl begun before shard counts were recorded, the bound taken here.
+  const shards = Math.min(domains, Number(env.FRONTIER_SHARDS || EARLIER_CLUSTER_SHARDS));
   return base * Math.min(shards * allowance.maxScale, Math.ceil(domains / allowance.domainsPerStep) + shards);
 }
 

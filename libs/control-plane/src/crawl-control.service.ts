@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { CRAWLER_CONFIG, CrawlerConfig, portRules } from '@crawler/config';
 import { QueueName, SCHEMA_VERSION } from '@crawler/contracts';
 import { FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
@@ -96,7 +96,7 @@ export interface CrawlStatus {
 
 /** Seeds in, pause and resume, status out: the control plane shared by its HTTP API and the embedded CLI. */
 @Injectable()
-export class CrawlControlService {
+export class CrawlControlService implements OnModuleInit {
   /** The URL filter's port rule and the resolver's address rule, so that a seed they would drop is refused at submission instead. */
   private readonly seedRules: SeedRules;
 
@@ -116,6 +116,11 @@ export class CrawlControlService {
       ports: new PortPolicy(portRules(config)),
       addresses: new AddressPolicy({ allowPrivate: config.dns.allowPrivate, allowCidrs: config.dns.allowCidrs }),
     };
+  }
+
+  /** Nor does the control plane: its status and controls would read the frontier in the wrong shards. */
+  async onModuleInit(): Promise<void> {
+    await this.frontierStore.open?.();
   }
 
   /** Validates every seed first: one bad seed refuses the whole submission, so nothing half-starts. */

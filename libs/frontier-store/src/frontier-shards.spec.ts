@@ -1,8 +1,8 @@
 import { CLUSTER_SLOTS, slotOf } from '@crawler/redis';
-import { backQueuesPerShard, CLUSTER_DEFAULT_SHARDS, shardOfHost, shardPrefixes, shardTags } from './frontier-shards';
+import { backQueuesPerShard, EARLIER_CLUSTER_SHARDS, shardOfHost, shardPrefixes, shardTags } from './frontier-shards';
 
 describe('shardTags', () => {
-  it.each([1, 3, CLUSTER_DEFAULT_SHARDS, 256])('gives %i shards one tag each, near the middle of evenly spaced slot ranges', (count) => {
+  it.each([1, 3, EARLIER_CLUSTER_SHARDS, 256])('gives %i shards one tag each, near the middle of evenly spaced slot ranges', (count) => {
     const tags = shardTags(count);
     expect(new Set(tags).size).toBe(count);
     const spacing = CLUSTER_SLOTS / count;
@@ -13,7 +13,7 @@ describe('shardTags', () => {
     });
   });
 
-  it.each([16, CLUSTER_DEFAULT_SHARDS, 128, 256])('spreads %i shards evenly over 3 to 30 masters that split the slots in contiguous ranges', (count) => {
+  it.each([16, EARLIER_CLUSTER_SHARDS, 128, 256])('spreads %i shards evenly over 3 to 30 masters that split the slots in contiguous ranges', (count) => {
     const slots = shardTags(count).map((tag) => slotOf(`{${tag}}`));
     for (let masters = 3; masters <= Math.min(30, count); masters++) {
       const perMaster = Array.from({ length: masters }, (_, m) => slots.filter((s) => Math.floor((s * masters) / CLUSTER_SLOTS) === m).length);
@@ -22,7 +22,7 @@ describe('shardTags', () => {
   });
 
   it('is deterministic, so every process finds the same tags', () => {
-    expect(shardTags(CLUSTER_DEFAULT_SHARDS)).toEqual(shardTags(CLUSTER_DEFAULT_SHARDS));
+    expect(shardTags(EARLIER_CLUSTER_SHARDS)).toEqual(shardTags(EARLIER_CLUSTER_SHARDS));
     // Pinned: changing how tags are found would strand every sharded crawl's keys.
     expect(shardTags(4)).toEqual(['f0-123', 'f1-59', 'f2-31', 'f3-15']);
   });

@@ -8,8 +8,11 @@ import { registrableDomain } from '@crawler/url';
  * S/M each, give or take one.
  */
 
-/** Shards on a cluster when FRONTIER_SHARDS is unset: 21–22 per master on 3, 2–3 on 30, 16 back queues each at the default 1024. */
-export const CLUSTER_DEFAULT_SHARDS = 64;
+/**
+ * Shards on a cluster when FRONTIER_SHARDS was unset, before a crawl recorded its count (recorded-shards.ts): a
+ * crawl begun then, found with no record, is read with these.
+ */
+export const EARLIER_CLUSTER_SHARDS = 64;
 /** More shards than this would leave so few slots between two tags that finding them gets slow. */
 export const MAX_SHARDS = MAX_SPACED_TAGS;
 

@@ -173,6 +173,11 @@ export type Turn =
 
 export interface FrontierStore {
   /**
+   * Refuses, by throwing, a store this process must not crawl on (a Redis frontier split into another number of
+   * shards than its crawl keeps); an outage is not a refusal. Stores with nothing to check lack it.
+   */
+  open?(): Promise<void>;
+  /**
    * Adds URLs to their front queues and fills idle back queues; answers how many this call added. A batch
    * id makes a redelivered message harmless: whatever part of the batch was already enqueued (within
    * batchMemoryMs) is not added again, and whatever part a crash cut off is, so a batch of any size ends

@@ -3,5 +3,7 @@ export * from './per-ip-allowance';
 export * from './frontier-shards';
 export * from './memory-frontier-store.driver';
 export * from './redis-frontier-store.driver';
+export * from './recorded-shards';
+export * from './recorded-shards-frontier-store';
 export * from './redis-frontier-store.factory';
 export * from './sharded-frontier-store.driver';

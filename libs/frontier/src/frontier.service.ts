@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { CrawlUrl, FetchOutcome } from '@crawler/contracts';
 import { CRAWLER_CONFIG, CrawlerConfig } from '@crawler/config';
 import { Completion, FRONTIER_STORE, FrontierStore } from '@crawler/frontier-store';
@@ -34,7 +34,7 @@ interface GiveUp {
  * URL's lease and set its host's next fetch time). Dispatch is FrontierDispatcher's.
  */
 @Injectable()
-export class FrontierService {
+export class FrontierService implements OnModuleInit {
   constructor(
     @Inject(FRONTIER_STORE) private readonly store: FrontierStore,
     @Inject(FRONTIER_PRIORITIZER) private readonly prioritizer: PrioritizerChain,
@@ -55,6 +55,11 @@ export class FrontierService {
     /** Per-site settings: delay floor, depth, page and byte budgets and concurrency of each host's site. */
     private readonly sites: SiteSettingsService,
   ) {}
+
+  /** The frontier does not boot on a store it must not crawl on (a shard count other than its crawl's). */
+  async onModuleInit(): Promise<void> {
+    await this.store.open?.();
+  }
 
   async add(urls: CrawlUrl[], batchId?: string): Promise<void> {
     const { frontQueues } = this.config.frontier;

@@ -94,9 +94,11 @@ export const frontierSettings = z.object({
   /**
    * Shards of the frontier in Redis (1 … 256), each in one cluster slot, the slots evenly spaced so shards spread
    * evenly over the masters; a host's shard follows its registrable domain (see
-   * [frontier.md](frontier.md#shards-on-a-redis-cluster)). Set it before a crawl starts: queued URLs stay in the
-   * shards they were put in.
-   * @defaultValue `1` on one Redis node (the unsharded key layout), `64` on a Redis Cluster
+   * [frontier.md](frontier.md#shards-on-a-redis-cluster)). A crawl keeps the count it began with, recorded in
+   * Redis: unset, every process reads it; set to another count, the frontier and the control plane refuse to
+   * start. On a cluster you mean to grow, set it to the masters planned before the crawl begins: the frontier
+   * lives on at most this many masters.
+   * @defaultValue the crawl's recorded count; for a new crawl `1` on one Redis node (the unsharded key layout), one a master on a Redis Cluster
    */
   shards: int(1).max(256).optional().meta({ env: 'FRONTIER_SHARDS' }),
   /** Each front queue is this many times likelier to be served than the next lower one. @defaultValue 2 */
