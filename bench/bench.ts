@@ -24,7 +24,9 @@
  * redis+cluster://127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002), BENCH_RECORDS (postgres: the distributed runs
  * keep their records in a database of their own, created on the server of POSTGRES_URL
  * (postgres://postgres@127.0.0.1:5432/test) and dropped after, as the deployments keep them in PostgreSQL;
- * redis: in Redis hashes).
+ * redis: in Redis hashes), BENCH_REDIS_BREAKDOWN=1 (the distributed runs also count Redis's commands by where they
+ * came from, a script and the commands it ran or a plain command, with MONITOR on every master: a table in
+ * bench.md; the monitor slows Redis, so the run's other figures are not comparable).
  */
 import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { addressOf, createRedis, isCluster, type RedisClient } from '@crawler/redis';
 import type { CommandStat, RedisFigures, RedisNodeFigures } from '../report/results';
+import { CommandAttribution } from './redis-breakdown';
 
 /** A Redis server the meter reads: the one node, or a cluster's master or replica. */
 export interface RedisServer {
@@ -21,6 +22,10 @@ interface Watched {
   peak: number;
 }
 
+/** What the meter sends each monitored server at the end of a run: its monitor has reported everything before. */
+const MONITOR_END = 'redis-meter:end';
+const MONITOR_END_WAIT_MS = 5000;
+
 /** Redis commands that took the most of its time, a profile of what the crawl asks of it. */
 const TOP_COMMANDS = 15;
 
@@ -33,8 +38,17 @@ export class RedisMeter {
   private readonly client: RedisClient;
   private watched: Watched[] = [];
   private timer?: NodeJS.Timeout;
+  private monitors: { server: Watched; monitor: Redis }[] = [];
+  private attribution?: CommandAttribution;
 
-  constructor(url: string) {
+  /**
+   * `scripts`: the names of the crawl's scripts by SHA1 (scriptNames). Given, the run's commands are also told
+   * apart by where they came from, with MONITOR on every master: exact, but the monitor slows Redis.
+   */
+  constructor(
+    url: string,
+    private readonly scripts?: Map<string, string>,
+  ) {
     this.client = createRedis(url, { maxRetriesPerRequest: 3 });
   }
 
@@ -63,6 +77,21 @@ export class RedisMeter {
 
   async start(): Promise<void> {
     this.watched = await this.connections();
+    if (this.scripts) {
+      const attribution = (this.attribution = new CommandAttribution(this.scripts));
+      this.monitors = await Promise.all(
+        this.watched
+          .filter((w) => w.role !== 'replica')
+          .map(async (w) => {
+            const monitor = await w.connection.monitor();
+            monitor.on('monitor', (_time: string, args: string[], source: string) => {
+              if (args[0] === 'echo' && args[1] === MONITOR_END) monitor.emit(MONITOR_END);
+              else attribution.see(w.address, args, source === 'lua');
+            });
+            return { server: w, monitor };
+          }),
+      );
+    }
     for (const w of this.watched) {
       w.before = await info(w.connection);
       w.commandsBefore = await commandStats(w.connection);
@@ -81,9 +110,11 @@ export class RedisMeter {
     clearInterval(this.timer);
     const nodes = await Promise.all(this.watched.map(async (w) => figures(w, await info(w.connection))));
     const topCommands = await this.topCommands();
+    await this.endMonitors();
+    const bySource = this.attribution ? { bySource: this.attribution.result() } : {};
     const [first] = nodes;
     if (this.watched[0].role === 'node')
-      return { usedMemoryDelta: first.usedMemoryDelta, peakUsedMemory: first.peakUsedMemory, commands: first.commands, cpuMs: first.cpuMs, topCommands };
+      return { usedMemoryDelta: first.usedMemoryDelta, peakUsedMemory: first.peakUsedMemory, commands: first.commands, cpuMs: first.cpuMs, topCommands, ...bySource };
     const masters = nodes.filter((n) => n.role === 'master');
     const sum = (of: RedisNodeFigures[], key: 'usedMemoryDelta' | 'peakUsedMemory' | 'commands' | 'cpuMs') => of.reduce((n, f) => n + f[key], 0);
     return {
@@ -98,6 +129,7 @@ export class RedisMeter {
       ),
       nodes,
       topCommands,
+      ...bySource,
     };
   }
 
@@ -119,8 +151,31 @@ export class RedisMeter {
       .slice(0, TOP_COMMANDS);
   }
 
+  /**
+   * A monitor reports a command after the server ran it: each server is sent a marker (ECHO), and its monitor
+   * read up to the marker, so the run's last commands are counted too.
+   */
+  private async endMonitors(): Promise<void> {
+    await Promise.all(
+      this.monitors.map(async ({ server, monitor }) => {
+        const seen = new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, MONITOR_END_WAIT_MS);
+          monitor.once(MONITOR_END, () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        await server.connection.echo(MONITOR_END);
+        await seen;
+        monitor.disconnect();
+      }),
+    );
+    this.monitors = [];
+  }
+
   async close(): Promise<void> {
     clearInterval(this.timer);
+    this.monitors.forEach(({ monitor }) => monitor.disconnect());
     await this.client.quit();
   }
 

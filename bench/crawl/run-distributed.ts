@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { createDatabase, dropDatabase, POSTGRES_URL } from '@crawler/records/testing';
 import { isClusterUrl } from '@crawler/redis';
 import { TestWebCluster } from '../../test/support/test-web-cluster';
@@ -5,6 +6,7 @@ import type { CrawlRun } from '../report/results';
 import type { BenchWebProcess } from '../web/bench-web-process';
 import { RunMeter, type Watched } from './measure';
 import { PostgresMeter } from './postgres-meter';
+import { scriptNames } from './redis-breakdown';
 import type { OursOptions } from './run-embedded';
 import { keyMemoryPerMaster } from './redis-key-memory';
 import { RedisMeter, type RedisServer } from './redis-meter';
@@ -61,7 +63,7 @@ async function crawl(web: BenchWebProcess, options: OursOptions & { redisUrl: st
     await cluster.close();
     throw error;
   });
-  const redis = new RedisMeter(options.redisUrl);
+  const redis = new RedisMeter(options.redisUrl, process.env.BENCH_REDIS_BREAKDOWN === '1' ? scriptNames(join(__dirname, '../../libs')) : undefined);
   const servers = await redis.servers();
   const redisSetup = await redis.describe();
   await redis.start();

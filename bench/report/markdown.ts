@@ -15,6 +15,7 @@ export function renderMarkdown(results: BenchResults): string {
     ...section('Processes', processTable(results.runs.map((r) => [r, r.processes]))),
     ...section('Redis Cluster: per page, beside one node', clusterTable(results.runs)),
     ...section('Redis Cluster: each server', serversTable(results.runs)),
+    ...section('Redis commands a page, by where they came from (BENCH_REDIS_BREAKDOWN=1, under MONITOR)', sourcesTable(results.runs)),
     ...section('Infrastructure (not in the runs’ CPU and RSS)', processTable(results.runs.map((r) => [r, r.infrastructure ?? []]))),
     ...section(
       'Micro-benchmarks',
@@ -129,6 +130,28 @@ function serversTable(runs: CrawlRun[]): string[] {
         ];
       }),
     ),
+  );
+}
+
+/** Sources of fewer commands than this a page are summed into one row. */
+const SOURCE_MIN_PER_PAGE = 0.1;
+
+function sourcesTable(runs: CrawlRun[]): string[] {
+  return table(
+    ['run', 'where', 'calls a page', 'commands a page'],
+    runs.flatMap((run) => {
+      const sources = run.redis?.bySource;
+      if (!sources || !run.pages) return [];
+      const perPage = (n: number) => num(n / run.pages, 2);
+      const shown = sources.filter((s) => s.commands / run.pages >= SOURCE_MIN_PER_PAGE);
+      const rest = sources.filter((s) => !shown.includes(s));
+      const total = sources.reduce((n, s) => n + s.commands, 0);
+      return [
+        ...shown.map((s) => [run.label, s.where, perPage(s.calls), perPage(s.commands)]),
+        ...(rest.length ? [[run.label, `${rest.length} others`, perPage(rest.reduce((n, s) => n + s.calls, 0)), perPage(rest.reduce((n, s) => n + s.commands, 0))]] : []),
+        [run.label, '**all**', '', `**${perPage(total)}**`],
+      ];
+    }),
   );
 }
 

@@ -3,6 +3,7 @@
  * crawl run (ours in both shapes, the peer, the ceiling, the polite runs), the micro-benchmarks, and the
  * target ratios computed from them.
  */
+import type { CommandSource } from '../crawl/redis-breakdown';
 import type { BenchWebShape } from '../web/bench-web';
 import type { WebObservation } from '../web/web-observer';
 
@@ -33,6 +34,8 @@ export interface RedisFigures {
   keysBytesPerMaster?: { address: string; keys: number; bytes: number; largest?: Record<string, number> }[];
   /** The commands that took most of Redis's time over the run (INFO commandstats Δ; a cluster's masters summed). */
   topCommands?: CommandStat[];
+  /** With BENCH_REDIS_BREAKDOWN=1: the run's commands by where they came from (MONITOR, the masters'), the most first. */
+  bySource?: CommandSource[];
 }
 
 export interface CommandStat {
