@@ -84,6 +84,9 @@ export class RedisMeter {
           .filter((w) => w.role !== 'replica')
           .map(async (w) => {
             const monitor = await w.connection.monitor();
+            // The first lines can come with MONITOR's own reply, before ioredis knows it monitors, and be reported
+            // as replies to no command ("Command queue state error"): commands sent before the run's start.
+            monitor.on('error', () => undefined);
             monitor.on('monitor', (_time: string, args: string[], source: string) => {
               if (args[0] === 'echo' && args[1] === MONITOR_END) monitor.emit(MONITOR_END);
               else attribution.see(w.address, args, source === 'lua');
