@@ -20,7 +20,7 @@ export interface RedisFrontierTarget {
 /**
  * The frontier in Redis, split into the shards its crawl keeps (settleShardCount), read on first use. One
  * shard on a single node is the plain store under the prefix, the key layout of an unsharded frontier (so a
- * crawl started before sharding resumes, and nothing wraps the bench path). Otherwise S stores under
+ * crawl started before sharding resumes; no ShardedFrontierStore in between). Otherwise S stores under
  * `<prefix>:{<tag>}:`, sharing one connection, each with its part of the back queues, behind a
  * ShardedFrontierStore; on a cluster even one shard is tagged, to live in one slot.
  */
