@@ -95,6 +95,9 @@ crashScenario({
     // …and its hosts wait out a fetch it might still have been making: never two requests closer than the delay.
     const tooClose = [...web.minIntervalByHost()].filter(([host, gap]) => gap < Math.max(DELAY_MS, (web.expected.crawlDelay.get(host) ?? 0) * 1000));
     expect(tooClose).toEqual([]);
-    expect(status.totals['frontier.stale-outcome'] ?? 0).toBe(0);
+    // An outcome that comes after its lease was reclaimed is dropped (stale). The victim's last outcomes, sent
+    // before the kill, come so when the frontier is behind them by more than the ring's expiry (a loaded
+    // machine); each is one of its fetches in flight, refetched: within the same bound.
+    expect(status.totals['frontier.stale-outcome'] ?? 0).toBeLessThanOrEqual(64);
   },
 });
