@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { createRedis, groupBy, groupBySlot, isCluster, readLuaScript, scanKeys, slotOf, unlinkKeys, withoutResend, type RedisClient } from '@crawler/redis';
-import type { Cluster } from 'ioredis';
+import { createRedis, groupBy, groupBySlot, isCluster, readLuaScript, scanKeys, unlinkKeys, withoutResend, type RedisClient } from '@crawler/redis';
+import type { Cluster, Pipeline } from 'ioredis';
+import { BitsSetCommand } from './bits-set-command';
 import type { StateStore } from './state-store';
 
 export type RedisStateStoreOptions = {
@@ -47,8 +48,8 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
  */
 export const MANY_KEY_SCRIPTS = ['stateSetAddMany', 'stateSetMembersMany'];
 
-/** Never auto-pipelined: the key-count-first scripts, and BITFIELD, whose thousands of arguments ioredis would copy to find its key (see `bitfield`). */
-export const NOT_AUTO_PIPELINED = [...MANY_KEY_SCRIPTS, 'bitfield'];
+/** Never auto-pipelined: the key-count-first scripts. (A Bloom step's BITFIELD is sent whole: see `bitfield`.) */
+export const NOT_AUTO_PIPELINED = MANY_KEY_SCRIPTS;
 
 type ScriptedRedis = RedisClient & {
   stateQueuePush(list: string, flag: string, front: string, ...items: string[]): Promise<number>;
@@ -68,7 +69,7 @@ export class RedisStateStore implements StateStore {
   private readonly redis: ScriptedRedis;
   private readonly prefix: string;
   /** BITFIELDs waiting for the end of this turn (cluster only: see `bitfield`). */
-  private bitfields?: { key: string; args: (string | number)[]; resolve: (old: number[]) => void; reject: (error: unknown) => void }[];
+  private bitfields?: { command: BitsSetCommand; resolve: (old: number[]) => void; reject: (error: unknown) => void }[];
   /** Only the store that opened the connection closes it; namespace views share it. */
   private readonly ownsConnection: boolean;
 
@@ -269,32 +270,35 @@ export class RedisStateStore implements StateStore {
    */
   async bitsTestAndSet(key: string, groups: number[][]): Promise<boolean[]> {
     if (groups.length === 0) return [];
-    const args: (string | number)[] = [];
-    for (const offsets of groups) for (const offset of offsets) args.push('SET', 'u1', offset, 1);
-    if (args.length === 0) return groups.map(() => true);
-    const old = await this.bitfield(this.key(key), args);
+    const offsets = groups.flat();
+    if (offsets.length === 0) return groups.map(() => true);
+    const old = await this.bitfield(new BitsSetCommand(this.key(key), offsets));
     let at = 0;
-    return groups.map((offsets) => {
+    return groups.map((group) => {
       let all = true;
-      for (let i = 0; i < offsets.length; i++) if (old[at++] === 0) all = false;
+      for (let i = 0; i < group.length; i++) if (old[at++] === 0) all = false;
       return all;
     });
   }
 
   /**
    * On one node, sent at once. On a cluster, the BITFIELDs asked in one turn of the event loop (a Bloom
-   * step's, one a shard) leave together at its end: one pipeline, so one write, a master. An automatic
-   * pipeline would do as much, but copies each command's arguments (thousands) to find its key.
+   * step's, one a shard) leave together at its end: one pipeline, so one write, a master. A command sent
+   * whole (`sendCommand`) never joins an automatic pipeline.
    */
-  private bitfield(key: string, args: (string | number)[]): Promise<number[]> {
-    // Lower case: ioredis matches autoPipeliningIgnoredCommands against the name exactly as called.
-    if (!isCluster(this.redis)) return withoutResend(this.redis, 'BITFIELD SET', () => this.redis.call('bitfield', key, ...args)) as Promise<number[]>;
+  private bitfield(command: BitsSetCommand): Promise<number[]> {
+    if (!isCluster(this.redis)) {
+      return withoutResend(this.redis, 'BITFIELD SET', () => {
+        this.redis.sendCommand(command);
+        return command.promise;
+      }) as Promise<number[]>;
+    }
     return new Promise((resolve, reject) => {
       if (!this.bitfields) {
         this.bitfields = [];
         setImmediate(() => this.sendBitfields());
       }
-      this.bitfields.push({ key, args, resolve, reject });
+      this.bitfields.push({ command, resolve, reject });
     });
   }
 
@@ -303,10 +307,11 @@ export class RedisStateStore implements StateStore {
     const calls = this.bitfields ?? [];
     this.bitfields = undefined;
     // Grouped by the master the client's slot map names (a pipeline on a cluster must keep to one).
-    for (const group of groupBy(calls, (call) => cluster.slots[slotOf(call.key)]?.[0]).values()) {
+    for (const group of groupBy(calls, (call) => cluster.slots[call.command.getSlot()]?.[0]).values()) {
       withoutResend(cluster, 'BITFIELD SET', () => {
-        const pipeline = cluster.pipeline();
-        for (const { key, args } of group) pipeline.call('bitfield', key, ...args);
+        // Typed as chainable commands only; a pipeline takes a whole command as a client does.
+        const pipeline = cluster.pipeline() as unknown as Pipeline;
+        for (const { command } of group) pipeline.sendCommand(command);
         return pipeline.exec();
       }).then(
         (replies) => group.forEach((call, i) => (replies?.[i]?.[0] ? call.reject(replies[i][0]) : call.resolve(replies?.[i]?.[1] as number[]))),

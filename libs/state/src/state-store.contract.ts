@@ -310,6 +310,28 @@ export function stateStoreContract(name: string, make: () => Promise<StateStore>
         expect(await store.bitCount('none')).toBe(0);
       });
 
+      it('answers a step of thousands of URLs in order, each group seeing the bits of the groups before it', async () => {
+        // 2,500 groups of 3: a URL's k bits, past any limit on the arguments of one command.
+        const groups = Array.from({ length: 2500 }, (_, i) => [i * 3, i * 3 + 1, (i * 3 + 2) % 6000]);
+        const answers = await store.bitsTestAndSet('b', groups);
+        expect(answers.slice(0, 2000).every((all) => !all)).toBe(true);
+        // From 2,000 on the third bit was set by a group before: still new, since the first two were not.
+        expect(answers.slice(2000).every((all) => !all)).toBe(true);
+        expect(await store.bitsTestAndSet('b', groups)).toEqual(groups.map(() => true));
+        expect(
+          await store.bitsTestAndSet('b', [
+            [7499, 7500],
+            [3, 4, 5],
+          ]),
+        ).toEqual([false, true]);
+        expect(await store.bitCount('b')).toBe(7002);
+      });
+
+      it('refuses an offset past the highest bit a store holds (2^32 - 1), setting nothing', async () => {
+        await expect(store.bitsTestAndSet('b', [[1], [2 ** 32]])).rejects.toThrow(RangeError);
+        expect(await store.bitCount('b')).toBe(0);
+      });
+
       it('answers false to exactly one of 50 concurrent identical calls', async () => {
         const group = [7, 77, 777, 7777];
         const answers = await Promise.all(Array.from({ length: 50 }, () => store.bitsTestAndSet('b', [group])));
