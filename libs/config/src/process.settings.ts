@@ -120,6 +120,16 @@ export const processSettings = z.object({
    */
   queueInfraBackoffMaxMs: int(1).default(30_000).meta({ env: 'QUEUE_INFRA_BACKOFF_MAX_MS' }),
   /**
+   * The messages a process sends to one queue within this long of the first travel as one BullMQ job (an
+   * envelope): a job costs Redis and the consumer far more than a message does. Each hop of a page waits up to
+   * this long; a process that dies before its envelope is in Redis loses nothing, since the message it was
+   * handling is not yet complete and is handled again.
+   * @defaultValue 5
+   */
+  queueBatchLingerMs: int(0).max(1000).default(5).meta({ env: 'QUEUE_BATCH_LINGER_MS' }),
+  /** Messages in one envelope at most (see `QUEUE_BATCH_LINGER_MS`). @defaultValue 100 */
+  queueBatchMaxMessages: int(1).max(10_000).default(100).meta({ env: 'QUEUE_BATCH_MAX_MESSAGES' }),
+  /**
    * Jobs of each state one scrape reads to count a queue's messages (`crawler_queue_messages`: a BullMQ job is an
    * envelope of up to 100 messages). Past it the count is scaled up from the jobs read, so a scrape costs Redis the
    * same however deep the queue.

@@ -7,7 +7,9 @@ import { BatchingRecordsStore, FileRecordsStore, RecordsSettingError, RedisRecor
 import { createDatabase, dropDatabase } from '@crawler/records/testing';
 import { MemoryStateStore } from '@crawler/state';
 import { zstdBuiltIn } from '@crawler/content-store';
-import { createBodyStaging, createRecordsStore } from './drivers.factory';
+import { QueueName } from '@crawler/contracts';
+import { Redis } from 'ioredis';
+import { createBodyStaging, createQueueTransport, createRecordsStore } from './drivers.factory';
 import { checkRecords } from './records-check';
 
 describe('createBodyStaging', () => {
@@ -117,5 +119,30 @@ describe('checkRecords', () => {
     expect((await check('public'))?.message).toMatch(/^CRAWLER_PREFIX "public" names the crawl's schema in RECORDS_URL's database, and is the default schema/);
     expect((await check('pg_crawl'))?.message).toMatch(/^CRAWLER_PREFIX "pg_crawl" .* PostgreSQL keeps for its own schemas/);
     expect((await check('c'.repeat(64)))?.message).toMatch(/^CRAWLER_PREFIX "c{64}" .* must be 1 to 63 letters, digits, _ or -/);
+  });
+});
+
+describe('createQueueTransport', () => {
+  const prefix = `test-factory-queue-${process.pid}-${Math.random().toString(36).slice(2)}`;
+
+  it('puts the messages sent together into envelopes of QUEUE_BATCH_MAX_MESSAGES, each waiting QUEUE_BATCH_LINGER_MS for more', async () => {
+    const transport = createQueueTransport(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CRAWLER_PREFIX: prefix, QUEUE_BATCH_LINGER_MS: '300', QUEUE_BATCH_MAX_MESSAGES: '4' }),
+    );
+    const redis = new Redis('redis://127.0.0.1:6379');
+    try {
+      const token = (i: number) => ({ v: 1 as const, urls: [{ url: `http://h${i}.test/`, depth: 0, source: 'seed' as const, hops: 0 }] });
+      const started = Date.now();
+      await Promise.all(Array.from({ length: 9 }, (_, i) => transport.add(QueueName.FrontierAdd, token(i))));
+      // Two full envelopes leave at once; the ninth message waits out the linger for company.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      expect((await transport.counts(QueueName.FrontierAdd)).waiting).toBe(3);
+      expect((await transport.messages(QueueName.FrontierAdd)).waiting).toBe(9);
+    } finally {
+      await transport.close();
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    }
   });
 });

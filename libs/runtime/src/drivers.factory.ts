@@ -30,6 +30,8 @@ export function createQueueTransport(config: CrawlerConfig, onError?: (error: Er
         attempts: config.queueAttempts,
         backoffMs: config.queueBackoffMs,
         countMaxJobs: config.queueCountMaxJobs,
+        batchLingerMs: config.queueBatchLingerMs,
+        batchMaxMessages: config.queueBatchMaxMessages,
         onError,
         ...outage,
       })
