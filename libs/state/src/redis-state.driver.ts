@@ -44,12 +44,10 @@ const SCRIPTS: Record<string, { numberOfKeys?: number; lua: string }> = {
 
 /**
  * Scripts that take their key count first: a cluster client's auto-pipelining would route them by that number
- * and batch them with commands of other slots, so they are sent on their own (each is already one batch).
+ * and batch them with commands of other slots, so they are sent on their own (each is already one batch). The
+ * only commands kept out of the automatic pipelines: a Bloom step's BITFIELD is sent whole (see `bitfield`).
  */
 export const MANY_KEY_SCRIPTS = ['stateSetAddMany', 'stateSetMembersMany'];
-
-/** Never auto-pipelined: the key-count-first scripts. (A Bloom step's BITFIELD is sent whole: see `bitfield`.) */
-export const NOT_AUTO_PIPELINED = MANY_KEY_SCRIPTS;
 
 type ScriptedRedis = RedisClient & {
   stateQueuePush(list: string, flag: string, front: string, ...items: string[]): Promise<number>;
@@ -77,7 +75,7 @@ export class RedisStateStore implements StateStore {
     if (!options.prefix) throw new Error('RedisStateStore needs a non-empty prefix');
     this.prefix = options.prefix;
     this.ownsConnection = 'url' in options;
-    const redis = 'url' in options ? createRedis(options.url, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: NOT_AUTO_PIPELINED }) : options.client;
+    const redis = 'url' in options ? createRedis(options.url, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: MANY_KEY_SCRIPTS }) : options.client;
     if ('url' in options) redis.on('error', options.onError ?? (() => undefined));
     for (const [name, { numberOfKeys, lua }] of Object.entries(SCRIPTS)) {
       // Namespace views share a client that already has them.

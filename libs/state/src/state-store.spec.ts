@@ -1,7 +1,7 @@
 import { createRedis, isCluster, mastersOf, slotOf, type RedisClient } from '@crawler/redis';
 import { type Cluster, Redis } from 'ioredis';
 import { MEMORY_EXPIRY_SWEEP_MS, MemoryStateStore } from './memory-state.driver';
-import { MANY_KEY_SCRIPTS, NOT_AUTO_PIPELINED, RedisStateStore } from './redis-state.driver';
+import { MANY_KEY_SCRIPTS, RedisStateStore } from './redis-state.driver';
 import { stateStoreContract } from './state-store.contract';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -160,7 +160,7 @@ describe('RedisStateStore on a Redis Cluster', () => {
   });
 
   it('sends a Bloom batch (BITFIELD) outside the automatic pipelines', async () => {
-    const client = createRedis(REDIS_CLUSTER_URL, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: NOT_AUTO_PIPELINED });
+    const client = createRedis(REDIS_CLUSTER_URL, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: MANY_KEY_SCRIPTS });
     const bits = new RedisStateStore({ client, prefix });
     try {
       await client.ping();
@@ -183,7 +183,7 @@ describe('RedisStateStore on a Redis Cluster', () => {
   });
 
   it('sends the BITFIELDs asked in one turn (a Bloom step, one a shard) in one pipeline a master', async () => {
-    const client = createRedis(REDIS_CLUSTER_URL, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: NOT_AUTO_PIPELINED }) as Cluster;
+    const client = createRedis(REDIS_CLUSTER_URL, { enableAutoPipelining: true, autoPipeliningIgnoredCommands: MANY_KEY_SCRIPTS }) as Cluster;
     const bits = new RedisStateStore({ client, prefix });
     try {
       await client.ping();
