@@ -1,7 +1,5 @@
 import { Command } from 'ioredis';
-
-/** The highest bit a Redis string holds (512 MiB). */
-const MAX_BIT_OFFSET = 2 ** 32 - 1;
+import { assertBitOffset } from './bit-offset';
 
 /**
  * `BITFIELD <key> SET u1 <offset> 1 …`, a bit's four arguments written straight into the command's text.
@@ -17,7 +15,7 @@ export class BitsSetCommand extends Command {
     super('bitfield', [key]);
     let text = `*${2 + 4 * offsets.length}\r\n$8\r\nbitfield\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n`;
     for (const offset of offsets) {
-      if (!Number.isInteger(offset) || offset < 0 || offset > MAX_BIT_OFFSET) throw new RangeError(`bit offset ${offset} is not an integer in [0, 2^32)`);
+      assertBitOffset(offset);
       const digits = String(offset);
       text += `$3\r\nSET\r\n$2\r\nu1\r\n$${digits.length}\r\n${digits}\r\n$1\r\n1\r\n`;
     }

@@ -1,4 +1,5 @@
 import type { StateStore } from './state-store';
+import { assertBitOffset } from './bit-offset';
 
 export interface MemoryStateStoreOptions {
   /** Keys are stored as `${prefix}:${key}`, as in Redis. @defaultValue none (keys as given) */
@@ -15,7 +16,6 @@ type Value<T extends Entry['type']> = Extract<Entry, { type: T }>['value'];
 
 /** How often keys past their expiry are looked for and dropped (a write with an expiry sets it off). */
 export const MEMORY_EXPIRY_SWEEP_MS = 1000;
-const MAX_BIT_OFFSET = 2 ** 32 - 1;
 const MAX_BITMAP_BYTES = 2 ** 29;
 
 /** One keyspace, like a Redis database: a key holds one type; namespace views share it. */
@@ -285,11 +285,7 @@ export class MemoryStateStore implements StateStore {
   }
 
   async bitsTestAndSet(key: string, groups: number[][]): Promise<boolean[]> {
-    for (const offset of groups.flat()) {
-      if (!Number.isInteger(offset) || offset < 0 || offset > MAX_BIT_OFFSET) {
-        throw new RangeError(`bit offset ${offset} is not an integer in [0, 2^32)`);
-      }
-    }
+    for (const offset of groups.flat()) assertBitOffset(offset);
     const k = this.key(key);
     let bytes = this.keyspace.find(k, 'bits')?.value ?? new Uint8Array(0);
     const answers = groups.map((offsets) => {
