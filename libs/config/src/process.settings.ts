@@ -123,10 +123,19 @@ export const processSettings = z.object({
    * The messages a process sends to one queue within this long of the first travel as one BullMQ job (an
    * envelope): a job costs Redis and the consumer far more than a message does. Each hop of a page waits up to
    * this long; a process that dies before its envelope is in Redis loses nothing, since the message it was
-   * handling is not yet complete and is handled again.
+   * handling is not yet complete and is handled again. This is the wait on the hops a host's turn crosses
+   * (dns-resolve, fetch, frontier-done) and on plugin queues; see `QUEUE_DISCOVERY_LINGER_MS` for the others.
    * @defaultValue 5
    */
   queueBatchLingerMs: int(0).max(1000).default(5).meta({ env: 'QUEUE_BATCH_LINGER_MS' }),
+  /**
+   * `QUEUE_BATCH_LINGER_MS` for the hops from a fetched page to its links in the frontier (parse, content-seen,
+   * extract-links, filter-urls, seen-urls, frontier-add), which no host waits on. An envelope holds about
+   * pages a second × this wait, so a longer wait keeps envelopes full, and Redis's commands a page low, at a
+   * slower pace. Its cost is latency: a link reaches the frontier up to six times this much later.
+   * @defaultValue 25
+   */
+  queueDiscoveryLingerMs: int(0).max(1000).default(25).meta({ env: 'QUEUE_DISCOVERY_LINGER_MS' }),
   /** Messages in one envelope at most (see `QUEUE_BATCH_LINGER_MS`). @defaultValue 100 */
   queueBatchMaxMessages: int(1).max(10_000).default(100).meta({ env: 'QUEUE_BATCH_MAX_MESSAGES' }),
   /**

@@ -77,5 +77,19 @@ export function metricQueue(name: QueueName): QueueName {
   return baseQueue(name) === QueueName.Fetch ? QueueName.Fetch : name;
 }
 
+/**
+ * The hops from a fetched page to its links in the frontier. No host's turn waits on them (a turn waits on
+ * dns-resolve, fetch and frontier-done), so their messages can wait longer to travel together: see
+ * `QUEUE_DISCOVERY_LINGER_MS`.
+ */
+export const DISCOVERY_QUEUES: readonly QueueName[] = [
+  QueueName.Parse,
+  QueueName.ContentSeen,
+  QueueName.ExtractLinks,
+  QueueName.FilterUrls,
+  QueueName.SeenUrls,
+  QueueName.FrontierAdd,
+];
+
 /** The queues that carry crawl work: when all are empty and idle, the crawl is complete. */
 export const PIPELINE_QUEUES: readonly QueueName[] = Object.values(QueueName).filter((q) => q !== QueueName.DeadLetter && q !== QueueName.PluginEvents);

@@ -51,6 +51,8 @@ export interface BullmqQueueTransportOptions {
   onError?: (error: Error) => void;
   /** Messages sent to one queue within this long of the first travel as one job (an envelope). @defaultValue 5 */
   batchLingerMs?: number;
+  /** `batchLingerMs` of the queues named here, in place of the one above. */
+  batchLingerMsByQueue?: Partial<Record<QueueName, number>>;
   /** Messages in one envelope at most. @defaultValue 100 */
   batchMaxMessages?: number;
   /**
@@ -302,7 +304,7 @@ export class BullmqQueueTransport implements QueueTransport {
     let outbox = this.outboxes.get(queue);
     if (!outbox) {
       outbox = new LingerBatcher((messages) => this.addEnvelope(queue, envelope(messages)), {
-        lingerMs: this.options.batchLingerMs ?? 5,
+        lingerMs: this.options.batchLingerMsByQueue?.[queue] ?? this.options.batchLingerMs ?? 5,
         maxItems: this.options.batchMaxMessages ?? 100,
       });
       this.outboxes.set(queue, outbox);

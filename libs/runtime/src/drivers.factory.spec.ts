@@ -125,13 +125,14 @@ describe('checkRecords', () => {
 describe('createQueueTransport', () => {
   const prefix = `test-factory-queue-${process.pid}-${Math.random().toString(36).slice(2)}`;
 
-  it('puts the messages sent together into envelopes of QUEUE_BATCH_MAX_MESSAGES, each waiting QUEUE_BATCH_LINGER_MS for more', async () => {
+  const token = (i: number) => ({ v: 1 as const, urls: [{ url: `http://h${i}.test/`, depth: 0, source: 'seed' as const, hops: 0 }] });
+
+  it('puts the messages sent together into envelopes of QUEUE_BATCH_MAX_MESSAGES, each waiting QUEUE_DISCOVERY_LINGER_MS for more', async () => {
     const transport = createQueueTransport(
-      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CRAWLER_PREFIX: prefix, QUEUE_BATCH_LINGER_MS: '300', QUEUE_BATCH_MAX_MESSAGES: '4' }),
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CRAWLER_PREFIX: prefix, QUEUE_DISCOVERY_LINGER_MS: '300', QUEUE_BATCH_MAX_MESSAGES: '4' }),
     );
     const redis = new Redis('redis://127.0.0.1:6379');
     try {
-      const token = (i: number) => ({ v: 1 as const, urls: [{ url: `http://h${i}.test/`, depth: 0, source: 'seed' as const, hops: 0 }] });
       const started = Date.now();
       await Promise.all(Array.from({ length: 9 }, (_, i) => transport.add(QueueName.FrontierAdd, token(i))));
       // Two full envelopes leave at once; the ninth message waits out the linger for company.
@@ -141,6 +142,28 @@ describe('createQueueTransport', () => {
     } finally {
       await transport.close();
       const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+
+  it('waits QUEUE_DISCOVERY_LINGER_MS only on the hops no host waits on, QUEUE_BATCH_LINGER_MS on the others', async () => {
+    const transport = createQueueTransport(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', CRAWLER_PREFIX: `${prefix}-hops`, QUEUE_BATCH_LINGER_MS: '0', QUEUE_DISCOVERY_LINGER_MS: '300' }),
+    );
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const timed = async (send: () => Promise<void>) => {
+      const started = Date.now();
+      await send();
+      return Date.now() - started;
+    };
+    try {
+      expect(await timed(() => transport.add(QueueName.FrontierAdd, token(1)))).toBeGreaterThanOrEqual(290);
+      const letter = { v: 1 as const, queue: QueueName.FrontierDone, reason: 'a test', payload: {}, at: new Date().toISOString() };
+      expect(await timed(() => transport.add(QueueName.DeadLetter, letter))).toBeLessThan(290);
+    } finally {
+      await transport.close();
+      const keys = await redis.keys(`${prefix}-hops:*`);
       if (keys.length) await redis.del(...keys);
       await redis.quit();
     }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CrawlerConfig } from '@crawler/config';
+import { DISCOVERY_QUEUES } from '@crawler/contracts';
 import {
   BodyStaging,
   BundledBodyStaging,
@@ -31,6 +32,7 @@ export function createQueueTransport(config: CrawlerConfig, onError?: (error: Er
         backoffMs: config.queueBackoffMs,
         countMaxJobs: config.queueCountMaxJobs,
         batchLingerMs: config.queueBatchLingerMs,
+        batchLingerMsByQueue: Object.fromEntries(DISCOVERY_QUEUES.map((queue) => [queue, config.queueDiscoveryLingerMs])),
         batchMaxMessages: config.queueBatchMaxMessages,
         onError,
         ...outage,
