@@ -148,7 +148,8 @@ async function main() {
   } else {
     // Ctrl-C (or a SIGTERM) ends the crawl and cleans up what the run made (processes, database, keys, files)
     // instead of leaving them behind; a second one exits at once. Results of an interrupted run are not
-    // written over the kept ones: its samples are in the journal.
+    // written over the kept ones: its samples are in the journal, and what it got to (the web's counts, pages
+    // never asked for yet, the targets as they stood) in scale-interrupted.json.
     const stop = new AbortController();
     const interrupt = (signal: NodeJS.Signals) => {
       if (stop.signal.aborted) process.exit(130);
@@ -158,7 +159,11 @@ async function main() {
     process.on('SIGINT', interrupt).on('SIGTERM', interrupt);
     const run = await runScale(settings, console.log, stop.signal);
     if (stop.signal.aborted) {
-      console.log(`interrupted: results not written; the samples taken are in ${settings.out}/scale-<shape>.samples.jsonl`);
+      mkdirSync(settings.out, { recursive: true });
+      writeFileSync(join(settings.out, 'scale-interrupted.json'), `${JSON.stringify(run, null, 2)}\n`);
+      console.log(
+        `interrupted: results not written; the samples taken are in ${settings.out}/scale-<shape>.samples.jsonl, where the run got to in ${settings.out}/scale-interrupted.json`,
+      );
       process.exitCode = 130;
       return;
     }

@@ -82,3 +82,48 @@ describe('bench:scale, reduced (both shapes)', () => {
     for (const c of checks) expect(`${c.shape}: ${c.name}: ${c.pass ? 'PASS' : 'FAIL'} (${c.detail})`).toMatch(/: PASS \(/);
   });
 });
+
+describe('bench:scale, stopped with Ctrl-C', () => {
+  const out = mkdtempSync(join(tmpdir(), 'scale-interrupted-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('writes where the crawl got to (the web’s counts, the pages not yet asked for) to scale-interrupted.json, and no scale.json', async () => {
+    const child = spawn(process.execPath, [join(__dirname, '../../dist/bench/scale.js')], {
+      env: {
+        ...process.env,
+        SCALE_SHAPES: 'embedded',
+        SCALE_PAGES: '40000',
+        SCALE_HOSTS: '200',
+        SCALE_SAMPLE_MS: '1000',
+        SCALE_DELAY_MS: '100',
+        SCALE_LATENCY_MS: '2',
+        SCALE_PAGE_KB: '8',
+        SCALE_ENV: 'FRONTIER_PER_IP_INTERVAL_MS=0',
+        SCALE_OUT: out,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      const onData = (chunk: Buffer) => {
+        log += chunk;
+        // Stopped once it has fetched something: a sample with pages in it.
+        if (/^\d+ s: [1-9]\d* pages/m.test(log)) resolve();
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      void exited.then(() => resolve());
+    });
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(existsSync(join(out, 'scale.json'))).toBe(false);
+    const where: ScaleResults = JSON.parse(readFileSync(join(out, 'scale-interrupted.json'), 'utf8'));
+    const [run] = where.runs;
+    expect(run.notes).toContain('interrupted');
+    expect(run.web.pagesFetched).toBeGreaterThan(0);
+    expect(run.web.pagesFetched).toBeLessThan(run.web.reachablePages);
+    expect(run.lost.count).toBe(run.web.reachablePages - run.web.pagesFetched);
+    expect(where.checks.length).toBeGreaterThan(0);
+  }, 120_000);
+});
