@@ -37,6 +37,7 @@ const NEEDS_INFRASTRUCTURE = [
   'libs/redis/src/redis-probe.spec.ts',
   'libs/redis/src/reply-loss.spec.ts',
   'libs/redis/src/redirect-refresh.spec.ts',
+  'libs/redis/src/testing.spec.ts',
   'libs/runtime/src/crawl-stats.service.spec.ts',
   'libs/runtime/src/drivers.factory.spec.ts',
   'libs/simhash/src/simhash-index.spec.ts',

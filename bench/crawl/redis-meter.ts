@@ -1,5 +1,7 @@
+import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { addressOf, createRedis, isCluster, type RedisClient } from '@crawler/redis';
+import { type CommandMonitor, monitorCommands } from '@crawler/redis/testing';
 import type { CommandStat, RedisFigures, RedisNodeFigures } from '../report/results';
 import { CommandAttribution } from './redis-breakdown';
 
@@ -38,7 +40,7 @@ export class RedisMeter {
   private readonly client: RedisClient;
   private watched: Watched[] = [];
   private timer?: NodeJS.Timeout;
-  private monitors: { server: Watched; monitor: Redis }[] = [];
+  private monitors: { server: Watched; monitor: CommandMonitor; ends: EventEmitter }[] = [];
   private attribution?: CommandAttribution;
 
   /**
@@ -83,15 +85,12 @@ export class RedisMeter {
         this.watched
           .filter((w) => w.role !== 'replica')
           .map(async (w) => {
-            const monitor = await w.connection.monitor();
-            // The first lines can come with MONITOR's own reply, before ioredis knows it monitors, and be reported
-            // as replies to no command ("Command queue state error"): commands sent before the run's start.
-            monitor.on('error', () => undefined);
-            monitor.on('monitor', (_time: string, args: string[], source: string) => {
-              if (args[0] === 'echo' && args[1] === MONITOR_END) monitor.emit(MONITOR_END);
+            const ends = new EventEmitter();
+            const monitor = await monitorCommands(w.connection.options, ({ args, source }) => {
+              if (args[0] === 'echo' && args[1] === MONITOR_END) ends.emit(MONITOR_END);
               else attribution.see(w.address, args, source === 'lua');
             });
-            return { server: w, monitor };
+            return { server: w, monitor, ends };
           }),
       );
     }
@@ -160,17 +159,17 @@ export class RedisMeter {
    */
   private async endMonitors(): Promise<void> {
     await Promise.all(
-      this.monitors.map(async ({ server, monitor }) => {
+      this.monitors.map(async ({ server, monitor, ends }) => {
         const seen = new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, MONITOR_END_WAIT_MS);
-          monitor.once(MONITOR_END, () => {
+          ends.once(MONITOR_END, () => {
             clearTimeout(timer);
             resolve();
           });
         });
         await server.connection.echo(MONITOR_END);
         await seen;
-        monitor.disconnect();
+        monitor.stop();
       }),
     );
     this.monitors = [];
@@ -178,7 +177,7 @@ export class RedisMeter {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    this.monitors.forEach(({ monitor }) => monitor.disconnect());
+    this.monitors.forEach(({ monitor }) => monitor.stop());
     await this.client.quit();
   }
 

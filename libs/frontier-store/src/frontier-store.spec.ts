@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { createRedis, type RedisClient } from '@crawler/redis';
+import { monitorCommands } from '@crawler/redis/testing';
 import { CONTRACT_OPTIONS, frontierStoreContract } from './frontier-store.contract';
 import type { FrontierShard, FrontierStore, FrontierStoreOptions } from './frontier-store';
 import { EARLIER_CLUSTER_SHARDS, shardOfHost, shardPrefixes } from './frontier-shards';
@@ -239,14 +240,13 @@ describe('RedisFrontierStore claims', () => {
         hosts.map((host) => ({ host, priority: 0, item: `${host}/1` })),
         1000,
       );
-      const monitor = await client.monitor();
       let commands = 0;
-      monitor.on('monitor', (_time: string, args: string[]) => {
+      const monitor = await monitorCommands(client.options, ({ args }) => {
         if (args.some((arg) => arg.startsWith(prefix))) commands++;
       });
       const claims = await store.claim({ now: 2000, max: 50, leaseMs: 60_000 });
       await new Promise((r) => setTimeout(r, 50));
-      monitor.disconnect();
+      monitor.stop();
       expect(claims.map((c) => c.item).sort()).toEqual(hosts.map((host) => `${host}/1`).sort());
       expect(new Set(claims.map((c) => c.leaseId)).size).toBe(20);
       // Each claim: the host's hash read and written, its URL popped. The round: the script, its groups (a pop

@@ -4,7 +4,7 @@ import type { QueueCounts, QueueTransport } from './queue-transport';
 /**
  * The behaviour every QueueTransport driver must share, registered as jest tests. `make` builds a fresh
  * transport per test (with a small retry backoff, so retries take milliseconds, and an outage period of
- * about a second); `cleanup` runs after it is closed.
+ * a second or two); `cleanup` runs after it is closed.
  */
 export function queueTransportContract(name: string, make: () => Promise<QueueTransport>, cleanup?: () => Promise<void>): void {
   describe(`QueueTransport contract: ${name}`, () => {

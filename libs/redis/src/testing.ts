@@ -81,3 +81,54 @@ export class ReplyLosingProxy {
     return false;
   }
 }
+
+/** A command as Redis's MONITOR reported it: its arguments, the name first as the client sent it, and where it ran from (`lua`, or the client's address). */
+export interface MonitoredCommand {
+  args: string[];
+  source: string;
+}
+
+export interface CommandMonitor {
+  stop(): void;
+}
+
+/**
+ * Redis's MONITOR on a socket of its own: every command the server runs from now on is handed to `onCommand`.
+ * Not ioredis's `monitor()`: on a busy server the first lines come in the same read as MONITOR's own reply,
+ * before ioredis has switched the connection to monitoring, and it fails them as replies to no command
+ * ("Command queue state error"), rejecting the monitor or throwing from its socket handler.
+ */
+export function monitorCommands(server: { host?: string; port?: number }, onCommand: (command: MonitoredCommand) => void): Promise<CommandMonitor> {
+  const socket = connect(server.port ?? 6379, server.host ?? '127.0.0.1');
+  const monitor = { stop: () => void socket.destroy() };
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    let monitoring = false;
+    socket.once('connect', () => socket.write('MONITOR\r\n'));
+    socket.on('error', (error) => (monitoring ? undefined : reject(error)));
+    socket.on('data', (chunk: Buffer) => {
+      const lines = (buffered + chunk.toString('utf8')).split('\r\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        if (!monitoring) {
+          if (line !== '+OK') return reject(new Error(`MONITOR answered ${line}`));
+          monitoring = true;
+          resolve(monitor);
+        } else if (line.startsWith('+')) {
+          onCommand(monitoredCommand(line.slice(1)));
+        }
+      }
+    });
+  });
+}
+
+/** `1795994046.735711 [0 127.0.0.1:37556] "evalsha" "e7b1…" "1"`, read as ioredis reads it. */
+function monitoredCommand(line: string): MonitoredCommand {
+  const space = line.indexOf(' ');
+  const quote = line.indexOf('"');
+  const args = line
+    .slice(quote + 1, -1)
+    .split('" "')
+    .map((arg) => arg.replace(/\\"/g, '"'));
+  return { args, source: line.slice(space + 2, quote - 2).split(' ')[1] };
+}
