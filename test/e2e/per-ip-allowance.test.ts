@@ -5,18 +5,16 @@ import { promisify } from 'node:util';
 import { SHARED_ADDRESS, TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { ASK_ONCE_ENV } from '../support/test-web-cluster';
+import { ARRIVAL_JITTER_MS, IP_INTERVAL_MS } from '../support/per-ip-pacing';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
 /** Twenty sites (twenty registrable domains, shared-N.test) on one address. */
 const SHARED_HOSTS = 20;
-const IP_INTERVAL_MS = 200;
-/** How much earlier than paced a request may arrive: the frontier paces at hand-out, the trip to the downloader varies. */
-const JITTER_MS = IP_INTERVAL_MS / 2;
 
 afterAll(removeTempDirs);
 
-/** Crawls the twenty shared sites with FRONTIER_PER_IP_LIMIT=1 and a 200 ms per-IP interval; answers what their address saw. */
+/** Crawls the twenty shared sites with FRONTIER_PER_IP_LIMIT=1 and a 300 ms per-IP interval; answers what their address saw. */
 async function crawlSharedAddress(web: TestWeb, env: Record<string, string>) {
   web.reset();
   const [first] = web.extraSeeds();
@@ -47,7 +45,7 @@ async function crawlSharedAddress(web: TestWeb, env: Record<string, string>) {
 
 /**
  * The per-IP allowance as the web server saw it: an address of few domains keeps the base rule (one request at a
- * time, 200 ms apart), one of many domains gets ⌈domains / FRONTIER_PER_IP_DOMAINS_PER_STEP⌉ times it.
+ * time, 300 ms apart), one of many domains gets ⌈domains / FRONTIER_PER_IP_DOMAINS_PER_STEP⌉ times it.
  */
 describe('per-IP allowance grown with the domains on an address, as the test web saw it (embedded)', () => {
   let web: TestWeb;
@@ -63,22 +61,22 @@ describe('per-IP allowance grown with the domains on an address, as the test web
     expect(summary.complete).toBe(true);
     expect(shared.filter((r) => r.path === '/' && r.status === 200)).toHaveLength(SHARED_HOSTS);
     expect(maxInFlight).toBe(1);
-    expect(gaps.filter((gap) => gap < IP_INTERVAL_MS - JITTER_MS)).toEqual([]);
+    expect(gaps.filter((gap) => gap < IP_INTERVAL_MS - ARRIVAL_JITTER_MS)).toEqual([]);
   }, 150_000);
 
-  it('grows the allowance of an address of many domains (20, steps of 4: five times the base, 40 ms apart, 5 in flight)', async () => {
+  it('grows the allowance of an address of many domains (20, steps of 4: five times the base, 60 ms apart, 5 in flight)', async () => {
     const { summary, shared, gaps, maxInFlight } = await crawlSharedAddress(web, { FRONTIER_PER_IP_DOMAINS_PER_STEP: '4' });
     expect(summary.complete).toBe(true);
     expect(shared.filter((r) => r.path === '/' && r.status === 200)).toHaveLength(SHARED_HOSTS);
     expect(maxInFlight).toBeLessThanOrEqual(5);
     // Most requests now follow the previous one closer than the base rule allows.
-    expect(gaps.filter((gap) => gap < IP_INTERVAL_MS - JITTER_MS).length).toBeGreaterThan(gaps.length / 2);
+    expect(gaps.filter((gap) => gap < IP_INTERVAL_MS - ARRIVAL_JITTER_MS).length).toBeGreaterThan(gaps.length / 2);
   }, 150_000);
 
   it('lifts the per-IP rule on an address named a CDN edge (FRONTIER_PER_IP_CDN_CIDRS), and keeps it on one named strict', async () => {
     const cdn = await crawlSharedAddress(web, { FRONTIER_PER_IP_DOMAINS_PER_STEP: '20', FRONTIER_PER_IP_CDN_CIDRS: `${SHARED_ADDRESS}/32` });
     expect(cdn.summary.complete).toBe(true);
-    expect(cdn.gaps.filter((gap) => gap < IP_INTERVAL_MS - JITTER_MS).length).toBeGreaterThan(cdn.gaps.length / 2);
+    expect(cdn.gaps.filter((gap) => gap < IP_INTERVAL_MS - ARRIVAL_JITTER_MS).length).toBeGreaterThan(cdn.gaps.length / 2);
     const strict = await crawlSharedAddress(web, {
       FRONTIER_PER_IP_DOMAINS_PER_STEP: '4',
       FRONTIER_PER_IP_CDN_CIDRS: '127.0.0.0/8',
@@ -86,6 +84,6 @@ describe('per-IP allowance grown with the domains on an address, as the test web
     });
     expect(strict.summary.complete).toBe(true);
     expect(strict.maxInFlight).toBe(1);
-    expect(strict.gaps.filter((gap) => gap < IP_INTERVAL_MS - JITTER_MS)).toEqual([]);
+    expect(strict.gaps.filter((gap) => gap < IP_INTERVAL_MS - ARRIVAL_JITTER_MS)).toEqual([]);
   }, 300_000);
 });

@@ -244,9 +244,10 @@ describe('RedisFrontierStore claims', () => {
       const monitor = await monitorCommands(client.options, ({ args }) => {
         if (args.some((arg) => arg.startsWith(prefix))) commands++;
       });
-      const claims = await store.claim({ now: 2000, max: 50, leaseMs: 60_000 });
-      await new Promise((r) => setTimeout(r, 50));
-      monitor.stop();
+      const claims = await store.claim({ now: 2000, max: 50, leaseMs: 60_000 }).finally(async () => {
+        await new Promise((r) => setTimeout(r, 50));
+        monitor.stop();
+      });
       expect(claims.map((c) => c.item).sort()).toEqual(hosts.map((host) => `${host}/1`).sort());
       expect(new Set(claims.map((c) => c.leaseId)).size).toBe(20);
       // Each claim: the host's hash read and written, its URL popped. The round: the script, its groups (a pop

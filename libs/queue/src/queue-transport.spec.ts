@@ -202,8 +202,11 @@ describe('bullmq envelopes', () => {
       if (args.some((arg) => arg.includes(prefix))) commands++;
     });
     const jobs = 10;
-    for (let i = 1; i <= jobs; i++) await sendOne(i);
-    monitor.stop();
+    try {
+      for (let i = 1; i <= jobs; i++) await sendOne(i);
+    } finally {
+      monitor.stop();
+    }
     // Add 9, take 10, taking back the mark BullMQ's take set again (4), finish 18, the marker wait: 42. BullMQ's
     // own loop took again at once after each take and again on each finish (7 and 11 more): 59.
     expect(commands / jobs).toBeLessThan(45);
