@@ -2,9 +2,8 @@
 export const IP_INTERVAL_MS = 300;
 
 /**
- * How much less than the interval two requests to the address may arrive apart, as the test web sees them. The
- * downloader paces a request when it leaves; the trip to the server varies, and on a loaded machine one request
- * (the process's first, a new connection) was seen 110 ms late. Requests sent together, or paced at a grown
- * allowance (five times the base: 60 ms apart), arrive closer than this.
+ * How much less than the interval two requests to the address may arrive apart, as the test web sees them: the
+ * downloader paces a request when it leaves, and the trip to the server varies. Requests sent together, or paced
+ * at a grown allowance (five times the base: 60 ms apart), arrive closer than this.
  */
 export const ARRIVAL_JITTER_MS = IP_INTERVAL_MS / 2;
