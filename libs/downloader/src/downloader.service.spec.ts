@@ -883,6 +883,28 @@ describe('DownloaderService per-address interval', () => {
     expect(arrivedAt[2] - arrivedAt[1]).toBeGreaterThanOrEqual(110);
   });
 
+  it('spaces a request from when the one before it left, not from when that one was due to (its timer can fire late)', async () => {
+    const { service, request, arrivedAt } = await setup({ overrides: { 'frontier.perIpIntervalMs': 300 } });
+    await service.download(request('/')); // robots.txt
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    arrivedAt.length = 0;
+    // The first leaves at once and the second is due 300 ms later. Just before that, the event loop is held up
+    // for 160 ms (a GC pause, a busy process): the second leaves late. The third, asked for in between, must
+    // still leave 300 ms after the second did.
+    const held = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        const until = Date.now() + 160;
+        while (Date.now() < until);
+        resolve();
+      }, 290),
+    );
+    const third = new Promise((resolve) => setTimeout(resolve, 250)).then(() => service.download(request('/c')));
+    await Promise.all([service.download(request('/a')), service.download(request('/b')), third, held]);
+    expect(arrivedAt).toHaveLength(3);
+    expect(arrivedAt[1] - arrivedAt[0]).toBeGreaterThanOrEqual(250);
+    expect(arrivedAt[2] - arrivedAt[1]).toBeGreaterThanOrEqual(250);
+  });
+
   it('spaces them by the interval the frontier paced the address at (an allowance grown with its domains), not the base one', async () => {
     const { service, request, arrivedAt } = await setup({ overrides: { 'frontier.perIpIntervalMs': 600 } });
     await service.download(request('/', { ipIntervalMs: 40 })); // robots.txt

@@ -40,8 +40,8 @@ export class DownloaderService implements OnApplicationShutdown {
   private readonly fetcher: HttpFetcher;
   /** The URL filter's port rule, kept here too: a URL queued before the rule changed must not reach a refused port. */
   private readonly ports: PortPolicy;
-  /** When this process last started a request to each address (the address's per-IP interval, see ipTurn). */
-  private readonly lastRequestByIp = new Map<string, number>();
+  /** The last request this process started to each address: when it left, once it has (see ipTurn). */
+  private readonly lastTurnByIp = new Map<string, AddressTurn>();
   /** Each site's proxy and TLS options (robots.txt goes the same way as the site's pages). */
   private readonly routes: FetchRoutes;
   /** Pages answered whose handing on failed, by lease, for the job's retry (see finishPage). */
@@ -211,21 +211,37 @@ export class DownloaderService implements OnApplicationShutdown {
   }
 
   /**
-   * The frontier paces an address when it hands URLs out; a busy pipeline can still deliver two of them
-   * together (the first held up on the way), so the downloader keeps the interval too, between the requests
-   * it makes itself, at the address's interval as the frontier paced it (grown with the domains it serves, 0 on a
-   * CDN range). The wait is at most the interval.
+   * The frontier paces an address when it hands URLs out; a busy pipeline can still deliver several of them
+   * together (the first held up on the way, or hosts whose address the frontier did not know yet), so the
+   * downloader keeps the interval too, between the requests it makes itself, at the address's interval as the
+   * frontier paced it (grown with the domains it serves, 0 on a CDN range).
+   *
+   * Each request waits for the one before it to the address to have left, then the interval from that moment.
+   * Counting from when the one before was due to leave is not enough: its timer can fire late (a GC pause, a
+   * busy event loop), and the next one, due on time, would then follow it by less than the interval.
    */
   private async ipTurn(address: string, intervalMs = this.config.frontier.perIpIntervalMs) {
     const interval = intervalMs;
     if (interval <= 0) return;
-    const now = Date.now();
-    const wait = (this.lastRequestByIp.get(address) ?? -Infinity) + interval - now;
-    this.lastRequestByIp.set(address, now + Math.max(0, wait));
-    if (this.lastRequestByIp.size > 10_000) {
-      for (const [ip, at] of this.lastRequestByIp) if (at < now - interval) this.lastRequestByIp.delete(ip);
+    const before = this.lastTurnByIp.get(address);
+    const turn = new AddressTurn();
+    this.lastTurnByIp.set(address, turn);
+    try {
+      const leftAt = before === undefined ? -Infinity : (before.leftAt ?? (await before.left));
+      const wait = leftAt + interval - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    } finally {
+      turn.leave(Date.now());
     }
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (this.lastTurnByIp.size > 10_000) this.forgetOldTurns();
+  }
+
+  /** Addresses whose last request left longer ago than the base interval (an address is paced at no more). */
+  private forgetOldTurns() {
+    const since = Date.now() - this.config.frontier.perIpIntervalMs;
+    for (const [address, turn] of this.lastTurnByIp) {
+      if (turn.leftAt !== undefined && turn.leftAt < since) this.lastTurnByIp.delete(address);
+    }
   }
 
   /**
@@ -523,4 +539,20 @@ function revisitOf(request: FetchRequest, response: FetchResponse, recrawl: bool
 function describeError(error: unknown): string {
   const e = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
   return [e.code ?? e.cause?.code ?? e.name, e.message].filter(Boolean).join(': ');
+}
+
+/** One request's turn at an address: the moment it left, which the next request to the address waits for. */
+class AddressTurn {
+  leftAt: number | undefined;
+  readonly left: Promise<number>;
+  private resolve!: (at: number) => void;
+
+  constructor() {
+    this.left = new Promise((resolve) => (this.resolve = resolve));
+  }
+
+  leave(at: number) {
+    this.leftAt = at;
+    this.resolve(at);
+  }
 }
