@@ -24,7 +24,10 @@ describe('soak, reduced (distributed shape)', () => {
 
   it('completes: every reachable URL fetched once, nothing unexpected, no unexpected errors', () => {
     expect(result.complete).toBe(true);
-    // First: a URL never requested comes with where it was lost (see explainLost), which a failure here prints.
+    // A host backed off for timeouts (a machine too loaded to answer in time) is the one way a complete crawl
+    // leaves URLs unfetched by design: named here before the URLs themselves.
+    expect(result.setAside).toEqual([]);
+    // Then: a URL never requested comes with where it was lost (see explainLost), which a failure here prints.
     expect(result.lost).toEqual([]);
     expect(result.fetched).toBe(result.expectedUrls);
     expect(result.failures).toEqual({});

@@ -118,6 +118,11 @@ export interface SoakResult {
   politeness: PolitenessReport;
   /** Reachable URLs never requested (the first 20), each with where it was lost: read before the services stopped. */
   lost: LostUrl[];
+  /**
+   * Hosts the crawl set aside, in words: robots.txt given up, a Crawl-delay over the maximum, or backed off for
+   * timeouts, which leaves the host's URLs unfetched in a crawl that still ends "complete".
+   */
+  setAside: string[];
 }
 
 /**
@@ -223,6 +228,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           .join(', ')}`,
       );
     log(`totals: ${JSON.stringify(Object.fromEntries(Object.entries(status.totals as Record<string, number>).filter(([k]) => LOSS_COUNTERS.test(k))))}`);
+    const setAside = ((status.hostsSetAside ?? []) as { host: string; reason: string; urls: number; detail: string }[]).map(
+      (aside) => `${aside.host} (${aside.reason}, ${aside.urls} URLs): ${aside.detail}`,
+    );
+    for (const aside of setAside) log(`set aside: ${aside}`);
     return {
       hosts: options.hosts,
       pagesPerHost: options.pagesPerHost,
@@ -242,6 +251,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       redis: redisFigures(samples, fetched),
       politeness: politenessReport(web, options.delayMs),
       lost,
+      setAside,
     };
   } finally {
     await redis.quit();
@@ -409,6 +419,7 @@ function sleep(ms: number): Promise<void> {
 export function soakFailures(r: SoakResult, bounds = { rssGrowth: 1.5, rssSlackBytes: 64 * 2 ** 20, budgetFactor: 1 }): string[] {
   const failures: string[] = [];
   if (!r.complete) failures.push(`crawl not complete: ${r.fetched}/${r.expectedUrls} fetched`);
+  if (r.setAside.length) failures.push(`hosts set aside, their URLs not fetched: ${r.setAside.join('; ')}`);
   if (Object.keys(r.failures).length) failures.push(`unexpected errors: ${JSON.stringify(r.failures)}`);
   const half = r.samples.find((s) => s.percent === 50);
   const end = r.samples[r.samples.length - 1];
