@@ -24,8 +24,8 @@ describe('soak, reduced (distributed shape)', () => {
 
   it('completes: every reachable URL fetched once, nothing unexpected, no unexpected errors', () => {
     expect(result.complete).toBe(true);
-    // A host backed off for timeouts (a machine too loaded to answer in time) is the one way a complete crawl
-    // leaves URLs unfetched by design: named here before the URLs themselves.
+    // A host set aside (backed off for timeouts, or its robots.txt given up, on a machine too loaded to answer
+    // in time) leaves its URLs unfetched in a crawl that is still complete: named here before the URLs themselves.
     expect(result.setAside).toEqual([]);
     // Then: a URL never requested comes with where it was lost (see explainLost), which a failure here prints.
     expect(result.lost).toEqual([]);

@@ -119,8 +119,9 @@ export interface SoakResult {
   /** Reachable URLs never requested (the first 20), each with where it was lost: read before the services stopped. */
   lost: LostUrl[];
   /**
-   * Hosts the crawl set aside, in words: robots.txt given up, a Crawl-delay over the maximum, or backed off for
-   * timeouts, which leaves the host's URLs unfetched in a crawl that still ends "complete".
+   * Hosts the crawl set aside that the web did not mean it to (robots.txt given up on a host whose robots.txt
+   * works, a Crawl-delay over the maximum, backed off for timeouts), in words: each leaves the host's URLs
+   * unfetched in a crawl that still ends "complete".
    */
   setAside: string[];
 }
@@ -228,9 +229,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           .join(', ')}`,
       );
     log(`totals: ${JSON.stringify(Object.fromEntries(Object.entries(status.totals as Record<string, number>).filter(([k]) => LOSS_COUNTERS.test(k))))}`);
-    const setAside = ((status.hostsSetAside ?? []) as { host: string; reason: string; urls: number; detail: string }[]).map(
-      (aside) => `${aside.host} (${aside.reason}, ${aside.urls} URLs): ${aside.detail}`,
-    );
+    // The web's robots.txt-500 hosts are set aside by design (their URLs are not reachable); any other host is not.
+    const robotsError = new Set(web.roles.robotsError);
+    const setAside = ((status.hostsSetAside ?? []) as { host: string; reason: string; urls: number; detail: string }[])
+      .filter((aside) => !(aside.reason === 'robots-unreachable' && robotsError.has(aside.host.split(':')[0])))
+      .map((aside) => `${aside.host} (${aside.reason}, ${aside.urls} URLs): ${aside.detail}`);
     for (const aside of setAside) log(`set aside: ${aside}`);
     return {
       hosts: options.hosts,
