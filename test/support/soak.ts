@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { Client } from 'pg';
+import type { HostSetAside } from '@crawler/crawl-state';
 import { createDatabase, dropDatabase, POSTGRES_URL } from '@crawler/records/testing';
 import { TestWeb } from '../web/test-web';
 import { REDIS_URL } from './redis-prefix';
@@ -231,7 +232,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     log(`totals: ${JSON.stringify(Object.fromEntries(Object.entries(status.totals as Record<string, number>).filter(([k]) => LOSS_COUNTERS.test(k))))}`);
     // The web's robots.txt-500 hosts are set aside by design (their URLs are not reachable); any other host is not.
     const robotsError = new Set(web.roles.robotsError);
-    const setAside = ((status.hostsSetAside ?? []) as { host: string; reason: string; urls: number; detail: string }[])
+    const setAside = ((status.hostsSetAside ?? []) as HostSetAside[])
       .filter((aside) => !(aside.reason === 'robots-unreachable' && robotsError.has(aside.host.split(':')[0])))
       .map((aside) => `${aside.host} (${aside.reason}, ${aside.urls} URLs): ${aside.detail}`);
     for (const aside of setAside) log(`set aside: ${aside}`);

@@ -27,8 +27,8 @@ import { SERVICE_NAME, STAYS_READY } from './runtime.tokens';
 
 /**
  * How often the event loop's delay is sampled for the `nodejs_eventloop_lag_*` histogram. prom-client's 10 ms
- * woke every service 100 times a second and made two fifths of an idle service's CPU (9 services: 95 CPU ms a
- * second doing nothing, 60 at 100 ms). A stall as long as this is still caught whole; shorter ones are sampled.
+ * woke every service 100 times a second and made two fifths of an idle service's CPU (the nine: 102 CPU ms a
+ * second doing nothing, 62 at 100 ms; npm run bench:idle). A stall as long as this is still caught whole; shorter ones are sampled.
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
