@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the crawl benchmark, every contender in ONE run on this machine against one benchmark
  * web (bench/web: BENCH_HOSTS × BENCH_PAGES_PER_HOST pages, a median of 30 KB, built in memory in a process of its
- * own; BENCH_WEB picks its shape), then the micro-benchmarks. Results: bench/results/bench.{json,md,svg}.
+ * own; BENCH_WEB picks its shape), then the micro-benchmarks. Results: bench/results/bench.{json,md,svg}, the
+ * machine's prices for a page fault, a system call and a round trip between processes first (machine-costs.ts).
  *
  *   ceiling                   undici request + htmlparser2, one process per core, no pipeline
  *   ours-embedded             `crawl`, one process                 } BENCH_PAGES pages, delay 0, robots.txt
@@ -35,6 +36,7 @@ import { runCeiling } from './crawl/run-ceiling';
 import { runCrawlee } from './crawl/run-crawlee';
 import { runDistributed } from './crawl/run-distributed';
 import { runEmbedded } from './crawl/run-embedded';
+import { measureMachineCosts } from './machine-costs';
 import { RedisMeter } from './crawl/redis-meter';
 import { targetChecks } from './crawl/targets';
 import type { BenchResults, CrawlRun, MicroBenchmark } from './report/results';
@@ -69,6 +71,11 @@ const MICRO = [
 ];
 
 async function main() {
+  // Before the web is built: measured on a quiet machine.
+  const costs = await measureMachineCosts();
+  log(
+    `kernel crossings: a page fault ${costs.pageFaultUs.toFixed(1)} µs, a read ${costs.readUs.toFixed(2)} µs, a round trip to another process ${costs.processRoundTripUs.toFixed(0)} µs`,
+  );
   const web = await BenchWebProcess.start({ hosts: HOSTS, pagesPerHost: PAGES_PER_HOST, seed: 1, latencyMs: LATENCY_MS, shape: WEB_SHAPE, pageKb: PAGE_KB });
   log(`benchmark web (${WEB_SHAPE}): ${HOSTS} hosts × ${PAGES_PER_HOST} pages, ${(web.pageBytes / 2 ** 20).toFixed(0)} MiB of pages built in ${web.buildMs} ms`);
   const runs: CrawlRun[] = [];
@@ -148,6 +155,7 @@ async function main() {
       memoryGiB: Math.round(totalmem() / 2 ** 30),
       node: process.version,
       redis: await meter.version(),
+      costs,
     },
     web: {
       hosts: HOSTS,

@@ -8,6 +8,12 @@ export function renderMarkdown(results: BenchResults): string {
     `# Benchmark, ${results.at}`,
     '',
     `Machine: ${machine.cpus} CPUs (${machine.model}), ${num(machine.memoryGiB)} GiB, Node ${machine.node}${machine.redis ? `, Redis ${machine.redis}` : ''}.`,
+    ...(machine.costs
+      ? [
+          `Kernel crossings, measured before the runs: a page fault ${num(machine.costs.pageFaultUs, 1)} µs, a 1-byte read ${num(machine.costs.readUs, 2)} µs, ` +
+            `a round trip to another Node process ${num(machine.costs.processRoundTripUs, 0)} µs.`,
+        ]
+      : []),
     `Benchmark web${web.shape ? ` (${web.shape}${web.shape === 'real' ? `, median ${num(web.pageKb ?? 30)} KB` : ''})` : ''}: ${num(web.hosts)} hosts × ${num(web.pagesPerHost)} pages, mean page ${num(web.meanPageBytes / 1024, 1)} KB, ` +
       `${num(web.latencyMs)} ms latency per answer, built in ${num(web.buildMs)} ms.`,
     ...section('Crawl runs', runsTable(results.runs)),

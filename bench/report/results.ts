@@ -4,6 +4,7 @@
  * target ratios computed from them.
  */
 import type { CommandSource } from '../crawl/redis-breakdown';
+import type { MachineCosts } from '../machine-costs';
 import type { BenchWebShape } from '../web/bench-web';
 import type { WebObservation } from '../web/web-observer';
 
@@ -106,7 +107,7 @@ export interface TargetCheck {
 
 export interface BenchResults {
   at: string;
-  machine: { cpus: number; model: string; memoryGiB: number; node: string; redis?: string };
+  machine: { cpus: number; model: string; memoryGiB: number; node: string; redis?: string; costs?: MachineCosts };
   web: { hosts: number; pagesPerHost: number; meanPageBytes: number; latencyMs: number; buildMs: number; shape?: BenchWebShape; pageKb?: number };
   runs: CrawlRun[];
   micro: MicroBenchmark[];

@@ -78,6 +78,13 @@ describe('bench report', () => {
     expect(md).toContain('redis-server');
   });
 
+  it('the Markdown gives what the machine charged for kernel crossings when the run measured it', () => {
+    expect(renderMarkdown(results)).not.toContain('Kernel crossings');
+    const costs = { pageFaultUs: 13.27, readUs: 1.894, processRoundTripUs: 81.6 };
+    const md = renderMarkdown({ ...results, machine: { ...results.machine, costs } });
+    expect(md).toContain('Kernel crossings, measured before the runs: a page fault 13.3 µs, a 1-byte read 1.89 µs, a round trip to another Node process 82 µs.');
+  });
+
   it('a run on a Redis Cluster adds its per-page figures beside the one-node run, and a table of its servers', () => {
     const master = (port: number, mib: number) => ({
       address: `127.0.0.1:${port}`,
