@@ -43,14 +43,14 @@ COPY --from=deps /src/node_modules ./node_modules
 COPY --from=build /src/dist/apps ./dist/apps
 COPY --from=build /src/dist/libs ./dist/libs
 COPY package.json ./
-COPY --chmod=0555 scripts/docker-entrypoint.sh scripts/docker-healthcheck.js ./scripts/
+COPY --chmod=0555 scripts/docker-entrypoint.sh scripts/docker-healthcheck.sh ./scripts/
 # The embedded crawl writes to ./crawl-data: the working directory is the one place the user may write.
 RUN mkdir -p /data && chown 1000:1000 /data
 WORKDIR /data
 # uid 1000 is the image's `node` user; numeric, so that Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
 EXPOSE 3000
-HEALTHCHECK --interval=15s --timeout=10s --start-period=60s --retries=3 CMD ["node", "/app/scripts/docker-healthcheck.js"]
+HEALTHCHECK --interval=15s --timeout=10s --start-period=60s --retries=3 CMD ["bash", "/app/scripts/docker-healthcheck.sh"]
 ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]
 CMD []
 

@@ -100,7 +100,7 @@ build_minio() {
     docker image inspect "$PREFIX/node:$NODE_MAJOR" >/dev/null 2>&1 || build_node >/dev/null
     local context="$WORK/minio"
     mkdir -p "$context"
-    cp "$HERE/minio.Dockerfile" "$HERE/minio" "$HERE/mc" "$ROOT/scripts/s3-server.js" "$context/"
+    cp "$HERE/minio.Dockerfile" "$HERE/minio" "$HERE/mc" "$HERE/mc.js" "$ROOT/scripts/s3-server.js" "$context/"
     docker build --quiet -t "$PREFIX/minio:stand-in" --label "crawler.base-image.recipe=$RECIPE" --build-arg "BASE=$PREFIX/node:$NODE_MAJOR" -f "$context/minio.Dockerfile" "$context" >/dev/null
   fi
   echo "MINIO_IMAGE=$PREFIX/minio:stand-in"

@@ -5,6 +5,7 @@ ARG BASE
 FROM ${BASE}
 COPY s3-server.js /opt/s3/s3-server.js
 COPY minio mc /usr/local/bin/
+COPY mc.js /usr/local/lib/
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 9000

@@ -107,12 +107,13 @@ function kubernetesEnv(objects: KObject[], container: any): Record<string, strin
 /** The port a service listens on, as its configuration reads it (files a setting names are not read for this). */
 const listenPort = (env: Record<string, string>) => loadConfig(env.PORT === undefined ? {} : { PORT: env.PORT }).port;
 
-/** The path the image's HEALTHCHECK script GETs (scripts/docker-healthcheck.js). */
+/** The path the image's HEALTHCHECK script GETs (scripts/docker-healthcheck.sh). */
 function healthcheckPath(): string {
-  const script = readFileSync(join(ROOT, 'scripts/docker-healthcheck.js'), 'utf8');
-  const paths = [...script.matchAll(/fetch\(`http:\/\/127\.0\.0\.1:\$\{port\}(\/[^`]*)`/g)].map((m) => m[1]);
+  const script = readFileSync(join(ROOT, 'scripts/docker-healthcheck.sh'), 'utf8');
+  const paths = [...script.matchAll(/GET (\/\S*) HTTP\/1\.1/g)].map((m) => m[1]);
   expect(paths).toHaveLength(1);
-  expect(script).toMatch(/const port = process\.env\.PORT \|\| '3000'/);
+  expect(script).toMatch(/^port=\$\{PORT:-3000\}$/m);
+  expect(script).toContain('/dev/tcp/127.0.0.1/$port');
   return paths[0];
 }
 
@@ -237,7 +238,7 @@ describe.each(PAIRS)('%s agree', (_, composeFiles, k8sDir) => {
       // The image's HEALTHCHECK, not one of the service's own: the script above.
       expect({ name, own: service.healthcheck }).toEqual({ name, own: undefined });
       const healthcheck = imageInstructions(stageNamed(stages, composeStage(service))!).filter((i) => i.keyword === 'HEALTHCHECK');
-      expect(healthcheck.at(-1)?.exec?.join(' ')).toMatch(/scripts\/docker-healthcheck\.js$/);
+      expect(healthcheck.at(-1)?.exec?.join(' ')).toMatch(/scripts\/docker-healthcheck\.sh$/);
       const [container] = deployment(name).spec.template.spec.containers;
       const readiness = container.readinessProbe.httpGet.path;
       for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe']) {
