@@ -529,7 +529,9 @@ describe('TestWeb defaults stay as they were', () => {
   it('closes promptly with a slow answer still held back', async () => {
     const web = await TestWeb.start({ hosts: 12, slowHosts: [{ delayMs: 20_000 }] });
     const pending = get(web, 'slow-0.test', '/').catch((err: Error) => err);
-    await sleep(50);
+    // Until the request is in: on a loaded machine it may take more than a few milliseconds to arrive.
+    const deadline = Date.now() + 5000;
+    while (!web.maxConcurrentByHost().has('slow-0.test') && Date.now() < deadline) await sleep(10);
     expect(web.maxConcurrentByHost().get('slow-0.test')).toBe(1);
     const started = Date.now();
     await web.close();
