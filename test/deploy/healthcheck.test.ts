@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../support/private-servers';
+import { removeTempDirs, tempDir } from '../support/temp-dirs';
 
 /**
  * The image's HEALTHCHECK script, run by bash as Docker runs it, against a real HTTP server on this machine:
@@ -14,9 +15,9 @@ const SCRIPT = join(__dirname, '..', '..', 'scripts', 'docker-healthcheck.sh');
 let proc: string;
 beforeEach(() => {
   // A process table of our own: the machine's may hold a crawl another test started.
-  proc = mkdtempSync(join(tmpdir(), 'healthcheck-proc-'));
+  proc = tempDir('healthcheck-proc-');
 });
-afterEach(() => rmSync(proc, { recursive: true, force: true }));
+afterAll(removeTempDirs);
 
 function processRuns(pid: number, args: string[]): void {
   mkdirSync(join(proc, String(pid)));
@@ -41,13 +42,6 @@ async function serving(status: number): Promise<{ server: Server; port: number; 
   return { server, port: (server.address() as AddressInfo).port, paths };
 }
 
-/** A port nothing listens on: one the system just gave out and took back. */
-async function closedPort(): Promise<number> {
-  const { server, port } = await serving(200);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('the image health check (scripts/docker-healthcheck.sh)', () => {
   it('passes when GET /health on PORT answers 2xx', async () => {
     const { server, port, paths } = await serving(200);
@@ -69,7 +63,7 @@ describe('the image health check (scripts/docker-healthcheck.sh)', () => {
   });
 
   it('does not take a service for a tool because a path merely contains the tool’s folder', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     processRuns(1, ['node', '/app/dist/apps/crawl/src/lib/helper.js.map', '/app/dist/apps/crawl/src/']);
     expect((await check(port)).code).toBe(1);
   });
