@@ -51,10 +51,13 @@ function readUs(): number {
 
 async function processRoundTripUs(): Promise<number> {
   const echo = spawn(process.execPath, ['-e', 'process.stdin.on("data", (d) => process.stdout.write(d))'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // One listener each for the whole run: a listener added per ping would pile up (Node warns past ten).
+  let waiting: { resolve(): void; reject(error: Error): void } | undefined;
+  echo.stdout.on('data', () => waiting?.resolve());
+  echo.once('error', (error) => waiting?.reject(error));
   const ping = () =>
     new Promise<void>((resolve, reject) => {
-      echo.stdout.once('data', () => resolve());
-      echo.once('error', reject);
+      waiting = { resolve, reject };
       echo.stdin.write('x');
     });
   try {
