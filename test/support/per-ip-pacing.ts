@@ -13,7 +13,7 @@ export const ARRIVAL_JITTER_MS = IP_INTERVAL_MS / 2;
  * applies when the frontier hands a URL out, and the trip to the server (a queue, a socket, a busy core)
  * varies. A CI run beside the image builds has seen 213 ms.
  */
-export const ARRIVAL_DELAY_MS = 250;
+const ARRIVAL_DELAY_MS = 250;
 
 export interface ArrivedRequest {
   at: number;
