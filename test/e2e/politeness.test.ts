@@ -5,13 +5,12 @@ import { promisify } from 'node:util';
 import { LoggedRequest, TestWeb } from '../web/test-web';
 import { removeTempDirs, tempDir } from '../support/temp-dirs';
 import { ASK_ONCE_ENV } from '../support/test-web-cluster';
-import { tooCloseRuns } from '../support/per-ip-pacing';
+import { IP_INTERVAL_MS, tooCloseRuns } from '../support/per-ip-pacing';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '../../dist/apps/crawl/src/main.js');
 const FLOOR_MS = 100;
 const MULTIPLIER = 4;
-const IP_INTERVAL_MS = 300;
 
 afterAll(removeTempDirs);
 
@@ -99,6 +98,6 @@ describe('politeness, as the test web saw it', () => {
     const firstOfHost = new Set(web.roles.sharedIp.map((host) => shared.find((r) => r.host === host)));
     const known = shared.filter((r) => !firstOfHost.has(r));
     expect(known.length).toBeGreaterThan(10);
-    expect(tooCloseRuns(known, IP_INTERVAL_MS)).toEqual([]);
+    expect(tooCloseRuns(known)).toEqual([]);
   });
 });

@@ -1,3 +1,5 @@
+import type { LoggedRequest } from '../web/test-web';
+
 /** The per-IP interval the per-IP tests crawl their shared address with (FRONTIER_PER_IP_INTERVAL_MS). */
 export const IP_INTERVAL_MS = 300;
 
@@ -15,24 +17,18 @@ export const ARRIVAL_JITTER_MS = IP_INTERVAL_MS / 2;
  */
 const ARRIVAL_DELAY_MS = 250;
 
-export interface ArrivedRequest {
-  at: number;
-  host: string;
-  path: string;
-}
-
 /**
  * The runs of consecutive requests that span less than the intervals they hold, less one arrival delay: none
- * when the requests were paced `intervalMs` apart. One request held up on its way shortens one gap at the
+ * when the requests were paced IP_INTERVAL_MS apart. One request held up on its way shortens one gap at the
  * server but cannot make the pace drift, so runs are judged rather than single gaps (20 requests must still
  * span 19 intervals less 250 ms).
  */
-export function tooCloseRuns(requests: readonly ArrivedRequest[], intervalMs = IP_INTERVAL_MS) {
+export function tooCloseRuns(requests: readonly Pick<LoggedRequest, 'at' | 'host' | 'path'>[]) {
   const tooClose: { requests: number; spanMs: number; from: string; to: string }[] = [];
   for (let i = 0; i < requests.length; i++) {
     for (let j = i + 1; j < requests.length; j++) {
       const spanMs = Math.round(requests[j].at - requests[i].at);
-      if (spanMs < (j - i) * intervalMs - ARRIVAL_DELAY_MS) {
+      if (spanMs < (j - i) * IP_INTERVAL_MS - ARRIVAL_DELAY_MS) {
         tooClose.push({ requests: j - i + 1, spanMs, from: `${requests[i].host}${requests[i].path}`, to: `${requests[j].host}${requests[j].path}` });
       }
     }
