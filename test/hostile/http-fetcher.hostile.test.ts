@@ -54,7 +54,8 @@ const cutAtMaxBytes = (o: Outcome) => {
   expect(o.response!.status).toBe(200);
   expect(o.response!.body).toHaveLength(MAX_BYTES);
   expect(o.response!.truncated).toBe(true);
-  expect(o.ms).toBeLessThan(1000);
+  // Cut by the byte cap, before the total timeout would have ended it (a loaded CI machine took 1,007 ms).
+  expect(o.ms).toBeLessThan(SETTINGS.totalTimeoutMs);
 };
 
 const CASES: Case[] = [
