@@ -16,6 +16,7 @@ import { Prng } from '../web/prng';
 const SEED = Number(process.env.FUZZ_SEED || Date.now() % 2 ** 31);
 const BUDGET_MS = Number(process.env.FUZZ_MS || 2000);
 const CALL_LIMIT_MS = 200;
+const RETIMES = 4;
 
 interface FuzzReport {
   calls: number;
@@ -32,8 +33,10 @@ afterAll(() => {
 
 /**
  * Runs `call` on inputs from `generate` for BUDGET_MS. A throw fails the test naming the seed, the iteration
- * and the input; a call over CALL_LIMIT_MS of CPU time is timed again and fails only if it is slow twice (a
- * GC pause is not a hang).
+ * and the input; a call over CALL_LIMIT_MS of CPU time is timed again, after a pause, up to RETIMES times and
+ * fails only if it is slow every time. The process's CPU time counts every thread's, and a collection of a
+ * big heap (the worker has run other files) spends hundreds of ms on the collector's threads, which may land
+ * in two timings in a row on a loaded machine; a hang is slow every time.
  */
 async function fuzz<T>(name: string, generate: (rng: Prng) => T, call: (input: T) => unknown, show: (input: T) => string) {
   const seed = (SEED + hash(name)) >>> 0;
@@ -54,7 +57,10 @@ async function fuzz<T>(name: string, generate: (rng: Prng) => T, call: (input: T
     let ms: number;
     try {
       ms = await timed(input);
-      if (ms > CALL_LIMIT_MS) ms = Math.min(ms, await timed(input));
+      for (let again = 0; again < RETIMES && ms > CALL_LIMIT_MS; again++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        ms = Math.min(ms, await timed(input));
+      }
     } catch (error) {
       throw new Error(`${name}: threw on iteration ${report.calls} (FUZZ_SEED=${SEED}): ${(error as Error)?.stack ?? error}\ninput: ${show(input).slice(0, 2000)}`);
     }
