@@ -5,6 +5,15 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const uniquePrefix = () => `test-ring-${process.pid}-${Math.random().toString(36).slice(2)}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Waits until `check` holds, up to 5 s: the loop's 10–20 ms timers run far later than set on a loaded
+ * machine, so a test waits for the beats it counts instead of sleeping a fixed time.
+ */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check()) && Date.now() < deadline) await sleep(5);
+}
+
 /** A membership on the test's clock. */
 class ClockedMembership extends DownloaderMembership {
   constructor(
@@ -135,10 +144,11 @@ function membershipContract(driver: string, open: () => Fixture) {
       expect(loop.running).toBe(true);
       expect(await membership.live()).toEqual(['dl-looping']);
 
-      // Time moves on; only the loop's own beats can keep the member within 60 ms of "now".
+      // Time moves on, 50 ms a step against a 60 ms expiry: from the second step on, only a beat of the loop
+      // after the step brings the member back within 60 ms of "now".
       for (let i = 0; i < 3; i++) {
         t += 50;
-        await sleep(60);
+        await until(async () => (await membership.live()).length === 1);
         expect(await membership.live()).toEqual(['dl-looping']);
       }
 
@@ -232,7 +242,8 @@ describe('HeartbeatLoop', () => {
     await loop.start();
     let open!: () => void;
     store.gate = new Promise<void>((resolve) => (open = resolve));
-    await sleep(80); // ~8 intervals while the store hangs
+    await until(() => store.calls.length >= 2);
+    await sleep(80); // ~8 more intervals while the store hangs: none may start a beat
     expect(store.calls).toEqual(['beat', 'beat']);
     const stopped = loop.stop();
     await sleep(20);
@@ -249,14 +260,14 @@ describe('HeartbeatLoop', () => {
     const membership = new DownloaderMembership(store, { heartbeatMs: 10 });
     const loop = new HeartbeatLoop(membership, 'dl', 10, { onError: (e) => errors.push(e) });
     await expect(loop.start()).rejects.toThrow('redis down');
-    await sleep(45);
+    await until(() => errors.length >= 2);
     expect(loop.running).toBe(true);
     expect(errors.length).toBeGreaterThanOrEqual(2);
     expect(loop.consecutiveFailures).toBe(errors.length + 1);
     expect(loop.lastError).toBe(store.failWith);
 
     store.failWith = undefined;
-    await sleep(25);
+    await until(() => loop.consecutiveFailures === 0);
     expect(loop.consecutiveFailures).toBe(0);
     expect(loop.lastError).toBeUndefined();
     expect(await membership.live()).toEqual(['dl']);
