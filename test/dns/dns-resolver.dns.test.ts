@@ -261,18 +261,19 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
     });
 
     it('lets a second resolver (another replica) answer from the cache the first one filled, until the TTL runs out', async () => {
-      server.set('shared.test', PUBLIC, 0); // cached 50 ms (Redis PX)
-      const a = resolver({}, store);
-      const b = resolver({}, store);
+      // Cached 500 ms (Redis PX): long enough for the second resolver to ask on a loaded machine too.
+      server.set('shared.test', PUBLIC, 0);
+      const a = resolver({ DNS_MIN_TTL_MS: '500', DNS_MAX_TTL_MS: '1000' }, store);
+      const b = resolver({ DNS_MIN_TTL_MS: '500', DNS_MAX_TTL_MS: '1000' }, store);
       expect(await a.service.resolve('shared.test')).toEqual({ ok: true, address: PUBLIC, source: 'dns' });
       expect(await b.service.resolve('shared.test')).toEqual({ ok: true, address: PUBLIC, source: 'cache' });
       expect(server.queries('shared.test')).toBe(1);
-      expect(JSON.parse((await a.cache.get('shared.test'))!)).toEqual({ address: PUBLIC, ttlMs: 50, expiresAt: expect.any(Number) });
+      expect(JSON.parse((await a.cache.get('shared.test'))!)).toEqual({ address: PUBLIC, ttlMs: 500, expiresAt: expect.any(Number) });
       expect(b.service.hitRate()).toBe(1);
       await a.stats.flush(); // each process adds its counts to the shared totals every STATS_FLUSH_MS
       expect(await b.stats.totals()).toEqual({ 'dns.cache-miss': 1, 'dns.cache-hit': 1 }); // one crawl-wide tally
 
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await new Promise((resolve) => setTimeout(resolve, 600));
       expect(await b.service.resolve('shared.test')).toEqual({ ok: true, address: PUBLIC, source: 'dns' });
       expect(server.queries('shared.test')).toBe(2);
     });
