@@ -262,9 +262,10 @@ describe('DnsResolverService against a DNS server (DNS_SERVERS=127.0.0.1:<port>)
 
     it('lets a second resolver (another replica) answer from the cache the first one filled, until the TTL runs out', async () => {
       // Cached 500 ms (Redis PX): long enough for the second resolver to ask on a loaded machine too.
+      const cachedHalfASecond = { DNS_MIN_TTL_MS: '500', DNS_MAX_TTL_MS: '1000' };
       server.set('shared.test', PUBLIC, 0);
-      const a = resolver({ DNS_MIN_TTL_MS: '500', DNS_MAX_TTL_MS: '1000' }, store);
-      const b = resolver({ DNS_MIN_TTL_MS: '500', DNS_MAX_TTL_MS: '1000' }, store);
+      const a = resolver(cachedHalfASecond, store);
+      const b = resolver(cachedHalfASecond, store);
       expect(await a.service.resolve('shared.test')).toEqual({ ok: true, address: PUBLIC, source: 'dns' });
       expect(await b.service.resolve('shared.test')).toEqual({ ok: true, address: PUBLIC, source: 'cache' });
       expect(server.queries('shared.test')).toBe(1);
